@@ -1,0 +1,235 @@
+"""Article 19 ("Pensiones diferidas"), written once as column expressions.
+
+`determine(typed, rules)` adds the determination's columns to a table of
+valid, typed participants (see `validation.validate`). One participant is a
+table of one row: the CLI, the API, the web page and the batch run all come
+through here. Every number is read from `rules`; the sections below follow
+the article.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from .dates import date_reaching_age, exceeds_exact_years
+from .fields import SERVICE_UNITS
+from .money import EXACT, round_half_up
+from .rules import REGIMES, Route, Rules
+
+REASONS = ("not_covered", "not_separated", "refund_requested", "insufficient_service")
+STATUSES = ("eligible", "not_yet_eligible", "not_entitled")
+WARNINGS = ("service_exceeds_span", "retirement_annuity_may_apply")
+
+S = pl.col("service_units")
+AC = pl.col("compensation_cents")
+
+
+def route_key(route: Route) -> str:
+    """Column-name form of a route id: "19.1(a)" -> "r19_1_a"."""
+    return "r" + "".join(c if c.isalnum() else "_" for c in route.id).strip("_").replace("__", "_")
+
+
+def _service_units(years) -> int:
+    units = years * SERVICE_UNITS
+    if units != int(units):
+        raise ValueError(f"rules threshold {years} has more than 4 decimal places")
+    return int(units)
+
+
+# ---- SPEC §2: who the participant is --------------------------------------
+
+def regime(rules: Rules) -> pl.Expr:
+    # Regla 19.2: "después del 1 de abril de 1990" — the day itself is pre-1990.
+    return (
+        pl.when(pl.col("entry_date") > pl.lit(rules.new_participant_after))
+        .then(pl.lit("new"))
+        .otherwise(pl.lit("pre1990"))
+    )
+
+
+def covered(rules: Rules) -> pl.Expr:
+    # Act 305-1999: entry on or after 2000-01-01 is the savings-account program.
+    return pl.col("entry_date") < pl.lit(rules.not_covered_from)
+
+
+# ---- SPEC §4: the routes (Reglas 19.1, 19.2, 19.4) -------------------------
+
+def route_applies(route: Route) -> pl.Expr:
+    """The route is open to this participant's regime and group (SPEC §2)."""
+    return pl.col("regime").is_in(list(route.regimes)) & pl.col("group").is_in(list(route.groups))
+
+
+def route_service_holds(route: Route) -> pl.Expr:
+    cond = S >= _service_units(route.min_service)
+    if route.max_service is not None:
+        cond = cond & (S < _service_units(route.max_service))
+    return cond
+
+
+def route_columns(route: Route) -> list[pl.Expr]:
+    k = route_key(route)
+    holds = route_applies(route) & route_service_holds(route)
+    age_date = date_reaching_age(pl.col("birth_date"), route.age)
+    return [
+        route_applies(route).alias(f"{k}_applies"),
+        holds.alias(f"{k}_holds"),
+        age_date.alias(f"{k}_age_date"),
+        # opens on max(separation_date, date age N is reached) (SPEC §4)
+        pl.when(holds & pl.col("separation_date").is_not_null())
+        .then(pl.max_horizontal(pl.col("separation_date"), age_date))
+        .alias(f"{k}_opens"),
+    ]
+
+
+# ---- SPEC §6: the amount (Reglas 19.5, 19.6) -------------------------------
+
+def _scale_parts(rules: Rules, reg: str) -> list[pl.Expr]:
+    """Exact numerators (over cents × rate_scale × SERVICE_UNITS) per bracket."""
+    brackets = rules.amount[reg].brackets
+    parts = []
+    for i, b in enumerate(brackets):
+        lo = _service_units(b.threshold)
+        years = (S - lo).clip(lower_bound=0)
+        if i + 1 < len(brackets):
+            years = years.clip(upper_bound=_service_units(brackets[i + 1].threshold) - lo)
+        rate = int(b.rate * rules.rate_scale)
+        parts.append(AC.cast(EXACT) * pl.lit(rate, dtype=EXACT) * years.cast(EXACT))
+    return parts
+
+
+def max_brackets(rules: Rules) -> int:
+    return max(len(s.brackets) for s in rules.amount.values())
+
+
+def amount_denominator(rules: Rules) -> int:
+    return rules.rate_scale * SERVICE_UNITS
+
+
+def amount_columns(rules: Rules) -> list[pl.Expr]:
+    den = amount_denominator(rules)
+    cols = []
+    for i in range(max_brackets(rules)):
+        expr = pl.lit(None, dtype=EXACT)
+        for reg in REGIMES:
+            parts = _scale_parts(rules, reg)
+            if i < len(parts):
+                expr = pl.when(pl.col("regime") == reg).then(parts[i]).otherwise(expr)
+        cols.append(expr.alias(f"_part{i}_exact"))
+    formula = pl.sum_horizontal([pl.col(f"_part{i}_exact") for i in range(max_brackets(rules))])
+    minimum = (
+        pl.when(pl.col("deferred_right_1960"))
+        .then(
+            AC.cast(EXACT)
+            * pl.lit(int(rules.minimum_rate * rules.rate_scale), dtype=EXACT)
+            * pl.lit(SERVICE_UNITS, dtype=EXACT)
+        )
+    )
+    return cols, [
+        formula.alias("_formula_exact"),
+        minimum.alias("_minimum_exact"),
+    ], [
+        # 19.6: the minimum counts only when strictly higher than the formula
+        (pl.col("_minimum_exact").fill_null(-1) > pl.col("_formula_exact")).alias(
+            "_minimum_higher"
+        ),
+        *[round_half_up(pl.col(f"_part{i}_exact"), den).alias(f"part{i}_cents")
+          for i in range(max_brackets(rules))],
+        round_half_up(pl.col("_formula_exact"), den).alias("formula_cents"),
+        round_half_up(pl.col("_minimum_exact"), den).alias("minimum_cents"),
+    ]
+
+
+# ---- the determination (SPEC §3, §5, §7) -----------------------------------
+
+def determine(typed: pl.DataFrame | pl.LazyFrame, rules: Rules) -> pl.LazyFrame:
+    lf = typed.lazy()
+    keys = [route_key(r) for r in rules.routes]
+    lf = lf.with_columns(regime(rules).alias("regime"), covered(rules).alias("covered"))
+    lf = lf.with_columns([c for r in rules.routes for c in route_columns(r)])
+    parts, totals, rounded = amount_columns(rules)
+    lf = lf.with_columns(parts).with_columns(totals)
+
+    any_route = pl.any_horizontal([pl.col(f"{k}_holds") for k in keys])
+    separated = pl.col("separation_date").is_not_null()
+    reasons = pl.concat_list(
+        pl.when(~pl.col("covered")).then(pl.lit("not_covered")),
+        pl.when(~separated).then(pl.lit("not_separated")),
+        pl.when(pl.col("refund_requested")).then(pl.lit("refund_requested")),
+        pl.when(~any_route).then(pl.lit("insufficient_service")),
+    ).list.drop_nulls()
+    lf = lf.with_columns(*rounded, reasons.alias("reasons"))
+    entitled = pl.col("reasons").list.len() == 0
+
+    # Eligibility: earliest opening among the routes that hold; ties go to the
+    # first route in the rules file (SPEC §4).
+    elig = pl.when(entitled).then(pl.min_horizontal([pl.col(f"{k}_opens") for k in keys]))
+    lf = lf.with_columns(elig.alias("eligibility_date"))
+    winner = pl.lit(None, dtype=pl.String)
+    winner_age = pl.lit(None, dtype=pl.Date)
+    for r, k in reversed(list(zip(rules.routes, keys))):
+        hit = pl.col(f"{k}_opens") == pl.col("eligibility_date")
+        winner = pl.when(hit).then(pl.lit(r.id)).otherwise(winner)
+        winner_age = pl.when(hit).then(pl.col(f"{k}_age_date")).otherwise(winner_age)
+    routes_met = pl.concat_list(
+        [pl.when(pl.col(f"{k}_holds")).then(pl.lit(r.id)) for r, k in zip(rules.routes, keys)]
+    ).list.drop_nulls()
+
+    req = pl.col("requested_start_date")
+    elig_d = pl.col("eligibility_date")
+    lf = lf.with_columns(
+        pl.when(entitled).then(winner).alias("route"),
+        pl.when(entitled).then(winner_age).alias("route_age_date"),
+        pl.when(entitled).then(routes_met).otherwise(pl.lit([], dtype=pl.List(pl.String)))
+        .alias("routes_met"),
+        pl.when(~entitled)
+        .then(pl.lit("not_entitled"))
+        .when(elig_d <= pl.col("as_of"))
+        .then(pl.lit("eligible"))
+        .otherwise(pl.lit("not_yet_eligible"))
+        .alias("status"),
+        # Regla 19.3: the start may be asked for on the eligibility date or later.
+        pl.when(entitled & (req >= elig_d)).then(req).alias("start_date"),
+        (entitled & req.is_not_null() & (req < elig_d)).fill_null(False).alias(
+            "premature_request"
+        ),
+        pl.when(entitled)
+        .then(pl.max_horizontal(pl.col("_formula_exact"), pl.col("_minimum_exact")))
+        .alias("_annual_exact"),
+        (entitled & pl.col("_minimum_higher")).alias("minimum_applied"),
+    )
+    den = amount_denominator(rules)
+    # Decision: the separation date is the last day of service, so the span
+    # counts it (1990-04-01 to 2000-03-31 is exactly 10 years).
+    span_exceeded = separated & exceeds_exact_years(
+        S, SERVICE_UNITS, pl.col("entry_date"), pl.col("separation_date").dt.offset_by("1d")
+    )
+    lf = lf.with_columns(
+        round_half_up(pl.col("_annual_exact"), den).alias("annual_cents"),
+        round_half_up(pl.col("_annual_exact"), 12 * den).alias("monthly_cents"),
+        pl.concat_list(
+            pl.when(span_exceeded.fill_null(False)).then(pl.lit("service_exceeds_span")),
+            pl.when(pl.col("separation_date") >= pl.col("route_age_date")).then(
+                pl.lit("retirement_annuity_may_apply")
+            ),
+        ).list.drop_nulls().alias("warnings"),
+        pl.lit(rules.version).alias("rules_version"),
+    )
+    return lf
+
+
+RESULT_COLUMNS = (
+    "participant_id",
+    "status",
+    "reasons",
+    "regime",
+    "eligibility_date",
+    "route",
+    "routes_met",
+    "start_date",
+    "premature_request",
+    "annual_cents",
+    "monthly_cents",
+    "minimum_applied",
+    "warnings",
+    "rules_version",
+)

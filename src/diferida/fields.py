@@ -1,0 +1,34 @@
+"""The input fields of SPEC §1: one participant."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SERVICE_PLACES = 4  # SPEC §1: service in years, at most 4 decimal places
+SERVICE_UNITS = 10**SERVICE_PLACES  # service is held as an integer of 1/10,000 years
+MONEY_PLACES = 2  # compensation in dollars and cents
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    kind: str  # text | date | decimal | bool | group
+    required: bool
+    places: int | None = None
+
+
+FIELDS: tuple[Field, ...] = (
+    Field("participant_id", "text", False),  # required in files (batch)
+    Field("birth_date", "date", True),
+    Field("entry_date", "date", True),
+    Field("separation_date", "date", False),  # empty = still in service
+    Field("creditable_service_years", "decimal", True, SERVICE_PLACES),
+    Field("average_compensation", "decimal", True, MONEY_PLACES),
+    Field("group", "group", True),
+    Field("refund_requested", "bool", True),
+    Field("deferred_right_1960", "bool", False),  # default false
+    Field("requested_start_date", "date", False),
+    Field("as_of", "date", False),  # default: the evaluation's as_of (today)
+)
+FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in FIELDS)
+BY_NAME = {f.name: f for f in FIELDS}

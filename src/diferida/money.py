@@ -1,0 +1,43 @@
+"""Exact money. Amounts are integer cents; every intermediate value is an
+integer numerator over a known denominator, and rounding happens once, half
+up, to the cent, in `round_half_up` (SPEC §6)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import polars as pl
+
+CENTS_PER_DOLLAR = 100
+EXACT = pl.Int128  # numerators of exact amounts: cents × rate × service units
+
+
+def round_half_up(numerator: pl.Expr, denominator: int) -> pl.Expr:
+    """round(numerator / denominator) half up, for non-negative numerators."""
+    two = pl.lit(2, dtype=EXACT)
+    den = pl.lit(denominator, dtype=EXACT)
+    return ((numerator.cast(EXACT) * two + den) // (two * den)).cast(pl.Int64)
+
+
+def cents_to_text(cents: pl.Expr) -> pl.Expr:
+    """Integer cents as a plain decimal string with 2 decimals ("10200.00")."""
+    return pl.when(cents.is_null()).then(None).otherwise(
+        pl.concat_str(
+            (cents // CENTS_PER_DOLLAR).cast(pl.String),
+            pl.lit("."),
+            (cents % CENTS_PER_DOLLAR).cast(pl.String).str.zfill(2),
+        )
+    )
+
+
+def cents_to_decimal(cents: int | None) -> Decimal | None:
+    if cents is None:
+        return None
+    return (Decimal(cents) / CENTS_PER_DOLLAR).quantize(Decimal("0.01"))
+
+
+def format_money(amount: Decimal | None) -> str:
+    """$10,200.00 — the format used in Puerto Rico in both languages."""
+    if amount is None:
+        return "—"
+    return f"${amount:,.2f}"

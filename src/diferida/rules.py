@@ -1,0 +1,274 @@
+"""The rules file: every number and date of Article 19, with its citation.
+
+A rules file is TOML (see `rules/article19.toml`). A variant names a `base`
+and overrides only what differs (`route_overrides`, `meta`), so SPEC §2's
+stricter reading of 19.4 is a one-line change. `Rules.version` is a hash of
+the resolved content: two files that say the same thing have the same
+version, and any change to a number changes it.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import tomllib
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+DEFAULT_RULES = "article19"
+REGIMES = ("pre1990", "new")
+GROUPS = ("general", "police", "firefighter")
+
+
+class RulesError(ValueError):
+    """A rules file that cannot be used; the message names the file and key."""
+
+
+@dataclass(frozen=True)
+class Route:
+    id: str
+    citation: str
+    regimes: tuple[str, ...]
+    groups: tuple[str, ...]
+    age: int
+    min_service: Decimal
+    max_service: Decimal | None  # exclusive upper bound, when the rule has one
+
+
+@dataclass(frozen=True)
+class Bracket:
+    threshold: Decimal
+    rate: Decimal
+
+
+@dataclass(frozen=True)
+class Scale:
+    citation: str
+    brackets: tuple[Bracket, ...]
+
+
+@dataclass(frozen=True)
+class Rules:
+    name: str
+    title: str
+    description: str
+    new_participant_after: date
+    new_participant_citation: str
+    not_covered_from: date
+    not_covered_citation: str
+    deferred_right_cutoff: date
+    deferred_right_citation: str
+    routes: tuple[Route, ...]
+    amount: dict[str, Scale]  # by regime
+    minimum_rate: Decimal
+    minimum_citation: str
+    resolved: dict[str, Any]  # the resolved content, as stored with a determination
+    version: str
+
+    @property
+    def rate_scale(self) -> int:
+        """10**k, k the most decimal places of any rate: rates × rate_scale are
+        integers, so amounts are exact integer fractions."""
+        rates = [b.rate for s in self.amount.values() for b in s.brackets] + [self.minimum_rate]
+        places = max(max(-r.normalize().as_tuple().exponent, 0) for r in rates)
+        return 10**places
+
+    def route(self, route_id: str) -> Route:
+        for r in self.routes:
+            if r.id == route_id:
+                return r
+        raise KeyError(route_id)
+
+
+def _dec(value: Any, where: str) -> Decimal:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise RulesError(f"{where}: write numbers as strings or integers, got {value!r}")
+    try:
+        d = Decimal(str(value))
+    except InvalidOperation as exc:
+        raise RulesError(f"{where}: not a number: {value!r}") from exc
+    if d < 0:
+        raise RulesError(f"{where}: must not be negative: {value!r}")
+    return d
+
+
+def _date(value: Any, where: str) -> date:
+    if isinstance(value, date):
+        return value
+    try:
+        return date.fromisoformat(str(value))
+    except ValueError as exc:
+        raise RulesError(f"{where}: not a YYYY-MM-DD date: {value!r}") from exc
+
+
+def _need(table: dict, key: str, where: str) -> Any:
+    if key not in table:
+        raise RulesError(f"{where}: missing '{key}'")
+    return table[key]
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError as exc:
+        raise RulesError(f"rules file not found: {path}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesError(f"{path}: not valid TOML: {exc}") from exc
+
+
+def builtin_names() -> list[str]:
+    folder = resources.files("diferida") / "rules"
+    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
+
+
+def _builtin_path(name: str) -> Path:
+    return Path(str(resources.files("diferida") / "rules" / f"{name}.toml"))
+
+
+def _resolve(raw: dict[str, Any], origin: str, seen: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Apply `base` and `route_overrides` so the result is a complete rules table."""
+    if "base" not in raw:
+        return raw
+    base_name = raw["base"]
+    if base_name in seen:
+        raise RulesError(f"{origin}: circular base {base_name!r}")
+    if base_name not in builtin_names():
+        raise RulesError(f"{origin}: unknown base rules {base_name!r}")
+    base = _resolve(_read_toml(_builtin_path(base_name)), base_name, seen + (base_name,))
+    merged = copy.deepcopy(base)
+    for key, value in raw.items():
+        if key in ("base", "route_overrides"):
+            continue
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = {**merged[key], **value}
+        else:
+            merged[key] = value
+    overrides = raw.get("route_overrides", {})
+    ids = [r.get("id") for r in merged.get("routes", [])]
+    for route_id, changes in overrides.items():
+        if route_id not in ids:
+            raise RulesError(f"{origin}: route_overrides names unknown route {route_id!r}")
+        merged["routes"][ids.index(route_id)].update(changes)
+    return merged
+
+
+def _canonical(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {k: _canonical(v) for k, v in sorted(obj.items())}
+    if isinstance(obj, list):
+        return [_canonical(v) for v in obj]
+    if isinstance(obj, date):
+        return obj.isoformat()
+    return obj
+
+
+def rules_from_resolved(resolved: dict[str, Any], origin: str = "rules") -> Rules:
+    """Build Rules from a resolved table (a rules file's content, or the copy
+    stored with a determination)."""
+    resolved = _canonical(resolved)
+    meta = _need(resolved, "meta", origin)
+    regime = _need(resolved, "regime", origin)
+    w = f"{origin} [regime]"
+    after = _need(regime, "new_participant_after", w)
+    notcov = _need(regime, "not_covered_from", w)
+    cutoff = _need(regime, "deferred_right_cutoff", w)
+
+    routes = []
+    for i, r in enumerate(_need(resolved, "routes", origin)):
+        rw = f"{origin} routes[{i}]"
+        regimes = tuple(_need(r, "regimes", rw))
+        groups = tuple(_need(r, "groups", rw))
+        if not set(regimes) <= set(REGIMES) or not regimes:
+            raise RulesError(f"{rw}: regimes must be among {REGIMES}")
+        if not set(groups) <= set(GROUPS) or not groups:
+            raise RulesError(f"{rw}: groups must be among {GROUPS}")
+        age = _need(r, "age", rw)
+        if not isinstance(age, int) or isinstance(age, bool) or age < 0:
+            raise RulesError(f"{rw}: age must be a whole number of years")
+        routes.append(
+            Route(
+                id=str(_need(r, "id", rw)),
+                citation=str(_need(r, "citation", rw)),
+                regimes=regimes,
+                groups=groups,
+                age=age,
+                min_service=_dec(_need(r, "min_service", rw), f"{rw}.min_service"),
+                max_service=(
+                    _dec(r["max_service"], f"{rw}.max_service") if "max_service" in r else None
+                ),
+            )
+        )
+    if not routes:
+        raise RulesError(f"{origin}: no routes")
+
+    amount = {}
+    for reg in REGIMES:
+        s = _need(_need(resolved, "amount", origin), reg, f"{origin} [amount]")
+        sw = f"{origin} [amount.{reg}]"
+        brackets = tuple(
+            Bracket(
+                threshold=_dec(_need(b, "threshold", sw), f"{sw}.threshold"),
+                rate=_dec(_need(b, "rate", sw), f"{sw}.rate"),
+            )
+            for b in _need(s, "brackets", sw)
+        )
+        if not brackets or brackets[0].threshold != 0:
+            raise RulesError(f"{sw}: the first bracket must start at threshold 0")
+        if any(a.threshold >= b.threshold for a, b in zip(brackets, brackets[1:])):
+            raise RulesError(f"{sw}: thresholds must increase")
+        amount[reg] = Scale(citation=str(_need(s, "citation", sw)), brackets=brackets)
+
+    minimum = _need(resolved, "minimum", origin)
+    digest = hashlib.sha256(
+        json.dumps(resolved, sort_keys=True, ensure_ascii=False).encode()
+    ).hexdigest()
+    name = str(_need(meta, "name", f"{origin} [meta]"))
+    return Rules(
+        name=name,
+        title=str(meta.get("title", "")),
+        description=str(meta.get("description", "")),
+        new_participant_after=_date(_need(after, "value", w), f"{w}.new_participant_after"),
+        new_participant_citation=str(_need(after, "citation", w)),
+        not_covered_from=_date(_need(notcov, "value", w), f"{w}.not_covered_from"),
+        not_covered_citation=str(_need(notcov, "citation", w)),
+        deferred_right_cutoff=_date(_need(cutoff, "value", w), f"{w}.deferred_right_cutoff"),
+        deferred_right_citation=str(_need(cutoff, "citation", w)),
+        routes=tuple(routes),
+        amount=amount,
+        minimum_rate=_dec(_need(minimum, "rate", f"{origin} [minimum]"), "minimum.rate"),
+        minimum_citation=str(_need(minimum, "citation", f"{origin} [minimum]")),
+        resolved=resolved,
+        version=f"{name}@{digest[:12]}",
+    )
+
+
+@lru_cache(maxsize=32)
+def _load_cached(key: str) -> Rules:
+    path = Path(key)
+    if key in builtin_names():
+        path, origin = _builtin_path(key), key
+    elif path.suffix == ".toml" or path.exists():
+        origin = str(path)
+    else:
+        raise RulesError(
+            f"unknown rules {key!r}: give a file path or one of {', '.join(builtin_names())}"
+        )
+    return rules_from_resolved(_resolve(_read_toml(path), origin), origin)
+
+
+def load_rules(rules: str | Path | Rules | None = None) -> Rules:
+    """Rules by built-in name ("article19", "article19-strict-19_4"), by path
+    to a TOML file, or the default when None."""
+    if isinstance(rules, Rules):
+        return rules
+    key = DEFAULT_RULES if rules is None else str(rules)
+    if isinstance(rules, Path):
+        key = str(rules.resolve())
+    return _load_cached(key)
