@@ -54,3 +54,21 @@ def exceeds_exact_years(
     lhs = years_units.cast(pl.Int64) * span_days
     rhs = (y.cast(pl.Int64) * span_days + elapsed_days) * units_per_year
     return lhs > rhs
+
+
+def years_months_days(start, end) -> tuple[int, int, int]:
+    """Whole years, months and days from `start` to `end` (end >= start), for
+    telling a person how long until a date. Month ends clamp as in SPEC §4."""
+    import calendar
+    from datetime import date
+
+    def add_months(d: date, n: int) -> date:
+        y, m = divmod(d.month - 1 + n, 12)
+        y, m = d.year + y, m + 1
+        return date(y, m, min(d.day, calendar.monthrange(y, m)[1]))
+
+    months = (end.year - start.year) * 12 + (end.month - start.month)
+    if add_months(start, months) > end:
+        months -= 1
+    days = (end - add_months(start, months)).days
+    return months // 12, months % 12, days

@@ -1,0 +1,170 @@
+"""The command line: `diferida evaluate`, `diferida examples`, `diferida rules`.
+
+Thin: it parses options into SPEC §1 fields, calls the core, renders.
+Exit status: 0 for any determination, 2 for bad input (every bad field named).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import date
+from importlib import resources
+
+import click
+import polars as pl
+
+from .core import InputError, evaluate, evaluate_frame
+from .i18n import LANGS
+from .render import render_text
+from .rules import RulesError, builtin_names, load_rules
+
+EXIT_BAD_INPUT = 2
+
+# CLI option -> SPEC §1 field, so messages name what the user typed
+OPTIONS = {
+    "participant_id": "--id",
+    "birth_date": "--birth-date",
+    "entry_date": "--entry-date",
+    "separation_date": "--separation-date",
+    "creditable_service_years": "--service",
+    "average_compensation": "--compensation",
+    "group": "--group",
+    "refund_requested": "--refund/--no-refund",
+    "deferred_right_1960": "--deferred-right-1960",
+    "requested_start_date": "--start",
+    "as_of": "--as-of",
+}
+
+lang_option = click.option("--lang", type=click.Choice(LANGS), default="es", show_default=True,
+                           help="Language of the explanation and messages.")
+rules_option = click.option("--rules", "rules_name", default=None, metavar="NAME|PATH",
+                            help=f"Rules to apply: {', '.join(builtin_names())}, or a TOML file.")
+as_of_option = click.option("--as-of", default=None, metavar="YYYY-MM-DD",
+                            help="Date the determination speaks for (default: today).")
+
+
+def _parse_as_of(value: str | None) -> date | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        click.echo(f"--as-of (as_of): '{value}' is not a valid YYYY-MM-DD date", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+
+
+def _load_rules_or_exit(name: str | None):
+    try:
+        return load_rules(name)
+    except RulesError as exc:
+        click.echo(f"--rules: {exc}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="diferida")
+def main() -> None:
+    """Deferred pensions under Article 19 (Puerto Rico Government Employees
+    Retirement System): who is entitled, from when, under which rule, how much."""
+
+
+@main.command("evaluate")
+@click.option("--id", "participant_id", default=None, help="Participant id (optional).")
+@click.option("--birth-date", default=None, metavar="YYYY-MM-DD", help="Birth date.")
+@click.option("--entry-date", default=None, metavar="YYYY-MM-DD",
+              help="First entry into the System.")
+@click.option("--separation-date", default=None, metavar="YYYY-MM-DD",
+              help="Separation from service (omit if still in service).")
+@click.option("--service", default=None, metavar="YEARS",
+              help="Years of creditable service (up to 4 decimals).")
+@click.option("--compensation", default=None, metavar="DOLLARS",
+              help="Average compensation, dollars a year (up to 2 decimals).")
+@click.option("--group", default="general", show_default=True,
+              metavar="general|police|firefighter",
+              help="Group at separation (the command line's one default: general; files and "
+                   "the API require it).")
+@click.option("--refund/--no-refund", "refund", default=None,
+              help="Whether a refund of contributions was requested (required).")
+@click.option("--deferred-right-1960/--no-deferred-right-1960", "deferred_right_1960",
+              default=None, help="In the System with a right to a deferred pension on 1960-06-30.")
+@click.option("--start", "requested_start_date", default=None, metavar="YYYY-MM-DD",
+              help="Date the participant asks the pension to start (Regla 19.3).")
+@as_of_option
+@rules_option
+@lang_option
+@click.option("--json", "as_json", is_flag=True, help="Print the determination as JSON.")
+def evaluate_cmd(participant_id, birth_date, entry_date, separation_date, service, compensation,
+                 group, refund, deferred_right_1960, requested_start_date, as_of, rules_name,
+                 lang, as_json) -> None:
+    """Evaluate one participant and print the determination with its reasons."""
+    fields = {
+        "participant_id": participant_id, "birth_date": birth_date, "entry_date": entry_date,
+        "separation_date": separation_date, "creditable_service_years": service,
+        "average_compensation": compensation, "group": group, "refund_requested": refund,
+        "deferred_right_1960": deferred_right_1960, "requested_start_date": requested_start_date,
+        "as_of": as_of,
+    }
+    rules = _load_rules_or_exit(rules_name)
+    try:
+        d = evaluate({k: v for k, v in fields.items() if v is not None}, rules=rules, lang=lang)
+    except InputError as exc:
+        if as_json:
+            click.echo(json.dumps({"errors": [
+                {**p.to_dict(), "option": OPTIONS.get(p.field)} for p in exc.problems
+            ]}, ensure_ascii=False, indent=2))
+        for p in exc.problems:
+            click.echo(f"{OPTIONS.get(p.field, p.field)}: {p.message}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    if as_json:
+        click.echo(json.dumps(d.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        click.echo(render_text(d))
+
+
+@main.command("examples")
+@as_of_option
+@rules_option
+@lang_option
+def examples_cmd(as_of, rules_name, lang) -> None:
+    """Evaluate the worked examples of the specification and print each determination."""
+    from .core import run, determination_from_row
+
+    path = resources.files("diferida") / "data" / "spec_examples.csv"
+    frame = pl.read_csv(path.read_bytes(), infer_schema=False)
+    rules = _load_rules_or_exit(rules_name)
+    full, errors, r = run(frame, as_of=_parse_as_of(as_of), rules=rules)
+    assert errors.height == 0, errors
+    for row in full.iter_rows(named=True):
+        d = determination_from_row(row, r, lang)
+        click.echo("=" * 78)
+        click.echo(f"{row['participant_id']}")
+        click.echo(render_text(d))
+    click.echo("=" * 78)
+    summary = evaluate_frame(frame, as_of=_parse_as_of(as_of), rules=rules).determinations
+    click.echo(summary.select("participant_id", "status", "route", "eligibility_date",
+                              "annual_amount", "monthly_amount"))
+
+
+@main.group("rules")
+def rules_group() -> None:
+    """The rules files: list them, or show one with its version."""
+
+
+@rules_group.command("list")
+def rules_list() -> None:
+    for name in builtin_names():
+        r = load_rules(name)
+        click.echo(f"{name:<24} {r.version:<36} {r.description}")
+
+
+@rules_group.command("show")
+@click.argument("name", default="article19")
+def rules_show(name: str) -> None:
+    r = _load_rules_or_exit(name)
+    click.echo(json.dumps({"version": r.version, "rules": r.resolved}, ensure_ascii=False,
+                          indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,223 @@
+"""The public entry points: one participant, or a whole table of them.
+
+Both go through the same path — `validation.validate` then
+`article19.determine` over a Polars table — so a participant evaluated alone
+and inside a million-row file get the same answer by construction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from datetime import date, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from . import article19
+from .determination import Determination
+from .explain import explain, formula_of, headline
+from .fields import FIELD_NAMES
+from .i18n import DEFAULT_LANG, error_message, field_label
+from .money import cents_to_decimal, cents_to_text
+from .rules import Rules, load_rules
+from .validation import ROW, unknown_field_errors, validate
+
+RulesArg = str | Path | Rules | None
+
+
+@dataclass(frozen=True)
+class Participant:
+    """One participant as SPEC §1 describes it. Values may be typed (date,
+    Decimal, bool) or text in the file formats; either way they are validated."""
+
+    birth_date: date | str | None = None
+    entry_date: date | str | None = None
+    separation_date: date | str | None = None
+    creditable_service_years: Decimal | int | str | None = None
+    average_compensation: Decimal | int | str | None = None
+    group: str | None = None
+    refund_requested: bool | str | None = None
+    deferred_right_1960: bool | str | None = None
+    requested_start_date: date | str | None = None
+    participant_id: str | None = None
+    as_of: date | str | None = None
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One bad field: where, which, what was given, why."""
+
+    field: str
+    code: str
+    value: str | None
+    message: str
+    row: int | None = None
+    participant_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"field": self.field, "code": self.code, "value": self.value,
+                "message": self.message, "row": self.row, "participant_id": self.participant_id}
+
+
+class InputError(ValueError):
+    """The input cannot be evaluated; `problems` names every bad field."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = problems
+        super().__init__("; ".join(f"{p.field}: {p.message}" for p in problems))
+
+
+@dataclass
+class FrameResult:
+    """`determinations`: one row per valid input row, in input order, with the
+    input's other columns carried through. `rejected`: one row per bad field
+    of each rejected row (`row` is the 0-based position in the input)."""
+
+    determinations: pl.DataFrame
+    rejected: pl.DataFrame
+    rows_in: int
+    rules: Rules
+
+    @property
+    def rows_rejected(self) -> int:
+        return self.rejected["row"].n_unique() if self.rejected.height else 0
+
+    def check_accounting(self) -> None:
+        """Rows in = rows determined + rows rejected, or fail loudly."""
+        if self.rows_in != self.determinations.height + self.rows_rejected:
+            raise AssertionError(
+                f"row accounting broken: {self.rows_in} in, {self.determinations.height} "
+                f"determined, {self.rows_rejected} rejected"
+            )
+
+
+def _as_text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, datetime):
+        return value.isoformat()  # not a date: validation will say so
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def participant_frame(participant: Participant | Mapping[str, Any]) -> tuple[pl.DataFrame, list]:
+    """A one-row table of text from a Participant or a mapping of SPEC §1 fields,
+    and the names of keys that are not fields."""
+    if isinstance(participant, Participant):
+        data = {f.name: getattr(participant, f.name) for f in fields(participant)}
+        data = {k: v for k, v in data.items() if v is not None}
+    else:
+        data = dict(participant)
+    unknown = [k for k in data if k not in FIELD_NAMES]
+    cols = {k: [_as_text(v)] for k, v in data.items() if k in FIELD_NAMES}
+    return pl.DataFrame(cols, schema={k: pl.String for k in cols}), unknown
+
+
+def _rejected(errors: pl.DataFrame, lang: str) -> pl.DataFrame:
+    messages = [
+        f"{field_label(lang, f)} ({f}): {error_message(lang, c, v)}"
+        for f, c, v in zip(errors["field"], errors["code"], errors["value"])
+    ]
+    return errors.select(
+        pl.col(ROW).alias("row"), "participant_id", "field", "code", "value"
+    ).with_columns(pl.Series("message", messages, dtype=pl.String))
+
+
+def _today() -> date:
+    return date.today()
+
+
+def run(
+    frame: pl.DataFrame, *, as_of: date | None = None, rules: RulesArg = None,
+    require_id: bool = True,
+) -> tuple[pl.DataFrame, pl.DataFrame, Rules]:
+    """Validate and determine; returns (full result frame with every
+    intermediate column, errors, rules). The building block of everything."""
+    r = load_rules(rules)
+    v = validate(frame, r, as_of or _today(), require_id=require_id)
+    valid = v.typed.filter(pl.col("_ok")).drop("_ok")
+    return article19.determine(valid, r).collect(), v.errors, r
+
+
+def public_columns(full: pl.DataFrame, carry: list[str]) -> pl.DataFrame:
+    """The determination columns (SPEC §7) plus the input's own extra columns."""
+    money = pl.Decimal(20, 2)
+    return full.select(
+        *carry,
+        *[c for c in article19.RESULT_COLUMNS if c not in ("annual_cents", "monthly_cents")
+          and c not in carry],
+        cents_to_text(pl.col("annual_cents")).cast(money).alias("annual_amount"),
+        cents_to_text(pl.col("monthly_cents")).cast(money).alias("monthly_amount"),
+    ).select(
+        *carry,
+        *[c if c not in ("annual_cents", "monthly_cents") else c.replace("_cents", "_amount")
+          for c in article19.RESULT_COLUMNS if c not in carry],
+    )
+
+
+def evaluate_frame(
+    frame: pl.DataFrame, *, as_of: date | None = None, rules: RulesArg = None,
+    lang: str = DEFAULT_LANG, require_id: bool = True,
+) -> FrameResult:
+    """Evaluate every row of a table of participants (columns named as the
+    SPEC §1 fields, in any dtypes). Rows that fail validation are returned in
+    `rejected` with a message per bad field; the others in `determinations`."""
+    full, errors, r = run(frame, as_of=as_of, rules=rules, require_id=require_id)
+    carry = [c for c in frame.columns if c not in FIELD_NAMES or c == "participant_id"]
+    if "participant_id" not in frame.columns:
+        full = full.with_columns(pl.lit(None, dtype=pl.String).alias("participant_id"))
+        carry = ["participant_id", *carry]
+    result = FrameResult(public_columns(full, carry), _rejected(errors, lang), frame.height, r)
+    result.check_accounting()
+    return result
+
+
+def determination_from_row(row: dict[str, Any], rules: Rules, lang: str) -> Determination:
+    entitled = row["status"] != "not_entitled"
+    return Determination(
+        participant_id=row["participant_id"],
+        status=row["status"],
+        reasons=list(row["reasons"]),
+        regime=row["regime"],
+        eligibility_date=row["eligibility_date"],
+        route=row["route"],
+        routes_met=list(row["routes_met"]),
+        start_date=row["start_date"],
+        premature_request=bool(row["premature_request"]),
+        annual_amount=cents_to_decimal(row["annual_cents"]),
+        monthly_amount=cents_to_decimal(row["monthly_cents"]),
+        minimum_applied=bool(row["minimum_applied"]),
+        warnings=list(row["warnings"]),
+        rules_version=row["rules_version"],
+        as_of=row["as_of"],
+        headline=headline(row, lang),
+        explanation=explain(row, rules, lang),
+        formula=formula_of(row, rules) if entitled else None,
+        lang=lang,
+    )
+
+
+def evaluate(
+    participant: Participant | Mapping[str, Any], *, as_of: date | None = None,
+    rules: RulesArg = None, lang: str = DEFAULT_LANG,
+) -> Determination:
+    """Evaluate one participant. Raises InputError naming every bad field."""
+    frame, unknown = participant_frame(participant)
+    full, errors, r = run(frame, as_of=as_of, rules=rules, require_id=False)
+    if unknown:
+        errors = pl.concat([errors, unknown_field_errors(unknown)])
+    if errors.height:
+        rej = _rejected(errors, lang)
+        raise InputError([Problem(e["field"], e["code"], e["value"], e["message"])
+                          for e in rej.iter_rows(named=True)])
+    return determination_from_row(full.row(0, named=True), r, lang)
