@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import polars as pl
 
-from .dates import date_reaching_age, exceeds_exact_years
+from .dates import date_reaching_age, with_years_exceed
 from .fields import SERVICE_UNITS
 from .money import EXACT, round_half_up
+from .plan import Stages
 from .rules import REGIMES, Route, Rules
 
 REASONS = ("not_covered", "not_separated", "refund_requested", "insufficient_service")
@@ -64,21 +65,6 @@ def route_service_holds(route: Route) -> pl.Expr:
     if route.max_service is not None:
         cond = cond & (S < _service_units(route.max_service))
     return cond
-
-
-def route_columns(route: Route) -> list[pl.Expr]:
-    k = route_key(route)
-    holds = route_applies(route) & route_service_holds(route)
-    age_date = date_reaching_age(pl.col("birth_date"), route.age)
-    return [
-        route_applies(route).alias(f"{k}_applies"),
-        holds.alias(f"{k}_holds"),
-        age_date.alias(f"{k}_age_date"),
-        # opens on max(separation_date, date age N is reached) (SPEC §4)
-        pl.when(holds & pl.col("separation_date").is_not_null())
-        .then(pl.max_horizontal(pl.col("separation_date"), age_date))
-        .alias(f"{k}_opens"),
-    ]
 
 
 # ---- SPEC §6: the amount (Reglas 19.5, 19.6) -------------------------------
@@ -141,46 +127,86 @@ def amount_columns(rules: Rules) -> list[pl.Expr]:
 
 # ---- the determination (SPEC §3, §5, §7) -----------------------------------
 
+def _joined(items: list[pl.Expr]) -> pl.Expr:
+    """Codes that apply, in order, as one ';'-joined text ("" when none)."""
+    return pl.concat_str(items, separator=";", ignore_nulls=True).fill_null("")
+
+
 def determine(typed: pl.DataFrame | pl.LazyFrame, rules: Rules) -> pl.LazyFrame:
-    lf = typed.lazy()
+    """Add the determination's columns to a table of typed participants."""
+    stages = _STAGES.get(rules.version)
+    if stages is None:
+        stages = _STAGES[rules.version] = _determine_stages(Stages(), rules)
+    return stages.replay(typed.lazy())
+
+
+_STAGES: dict[str, Stages] = {}
+
+
+def _determine_stages(lf: Stages, rules: Rules) -> Stages:
+    """The rules as stages: each stage reads columns of the ones before, so
+    no sub-expression is evaluated twice."""
     keys = [route_key(r) for r in rules.routes]
-    lf = lf.with_columns(regime(rules).alias("regime"), covered(rules).alias("covered"))
-    lf = lf.with_columns([c for r in rules.routes for c in route_columns(r)])
+    birth, sep = pl.col("birth_date"), pl.col("separation_date")
+    separated = sep.is_not_null()
+
+    # SPEC §2 regime; SPEC §4 the date each route's age is reached
+    lf = lf.with_columns(
+        regime(rules).alias("regime"),
+        covered(rules).alias("covered"),
+        *[date_reaching_age(birth, r.age).alias(f"{k}_age_date")
+          for r, k in zip(rules.routes, keys)],
+    )
+    # SPEC §4: which routes hold (regime, group, service) and when each opens
+    lf = lf.with_columns(
+        *[route_applies(r).alias(f"{k}_applies") for r, k in zip(rules.routes, keys)],
+        *[(route_applies(r) & route_service_holds(r)).alias(f"{k}_holds")
+          for r, k in zip(rules.routes, keys)],
+    )
+    lf = lf.with_columns(
+        # opens on max(separation_date, date age N is reached)
+        *[pl.when(pl.col(f"{k}_holds") & separated)
+          .then(pl.max_horizontal(sep, pl.col(f"{k}_age_date"))).alias(f"{k}_opens")
+          for k in keys],
+        pl.any_horizontal([pl.col(f"{k}_holds") for k in keys]).alias("_any_route"),
+    )
+    # SPEC §6 amount (computed for every row; emptied below when not entitled)
     parts, totals, rounded = amount_columns(rules)
     lf = lf.with_columns(parts).with_columns(totals)
 
-    any_route = pl.any_horizontal([pl.col(f"{k}_holds") for k in keys])
-    separated = pl.col("separation_date").is_not_null()
-    reasons = pl.concat_list(
-        pl.when(~pl.col("covered")).then(pl.lit("not_covered")),
-        pl.when(~separated).then(pl.lit("not_separated")),
-        pl.when(pl.col("refund_requested")).then(pl.lit("refund_requested")),
-        pl.when(~any_route).then(pl.lit("insufficient_service")),
-    ).list.drop_nulls()
-    lf = lf.with_columns(*rounded, reasons.alias("reasons"))
-    entitled = pl.col("reasons").list.len() == 0
+    # SPEC §3 and §7: reasons, in the order of REASONS
+    lf = lf.with_columns(
+        *rounded,
+        _joined([
+            pl.when(~pl.col("covered")).then(pl.lit("not_covered")),
+            pl.when(~separated).then(pl.lit("not_separated")),
+            pl.when(pl.col("refund_requested")).then(pl.lit("refund_requested")),
+            pl.when(~pl.col("_any_route")).then(pl.lit("insufficient_service")),
+        ]).alias("reasons"),
+    ).with_columns((pl.col("reasons") == "").alias("_entitled"))
+    entitled = pl.col("_entitled")
 
     # Eligibility: earliest opening among the routes that hold; ties go to the
     # first route in the rules file (SPEC §4).
-    elig = pl.when(entitled).then(pl.min_horizontal([pl.col(f"{k}_opens") for k in keys]))
-    lf = lf.with_columns(elig.alias("eligibility_date"))
+    lf = lf.with_columns(
+        pl.when(entitled).then(pl.min_horizontal([pl.col(f"{k}_opens") for k in keys]))
+        .alias("eligibility_date")
+    )
     winner = pl.lit(None, dtype=pl.String)
     winner_age = pl.lit(None, dtype=pl.Date)
     for r, k in reversed(list(zip(rules.routes, keys))):
         hit = pl.col(f"{k}_opens") == pl.col("eligibility_date")
         winner = pl.when(hit).then(pl.lit(r.id)).otherwise(winner)
         winner_age = pl.when(hit).then(pl.col(f"{k}_age_date")).otherwise(winner_age)
-    routes_met = pl.concat_list(
-        [pl.when(pl.col(f"{k}_holds")).then(pl.lit(r.id)) for r, k in zip(rules.routes, keys)]
-    ).list.drop_nulls()
 
-    req = pl.col("requested_start_date")
-    elig_d = pl.col("eligibility_date")
+    req, elig_d = pl.col("requested_start_date"), pl.col("eligibility_date")
     lf = lf.with_columns(
-        pl.when(entitled).then(winner).alias("route"),
-        pl.when(entitled).then(winner_age).alias("route_age_date"),
-        pl.when(entitled).then(routes_met).otherwise(pl.lit([], dtype=pl.List(pl.String)))
-        .alias("routes_met"),
+        winner.alias("route"),
+        winner_age.alias("route_age_date"),
+        pl.when(entitled).then(
+            _joined([pl.when(pl.col(f"{k}_holds")).then(pl.lit(r.id))
+                     for r, k in zip(rules.routes, keys)])
+        ).otherwise(pl.lit("")).alias("routes_met"),
         pl.when(~entitled)
         .then(pl.lit("not_entitled"))
         .when(elig_d <= pl.col("as_of"))
@@ -188,30 +214,26 @@ def determine(typed: pl.DataFrame | pl.LazyFrame, rules: Rules) -> pl.LazyFrame:
         .otherwise(pl.lit("not_yet_eligible"))
         .alias("status"),
         # Regla 19.3: the start may be asked for on the eligibility date or later.
-        pl.when(entitled & (req >= elig_d)).then(req).alias("start_date"),
-        (entitled & req.is_not_null() & (req < elig_d)).fill_null(False).alias(
-            "premature_request"
-        ),
+        pl.when(req >= elig_d).then(req).alias("start_date"),
+        (req < elig_d).fill_null(False).alias("premature_request"),
         pl.when(entitled)
         .then(pl.max_horizontal(pl.col("_formula_exact"), pl.col("_minimum_exact")))
         .alias("_annual_exact"),
         (entitled & pl.col("_minimum_higher")).alias("minimum_applied"),
     )
-    den = amount_denominator(rules)
     # Decision: the separation date is the last day of service, so the span
     # counts it (1990-04-01 to 2000-03-31 is exactly 10 years).
-    span_exceeded = separated & exceeds_exact_years(
-        S, SERVICE_UNITS, pl.col("entry_date"), pl.col("separation_date").dt.offset_by("1d")
-    )
+    lf = with_years_exceed(lf, "service_units", SERVICE_UNITS, "entry_date",
+                           sep.dt.offset_by("1d"), "_span_exceeded")
+    den = amount_denominator(rules)
     lf = lf.with_columns(
         round_half_up(pl.col("_annual_exact"), den).alias("annual_cents"),
         round_half_up(pl.col("_annual_exact"), 12 * den).alias("monthly_cents"),
-        pl.concat_list(
-            pl.when(span_exceeded.fill_null(False)).then(pl.lit("service_exceeds_span")),
-            pl.when(pl.col("separation_date") >= pl.col("route_age_date")).then(
-                pl.lit("retirement_annuity_may_apply")
-            ),
-        ).list.drop_nulls().alias("warnings"),
+        _joined([
+            pl.when(pl.col("_span_exceeded") & separated).then(pl.lit("service_exceeds_span")),
+            # separated on or after the day the winning route's age was reached
+            pl.when(sep >= pl.col("route_age_date")).then(pl.lit("retirement_annuity_may_apply")),
+        ]).alias("warnings"),
         pl.lit(rules.version).alias("rules_version"),
     )
     return lf

@@ -62,7 +62,30 @@ def _load_rules_or_exit(name: str | None):
         sys.exit(EXIT_BAD_INPUT)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """Commands of the outer layers (batch, service) are imported only when
+    used, so `diferida evaluate` stays quick and each layer owns its module."""
+
+    LAZY = {
+        "batch": "diferida.batch.cli:batch_cmd",
+        "serve": "diferida.service.cli:serve_cmd",
+        "db": "diferida.service.cli:db_group",
+        "users": "diferida.service.cli:users_group",
+    }
+
+    def list_commands(self, ctx):
+        return sorted([*super().list_commands(ctx), *self.LAZY])
+
+    def get_command(self, ctx, name):
+        if name in self.LAZY:
+            import importlib
+
+            module, attr = self.LAZY[name].split(":")
+            return getattr(importlib.import_module(module), attr)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="diferida")
 def main() -> None:
     """Deferred pensions under Article 19 (Puerto Rico Government Employees
@@ -128,7 +151,7 @@ def evaluate_cmd(participant_id, birth_date, entry_date, separation_date, servic
 @lang_option
 def examples_cmd(as_of, rules_name, lang) -> None:
     """Evaluate the worked examples of the specification and print each determination."""
-    from .core import run, determination_from_row
+    from .core import determination_from_row, run
 
     path = resources.files("diferida") / "data" / "spec_examples.csv"
     frame = pl.read_csv(path.read_bytes(), infer_schema=False)

@@ -23,7 +23,7 @@ from .fields import FIELD_NAMES
 from .i18n import DEFAULT_LANG, error_message, field_label
 from .money import cents_to_decimal, cents_to_text
 from .rules import Rules, load_rules
-from .validation import ROW, unknown_field_errors, validate
+from .validation import ROW, split_errors, unknown_field_errors, validate_lazy
 
 RulesArg = str | Path | Rules | None
 
@@ -144,9 +144,9 @@ def run(
     """Validate and determine; returns (full result frame with every
     intermediate column, errors, rules). The building block of everything."""
     r = load_rules(rules)
-    v = validate(frame, r, as_of or _today(), require_id=require_id)
-    valid = v.typed.filter(pl.col("_ok")).drop("_ok")
-    return article19.determine(valid, r).collect(), v.errors, r
+    plan = article19.determine(validate_lazy(frame, r, as_of or _today(), require_id), r)
+    v = split_errors(plan.collect())
+    return v.typed.filter(pl.col("_ok")).drop("_ok"), v.errors, r
 
 
 def public_columns(full: pl.DataFrame, carry: list[str]) -> pl.DataFrame:
@@ -182,12 +182,18 @@ def evaluate_frame(
     return result
 
 
+def codes(joined: str | None) -> list[str]:
+    """The engine keeps lists of codes as ';'-joined text; as a Python list."""
+    return [c for c in (joined or "").split(";") if c]
+
+
 def determination_from_row(row: dict[str, Any], rules: Rules, lang: str) -> Determination:
+    row = {**row, **{k: codes(row[k]) for k in ("reasons", "routes_met", "warnings")}}
     entitled = row["status"] != "not_entitled"
     return Determination(
         participant_id=row["participant_id"],
         status=row["status"],
-        reasons=list(row["reasons"]),
+        reasons=row["reasons"],
         regime=row["regime"],
         eligibility_date=row["eligibility_date"],
         route=row["route"],

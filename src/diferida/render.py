@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from .determination import Determination
-from .determination import plain
+from .determination import Determination, plain
 from .explain import pct, reason_texts
 from .i18n import catalog, fmt_date
 from .money import format_money
@@ -49,8 +48,9 @@ def render_text(d: Determination) -> str:
             (L["minimum"], yn(d.minimum_applied)),
         ]
         if d.formula:
-            parts = " + ".join(f"{pct(b.rate)} × {format_money(d.formula.average_compensation)} × {plain(b.years)}"
-                               f" = {format_money(b.amount)}" for b in d.formula.brackets)
+            ac = format_money(d.formula.average_compensation)
+            parts = " + ".join(f"{pct(b.rate)} × {ac} × {plain(b.years)} = {format_money(b.amount)}"
+                               for b in d.formula.brackets)
             rows.append((L["formula"], f"{d.formula.citation}: {parts}"))
     if d.warnings:
         rows.append((L["warnings"], ", ".join(d.warnings)))

@@ -15,9 +15,9 @@ from datetime import date
 
 import polars as pl
 
-from .dates import exceeds_exact_years
+from .dates import with_years_exceed
 from .fields import BY_NAME, FIELD_NAMES, SERVICE_UNITS
-from .money import CENTS_PER_DOLLAR
+from .plan import Stages
 from .rules import GROUPS, Rules
 
 ROW = "_row"  # 0-based position of the row in the input
@@ -54,37 +54,43 @@ class Validated:
     errors: pl.DataFrame
 
 
-def _text(name: str, dtype: pl.DataType) -> pl.Expr:
+def _raw(name: str, dtype: pl.DataType) -> pl.Expr:
+    """The value as text, as the user gave it (whitespace around it removed)."""
     col = pl.col(name)
     if dtype == pl.String:
         return col.str.strip_chars()
+    if isinstance(dtype, pl.Datetime):
+        return col.dt.to_string("%Y-%m-%d %H:%M:%S")
     return col.cast(pl.String)
 
 
-def _blank(txt: pl.Expr) -> pl.Expr:
-    return txt.is_null() | (txt == "")
+def _blank(raw: pl.Expr) -> pl.Expr:
+    return raw.is_null() | (raw == "")
 
 
-def _parse_date(name: str, dtype: pl.DataType) -> tuple[pl.Expr, pl.Expr]:
+NONE = pl.lit(None, dtype=pl.String)
+
+
+def _parse_date(name: str, dtype: pl.DataType, raw: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     """(value, error code) for a date field."""
     col = pl.col(name)
     if dtype == pl.Date:
-        return col, pl.lit(None, dtype=pl.String)
+        return col, NONE
     if isinstance(dtype, pl.Datetime):
         # A spreadsheet date arrives as midnight; any other time is not a date.
         has_time = col.dt.time() != pl.time(0, 0, 0)
-        return (
-            pl.when(has_time).then(None).otherwise(col.dt.date()),
-            pl.when(has_time).then(pl.lit("not_a_date")),
-        )
-    txt = _text(name, dtype)
-    parsed = (
-        pl.when(txt.str.contains(_DATE_RE))
-        .then(txt.str.to_date("%Y-%m-%d", strict=False))
-        .otherwise(None)
-    )
-    err = pl.when(~_blank(txt) & parsed.is_null()).then(pl.lit("not_a_date"))
-    return parsed, err
+        return (pl.when(~has_time).then(col.dt.date()),
+                pl.when(has_time).then(pl.lit("not_a_date")))
+    parsed = pl.when(raw.str.contains(_DATE_RE)).then(raw.str.to_date("%Y-%m-%d", strict=False))
+    return parsed, pl.when(~_blank(raw) & parsed.is_null()).then(pl.lit("not_a_date"))
+
+
+def _decimal_stage(name: str, dtype: pl.DataType, raw: pl.Expr) -> list[pl.Expr]:
+    """First stage of a decimal: its sign, whole and fraction parts as text."""
+    if dtype.is_integer():
+        return []
+    g = f"_g_{name}"
+    return [raw.str.extract_groups(_DECIMAL_RE).alias(g)]
 
 
 def _parse_decimal(
@@ -95,190 +101,184 @@ def _parse_decimal(
     if dtype.is_integer():
         v = col.cast(pl.Int64) * 10**places
         return pl.when(col >= 0).then(v), pl.when(col < 0).then(pl.lit(negative))
-    txt = _text(name, dtype)  # floats print as their shortest exact repr
-    parts = txt.str.extract_groups(_DECIMAL_RE)
-    sign, whole, frac = (parts.struct.field(k) for k in ("1", "2", "3"))
+    raw = pl.col(f"_raw_{name}")
+    g = pl.col(f"_g_{name}")
+    sign, whole, frac = (g.struct.field(k) for k in ("1", "2", "3"))
     frac = frac.fill_null("").str.strip_chars_end("0")
-    shape_ok = (
-        txt.str.contains(_DECIMAL_RE)
-        & (whole.str.len_chars() > 0)
-        & (whole.str.len_chars() <= _MAX_INT_DIGITS)
-    )
+    nwhole = whole.str.len_chars()
+    shape_ok = whole.is_not_null() & (nwhole > 0) & (nwhole <= _MAX_INT_DIGITS)
     units = whole.cast(pl.Int64, strict=False) * 10**places + (
-        pl.when(frac.str.len_chars() == 0)
-        .then(0)
-        .otherwise(frac.str.pad_end(places, "0").str.slice(0, places).cast(pl.Int64, strict=False))
+        frac.str.pad_end(places, "0").str.slice(0, places).cast(pl.Int64, strict=False)
     )
-    is_zero = units == 0
     err = (
-        pl.when(_blank(txt))
-        .then(None)
-        .when(~shape_ok)
-        .then(pl.lit("not_a_number"))
-        .when((sign == "-") & ~is_zero)
-        .then(pl.lit(negative))
-        .when(frac.str.len_chars() > places)
-        .then(pl.lit("too_many_decimals"))
+        pl.when(_blank(raw)).then(NONE)
+        .when(~shape_ok).then(pl.lit("not_a_number"))
+        .when((sign == "-") & (units != 0)).then(pl.lit(negative))
+        .when(frac.str.len_chars() > places).then(pl.lit("too_many_decimals"))
     )
     return pl.when(err.is_null() & shape_ok).then(units), err
 
 
-def _parse_bool(name: str, dtype: pl.DataType) -> tuple[pl.Expr, pl.Expr]:
-    col = pl.col(name)
+def _parse_bool(name: str, dtype: pl.DataType, raw: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     if dtype == pl.Boolean:
-        return col, pl.lit(None, dtype=pl.String)
-    low = _text(name, dtype).str.to_lowercase()
+        return pl.col(name), NONE
+    low = raw.str.to_lowercase()
     value = pl.when(low == "true").then(True).when(low == "false").then(False)
-    err = pl.when(~_blank(low) & value.is_null()).then(pl.lit("not_a_boolean"))
-    return value, err
+    return value, pl.when(~_blank(raw) & value.is_null()).then(pl.lit("not_a_boolean"))
 
 
 def validate(
-    frame: pl.DataFrame,
+    frame: pl.DataFrame | pl.LazyFrame,
     rules: Rules,
     as_of: date,
     require_id: bool = False,
 ) -> Validated:
     """Parse and check every SPEC §1 field of every row, all errors at once."""
-    schema = frame.schema
-    n = frame.height
-    exprs: list[pl.Expr] = [pl.int_range(0, n, dtype=pl.UInt32).alias(ROW)]
+    typed = validate_lazy(frame, rules, as_of, require_id).collect()
+    return split_errors(typed)
+
+
+def validate_lazy(
+    frame: pl.DataFrame | pl.LazyFrame,
+    rules: Rules,
+    as_of: date,
+    require_id: bool = False,
+) -> pl.LazyFrame:
+    """The validation plan: typed columns, `_ok`, and per field `_err_<field>`
+    (an error code or null) and `_raw_<field>` (the value as given)."""
+    lf = frame.lazy()
+    schema = lf.collect_schema()
     if ROW in schema:
         raise ValueError(f"the input has a column named {ROW!r}, which is reserved")
-    errs: dict[str, list[pl.Expr]] = {f: [] for f in FIELD_NAMES}
-    raw_text: dict[str, pl.Expr] = {}
+    key = (tuple((k, str(schema[k])) for k in schema if k in FIELD_NAMES),
+           tuple(schema), rules.version, as_of, require_id)
+    stages = _STAGES.get(key)
+    if stages is None:
+        stages = _build_stages(Stages(), schema, rules, as_of, require_id)
+        if len(_STAGES) > 256:
+            _STAGES.clear()
+        _STAGES[key] = stages
+    return stages.replay(lf)
 
-    def missing_if(name: str, blank: pl.Expr) -> None:
-        if BY_NAME[name].required:
-            errs[name].append(pl.when(blank).then(pl.lit("missing")))
 
+_STAGES: dict[tuple, Stages] = {}
+
+
+def _build_stages(
+    lf: Stages, schema: pl.Schema, rules: Rules, as_of: date, require_id: bool
+) -> Stages:
+    present = [k for k in FIELD_NAMES if k in schema]
+
+    # stage 1: raw text of every field (kept for messages), row numbers
+    lf = lf.with_columns(
+        pl.int_range(0, pl.len(), dtype=pl.UInt32).alias(ROW),
+        *[_raw(k, schema[k]).alias(f"_raw_{k}") for k in present],
+        *[pl.lit(None, dtype=pl.String).alias(f"_raw_{k}") for k in FIELD_NAMES
+          if k not in schema],
+    )
+    # stage 2: pieces of decimals
+    lf = lf.with_columns(
+        [e for k in present if BY_NAME[k].kind == "decimal"
+         for e in _decimal_stage(k, schema[k], pl.col(f"_raw_{k}"))]
+    )
+
+    # stage 3: typed values (_v_) and parse errors (_perr_)
+    values: list[pl.Expr] = []
+    perrs: list[pl.Expr] = []
     for name in FIELD_NAMES:
         field = BY_NAME[name]
+        raw = pl.col(f"_raw_{name}")
+        blank = _blank(raw)
         if name not in schema:
-            if field.required or (name == "participant_id" and require_id):
-                errs[name].append(pl.lit("missing"))
-            default = {
-                "deferred_right_1960": pl.lit(False),
-                "as_of": pl.lit(as_of, dtype=pl.Date),
-            }.get(name, pl.lit(None))
-            dtype = {
-                "date": pl.Date, "decimal": pl.Int64, "bool": pl.Boolean,
-            }.get(field.kind, pl.String)
-            exprs.append(default.cast(dtype).alias(name))
-            raw_text[name] = pl.lit(None, dtype=pl.String)
+            needed = field.required or (name == "participant_id" and require_id)
+            default = {"deferred_right_1960": pl.lit(False),
+                       "as_of": pl.lit(as_of, dtype=pl.Date)}.get(name, pl.lit(None))
+            dtype = {"date": pl.Date, "decimal": pl.Int64,
+                     "bool": pl.Boolean}.get(field.kind, pl.String)
+            values.append(default.cast(dtype).alias(f"_v_{name}"))
+            perrs.append((pl.lit("missing") if needed else NONE).alias(f"_perr_{name}"))
             continue
         dtype = schema[name]
-        txt = _text(name, dtype)
-        raw_text[name] = txt
-        blank = _blank(txt)
         if field.kind == "date":
-            value, err = _parse_date(name, dtype)
+            value, err = _parse_date(name, dtype, raw)
         elif field.kind == "decimal":
             # SPEC §1: negative service; compensation must be above zero
             neg = "not_positive" if name == "average_compensation" else "negative"
             value, err = _parse_decimal(name, dtype, field.places or 0, neg)
         elif field.kind == "bool":
-            value, err = _parse_bool(name, dtype)
+            value, err = _parse_bool(name, dtype, raw)
         elif field.kind == "group":
-            value = pl.when(txt.is_in(list(GROUPS))).then(txt)
+            value = pl.when(raw.is_in(list(GROUPS))).then(raw)
             err = pl.when(~blank & value.is_null()).then(pl.lit("unknown_group"))
         else:  # text
-            value = pl.when(~blank).then(txt)
-            err = pl.lit(None, dtype=pl.String)
-            if name == "participant_id" and require_id:
-                errs[name].append(pl.when(blank).then(pl.lit("missing")))
-        errs[name].append(err)
-        missing_if(name, blank)
-        if name == "deferred_right_1960":
+            value, err = pl.when(~blank).then(raw), NONE
+        if field.required or (name == "participant_id" and require_id):
+            err = pl.when(blank).then(pl.lit("missing")).otherwise(err)
+        if name == "deferred_right_1960":  # SPEC §1 default: false
             value = pl.when(blank).then(False).otherwise(value)
-        if name == "as_of":
+        if name == "as_of":  # SPEC §1 default: the evaluation's date
             value = pl.when(blank).then(pl.lit(as_of)).otherwise(value)
-        exprs.append(value.alias(name))
-
-    # 1: raw text, typed values (_v_) and parse errors (_perr_) side by side
-    perr = []
-    for name in FIELD_NAMES:
-        cands = [e for e in errs[name]]
-        perr.append(
-            (pl.coalesce(cands) if cands else pl.lit(None, dtype=pl.String)).alias(f"_perr_{name}")
-        )
-    lf = frame.lazy().select(
-        *[c for c in frame.columns if c not in FIELD_NAMES],
-        *[raw_text[k].alias(f"_raw_{k}") for k in FIELD_NAMES],
-        *[e.alias(f"_v_{e.meta.output_name()}") for e in exprs],
-        *perr,
+        values.append(value.alias(f"_v_{name}"))
+        perrs.append(err.alias(f"_perr_{name}"))
+    lf = lf.with_columns(*values, *perrs)
+    lf = lf.drop([c for c in schema if c in FIELD_NAMES]).drop(
+        [f"_g_{k}" for k in present if BY_NAME[k].kind == "decimal" and not schema[k].is_integer()]
     )
-    rename = {f"_v_{k}": k for k in FIELD_NAMES} | {f"_v_{ROW}": ROW}
+    rename = {f"_v_{k}": k for k in FIELD_NAMES}
     rename |= {"_v_creditable_service_years": "service_units",
                "_v_average_compensation": "compensation_cents"}
     lf = lf.rename(rename)
 
-    # 2: checks between fields, only where both values parsed.
+    # stage 4: checks between fields, only where both values parsed
     birth, entry, sep = pl.col("birth_date"), pl.col("entry_date"), pl.col("separation_date")
-    ref = pl.coalesce(sep, pl.col("as_of"))
+    # exact time lived at separation, or at as_of when not separated (SPEC §1)
+    lf = with_years_exceed(lf, "service_units", SERVICE_UNITS, "birth_date",
+                           pl.coalesce(sep, pl.col("as_of")), "_service_over_age")
     cross = {
         "average_compensation": pl.when(pl.col("compensation_cents") == 0).then(
-            pl.lit("not_positive")
-        ),
+            pl.lit("not_positive")),
         "birth_date": pl.when(birth > entry).then(pl.lit("birth_after_entry")),
         "entry_date": pl.when(entry > sep).then(pl.lit("entry_after_separation")),
-        # exact time lived at separation (or as_of when not separated)
-        "creditable_service_years": pl.when(
-            ((birth <= ref)
-             & exceeds_exact_years(pl.col("service_units"), SERVICE_UNITS, birth, ref))
-            | ((birth > ref) & (pl.col("service_units") > 0))
-        ).then(pl.lit("service_exceeds_age")),
+        "creditable_service_years": pl.when(pl.col("_service_over_age")).then(
+            pl.lit("service_exceeds_age")),
         "deferred_right_1960": pl.when(
             pl.col("deferred_right_1960") & (entry > pl.lit(rules.deferred_right_cutoff))
         ).then(pl.lit("deferred_right_after_1960")),
     }
-    err_cols = [
+    if require_id and "participant_id" in schema:
+        # SPEC §1: the first row with an id is evaluated, each later one rejected
+        dup = pl.col("participant_id").is_not_null() & ~pl.col(
+            "participant_id").is_first_distinct()
+        cross["participant_id"] = pl.when(dup).then(pl.lit("duplicate_id"))
+    lf = lf.with_columns([
         (pl.coalesce(pl.col(f"_perr_{k}"), cross[k]) if k in cross else pl.col(f"_perr_{k}"))
         .alias(f"_err_{k}")
         for k in FIELD_NAMES
-    ]
-    lf = lf.with_columns(err_cols)
-    if require_id and "participant_id" in schema:
-        # SPEC §1: the first row with an id is evaluated, each later one rejected
-        dup = pl.col("participant_id").is_not_null() & ~pl.col("participant_id").is_first_distinct()
-        lf = lf.with_columns(
-            pl.when(dup).then(pl.lit("duplicate_id"))
-            .otherwise(pl.col("_err_participant_id")).alias("_err_participant_id")
-        )
-    lf = lf.with_columns(
+    ]).with_columns(
         pl.all_horizontal([pl.col(f"_err_{k}").is_null() for k in FIELD_NAMES]).alias("_ok")
     )
-    typed = lf.collect()
+    return lf.drop("_service_over_age", *[f"_perr_{k}" for k in FIELD_NAMES])
 
+
+def split_errors(typed: pl.DataFrame) -> Validated:
+    """Separate a collected validation plan into typed rows and error rows."""
     bad = typed.filter(~pl.col("_ok"))
+    errors = empty_errors()
     if bad.height:
-        errors = (
-            bad.select(
-                ROW,
-                pl.col("_raw_participant_id").alias("participant_id"),
-                *[
-                    pl.struct(
-                        pl.lit(k).alias("field"),
-                        pl.col(f"_err_{k}").alias("code"),
-                        pl.col(f"_raw_{k}").alias("value"),
-                    ).alias(f"_e_{k}")
-                    for k in FIELD_NAMES
-                ],
-            )
-            .unpivot(index=[ROW, "participant_id"], variable_name="_f", value_name="e")
-            .unnest("e")
-            .filter(pl.col("code").is_not_null())
-            .with_columns(
-                pl.col("field").replace_strict(
-                    {k: i for i, k in enumerate(FIELD_NAMES)}, return_dtype=pl.UInt8
-                ).alias("_order")
-            )
-            .sort(ROW, "_order")
-            .select(ROW, "participant_id", "field", "code", "value")
-        )
-    else:
-        errors = empty_errors()
-    typed = typed.drop([c for c in typed.columns if c.startswith(("_raw_", "_err_", "_perr_"))])
+        errors = pl.concat(
+            [
+                bad.filter(pl.col(f"_err_{k}").is_not_null()).select(
+                    ROW,
+                    pl.col("_raw_participant_id").alias("participant_id"),
+                    pl.lit(k).alias("field"),
+                    pl.col(f"_err_{k}").alias("code"),
+                    pl.col(f"_raw_{k}").alias("value"),
+                    pl.lit(i, dtype=pl.UInt8).alias("_order"),
+                )
+                for i, k in enumerate(FIELD_NAMES)
+            ]
+        ).sort(ROW, "_order").drop("_order")
+    typed = typed.drop([c for c in typed.columns if c.startswith(("_raw_", "_err_"))])
     return Validated(typed=typed, errors=errors)
 
 
@@ -299,4 +299,4 @@ def unknown_field_errors(keys: list[str]) -> pl.DataFrame:
     )
 
 
-__all__ = ["validate", "Validated", "ROW", "ERROR_CODES", "CENTS_PER_DOLLAR"]
+__all__ = ["validate", "Validated", "ROW", "ERROR_CODES"]

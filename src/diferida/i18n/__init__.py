@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tomllib
 from datetime import date
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -12,7 +12,7 @@ LANGS = ("es", "en")
 DEFAULT_LANG = "es"
 
 
-@lru_cache(maxsize=None)
+@cache
 def catalog(lang: str) -> dict[str, Any]:
     if lang not in LANGS:
         raise ValueError(f"unknown language {lang!r}; use one of {', '.join(LANGS)}")

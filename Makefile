@@ -1,0 +1,42 @@
+# Two commands on a fresh machine: `make run` and `make test`.
+# Both create .venv and install what is needed into it.
+
+VENV    := .venv
+PY      := $(VENV)/bin/python
+STAMP   := $(VENV)/.installed-stamp
+HOST    ?= 127.0.0.1
+PORT    ?= 8000
+
+.PHONY: install run test lint bench examples clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip 2>&1 | grep -v '^WARNING: Location' || true
+	$(PY) -m pip install --quiet -e '.[dev]' 2>&1 | grep -v '^WARNING: Location' || true
+	$(PY) -c "import diferida, polars, fastapi, sqlalchemy, pytest, hypothesis, playwright"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## run: the main job — the service (API + web calculator) on http://$(HOST):$(PORT)
+run: install
+	$(VENV)/bin/diferida serve --host $(HOST) --port $(PORT)
+
+## examples: the worked examples of the specification, evaluated and explained
+examples: install
+	$(VENV)/bin/diferida examples
+
+## test: every test (lint included)
+test: install
+	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/pytest
+
+lint: install
+	$(VENV)/bin/ruff check src tests bench
+
+## bench: speed figures (not part of test)
+bench: install
+	bash bench/run_all.sh
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis test-output
