@@ -20,8 +20,8 @@ from . import article19
 from .determination import Determination
 from .explain import explain, formula_of, headline
 from .fields import FIELD_NAMES
-from .i18n import DEFAULT_LANG, error_message, field_label
-from .money import cents_to_decimal, cents_to_text
+from .i18n import DEFAULT_LANG, catalog
+from .money import cents_to_decimal
 from .rules import Rules, load_rules
 from .validation import ROW, split_errors, unknown_field_errors, validate_lazy
 
@@ -124,13 +124,17 @@ def participant_frame(participant: Participant | Mapping[str, Any]) -> tuple[pl.
 
 
 def _rejected(errors: pl.DataFrame, lang: str) -> pl.DataFrame:
-    messages = [
-        f"{field_label(lang, f)} ({f}): {error_message(lang, c, v)}"
-        for f, c, v in zip(errors["field"], errors["code"], errors["value"])
-    ]
+    """Error rows with their message, "<label> (<field>): <why>", in `lang`."""
+    c = catalog(lang)
+    labels = {f: f"{c['fields'].get(f, f)} ({f}): " for f in FIELD_NAMES}
     return errors.select(
-        pl.col(ROW).alias("row"), "participant_id", "field", "code", "value"
-    ).with_columns(pl.Series("message", messages, dtype=pl.String))
+        pl.col(ROW).alias("row"), "participant_id", "field", "code", "value",
+        pl.concat_str(
+            pl.col("field").replace_strict(labels, default=pl.col("field") + ": "),
+            pl.col("code").replace_strict(c["errors"], return_dtype=pl.String)
+            .str.replace("{value}", pl.col("value").fill_null(""), literal=True),
+        ).alias("message"),
+    )
 
 
 def _today() -> date:
@@ -149,19 +153,20 @@ def run(
     return v.typed.filter(pl.col("_ok")).drop("_ok"), v.errors, r
 
 
+MONEY = pl.Decimal(20, 2)
+
+
 def public_columns(full: pl.DataFrame, carry: list[str]) -> pl.DataFrame:
-    """The determination columns (SPEC §7) plus the input's own extra columns."""
-    money = pl.Decimal(20, 2)
+    """The determination columns (SPEC §7) plus the input's own extra columns;
+    amounts as exact decimals with 2 places."""
+    amounts = {"annual_cents": "annual_amount", "monthly_cents": "monthly_amount"}
     return full.select(
         *carry,
-        *[c for c in article19.RESULT_COLUMNS if c not in ("annual_cents", "monthly_cents")
-          and c not in carry],
-        cents_to_text(pl.col("annual_cents")).cast(money).alias("annual_amount"),
-        cents_to_text(pl.col("monthly_cents")).cast(money).alias("monthly_amount"),
-    ).select(
-        *carry,
-        *[c if c not in ("annual_cents", "monthly_cents") else c.replace("_cents", "_amount")
-          for c in article19.RESULT_COLUMNS if c not in carry],
+        *[
+            (pl.col(c).cast(MONEY) / 100).cast(MONEY).alias(amounts[c]) if c in amounts
+            else pl.col(c)
+            for c in article19.RESULT_COLUMNS if c not in carry
+        ],
     )
 
 

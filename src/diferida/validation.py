@@ -21,7 +21,7 @@ from .plan import Stages
 from .rules import GROUPS, Rules
 
 ROW = "_row"  # 0-based position of the row in the input
-_DECIMAL_RE = r"^([+-]?)(\d*)(?:\.(\d*))?$"
+_DECIMAL_RE = r"^[+-]?\d{1,15}(\.\d*)?$"  # plain numbers: digits, one "."
 _DATE_RE = r"^\d{4}-\d{2}-\d{2}$"
 _MAX_INT_DIGITS = 15  # larger numbers than this are not amounts or years of anyone
 
@@ -86,37 +86,37 @@ def _parse_date(name: str, dtype: pl.DataType, raw: pl.Expr) -> tuple[pl.Expr, p
 
 
 def _decimal_stage(name: str, dtype: pl.DataType, raw: pl.Expr) -> list[pl.Expr]:
-    """First stage of a decimal: its sign, whole and fraction parts as text."""
+    """First stage of a decimal field: is its text a plain number?"""
     if dtype.is_integer():
         return []
-    g = f"_g_{name}"
-    return [raw.str.extract_groups(_DECIMAL_RE).alias(g)]
+    return [raw.str.contains(_DECIMAL_RE).alias(f"_g_{name}")]
 
 
 def _parse_decimal(
     name: str, dtype: pl.DataType, places: int, negative: str
 ) -> tuple[pl.Expr, pl.Expr]:
-    """(integer in 1/10**places, error code). Trailing zeros are not decimals."""
+    """(integer in 1/10**places, error code). Trailing zeros are not decimals.
+
+    The value is read by Polars' exact decimal parser; since that parser
+    rounds digits beyond the scale, values with a nonzero digit past `places`
+    are rejected before it is used, so nothing is ever rounded."""
     col = pl.col(name)
     if dtype.is_integer():
         v = col.cast(pl.Int64) * 10**places
         return pl.when(col >= 0).then(v), pl.when(col < 0).then(pl.lit(negative))
     raw = pl.col(f"_raw_{name}")
-    g = pl.col(f"_g_{name}")
-    sign, whole, frac = (g.struct.field(k) for k in ("1", "2", "3"))
-    frac = frac.fill_null("").str.strip_chars_end("0")
-    nwhole = whole.str.len_chars()
-    shape_ok = whole.is_not_null() & (nwhole > 0) & (nwhole <= _MAX_INT_DIGITS)
-    units = whole.cast(pl.Int64, strict=False) * 10**places + (
-        frac.str.pad_end(places, "0").str.slice(0, places).cast(pl.Int64, strict=False)
+    shape_ok = pl.col(f"_g_{name}")
+    too_many = raw.str.contains(rf"\.\d{{{places}}}\d*[1-9]")
+    units = (raw.cast(pl.Decimal(38, places), strict=False) * 10**places).cast(
+        pl.Int64, strict=False
     )
     err = (
         pl.when(_blank(raw)).then(NONE)
-        .when(~shape_ok).then(pl.lit("not_a_number"))
-        .when((sign == "-") & (units != 0)).then(pl.lit(negative))
-        .when(frac.str.len_chars() > places).then(pl.lit("too_many_decimals"))
+        .when(~shape_ok | units.is_null()).then(pl.lit("not_a_number"))
+        .when(too_many).then(pl.lit("too_many_decimals"))
+        .when(units < 0).then(pl.lit(negative))
     )
-    return pl.when(err.is_null() & shape_ok).then(units), err
+    return pl.when(err.is_null()).then(units.abs()), err
 
 
 def _parse_bool(name: str, dtype: pl.DataType, raw: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
