@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from .dates import date_reaching_age, with_years_exceed
+from .dates import date_reaching_age
 from .fields import SERVICE_UNITS
 from .money import EXACT, round_half_up
 from .plan import Stages
@@ -221,16 +221,14 @@ def _determine_stages(lf: Stages, rules: Rules) -> Stages:
         .alias("_annual_exact"),
         (entitled & pl.col("_minimum_higher")).alias("minimum_applied"),
     )
-    # Decision: the separation date is the last day of service, so the span
-    # counts it (1990-04-01 to 2000-03-31 is exactly 10 years).
-    lf = with_years_exceed(lf, "service_units", SERVICE_UNITS, "entry_date",
-                           sep.dt.offset_by("1d"), "_span_exceeded")
     den = amount_denominator(rules)
     lf = lf.with_columns(
         round_half_up(pl.col("_annual_exact"), den).alias("annual_cents"),
         round_half_up(pl.col("_annual_exact"), 12 * den).alias("monthly_cents"),
         _joined([
-            pl.when(pl.col("_span_exceeded") & separated).then(pl.lit("service_exceeds_span")),
+            # computed with the SPEC §1 checks (validation.py)
+            pl.when(pl.col("service_exceeds_span") & separated)
+            .then(pl.lit("service_exceeds_span")),
             # separated on or after the day the winning route's age was reached
             pl.when(sep >= pl.col("route_age_date")).then(pl.lit("retirement_annuity_may_apply")),
         ]).alias("warnings"),

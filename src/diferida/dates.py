@@ -30,67 +30,70 @@ def date_reaching_age(birth: pl.Expr, age: int) -> pl.Expr:
 
 
 def _civil_days(y: pl.Expr, m: pl.Expr, d: pl.Expr) -> pl.Expr:
-    """Days since 1970-01-01 of the civil date (y, m, d): integer arithmetic
-    only (H. Hinnant's days_from_civil), far faster than building dates."""
-    y = y - (m <= 2).cast(pl.Int32)
-    era = y // 400
-    yoe = y - era * 400
-    mp = pl.when(m > 2).then(m - 3).otherwise(m + 9)
-    doy = (153 * mp + 2) // 5 + d - 1
-    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
-    return era * 146097 + doe - 719468
+    """Days since 1970-01-01 of the civil date (y, m, d), for years >= 1:
+    integer arithmetic only (H. Hinnant's days_from_civil, with the year
+    starting in March so that 29 February is the year's last day)."""
+    mp = (m + 9) % 12  # March = 0 ... February = 11
+    y = y - mp // 10  # January and February belong to the previous year
+    return 365 * y + y // 4 - y // 100 + y // 400 + (153 * mp + 2) // 5 + d - 719469
 
 
 def _anniversary_days(y: pl.Expr, m: pl.Expr, d: pl.Expr, years: pl.Expr) -> pl.Expr:
     yy = y + years
-    dd = pl.when((m == 2) & (d == 29) & ~is_leap(yy)).then(28).otherwise(d)
-    return _civil_days(yy, m, dd)
+    # 29 February falls on 28 February in a common year (SPEC §4)
+    feb29_common = ((m == 2) & (d == 29) & ~is_leap(yy)).cast(pl.Int32)
+    return _civil_days(yy, m, d - feb29_common)
 
 
 def with_years_exceed(
-    lf: pl.LazyFrame, years_units: str, units_per_year: int, start: str, end: pl.Expr, out: str
+    lf: pl.LazyFrame,
+    years_units: str,
+    units_per_year: int,
+    spans: dict[str, tuple[str, pl.Expr]],
 ) -> pl.LazyFrame:
-    """Add boolean column `out`: a number of years (column `years_units`, in
-    1/units_per_year) is strictly longer than the exact time from `start` to
-    `end` — completed years plus the elapsed days of the current year of life
-    over that year's length (SPEC §1). Integer arithmetic only."""
+    """For each `out: (start, end)` of `spans`, add boolean column `out`: a
+    number of years (column `years_units`, in 1/units_per_year) is strictly
+    longer than the exact time from column `start` to `end` — completed years
+    plus the elapsed days of the current year of life over that year's length
+    (SPEC §1). Integer arithmetic only; all spans share the same four stages."""
     i32 = pl.Int32
-    s = pl.col(start)
-    p = f"_{out}_"
-    lf = lf.with_columns(
-        s.dt.year().cast(i32).alias(p + "y"),
-        s.dt.month().cast(i32).alias(p + "m"),
-        s.dt.day().cast(i32).alias(p + "d"),
-        end.alias(p + "end"),
-    ).with_columns(
-        pl.col(p + "end").dt.year().cast(i32).alias(p + "ey"),
-        (pl.col(p + "end").dt.month().cast(i32) * 100 + pl.col(p + "end").dt.day().cast(i32))
-        .alias(p + "emd"),
-        (pl.col(p + "m") * 100 + pl.col(p + "d")).alias(p + "smd"),
+    stage1, stage2, stage3, stage4, temps = [], [], [], [], []
+    for out, (start, end) in spans.items():
+        p = f"_{out}_"
+        s = pl.col(start)
+        temps += [p + k for k in ("y", "m", "d", "end", "ey", "emd", "Y", "last", "next")]
+        stage1 += [
+            s.dt.year().cast(i32).alias(p + "y"),
+            s.dt.month().cast(i32).alias(p + "m"),
+            s.dt.day().cast(i32).alias(p + "d"),
+            end.alias(p + "end"),
+            end.dt.year().cast(i32).alias(p + "ey"),
+            (end.dt.month().cast(i32) * 100 + end.dt.day().cast(i32)).alias(p + "emd"),
+        ]
+        smd = pl.col(p + "m") * 100 + pl.col(p + "d")
+        # the anniversary of 29 February falls on 28 February in a common year
+        smd_eff = smd - ((smd == 229) & ~is_leap(pl.col(p + "ey"))).cast(i32)
+        stage2.append(
+            (pl.col(p + "ey") - pl.col(p + "y") - (pl.col(p + "emd") < smd_eff).cast(i32))
+            .alias(p + "Y")
+        )
+        ymd = (pl.col(p + "y"), pl.col(p + "m"), pl.col(p + "d"))
+        stage3 += [
+            _anniversary_days(*ymd, pl.col(p + "Y")).alias(p + "last"),
+            _anniversary_days(*ymd, pl.col(p + "Y") + 1).alias(p + "next"),
+        ]
+        span = (pl.col(p + "next") - pl.col(p + "last")).cast(pl.Int64)
+        elapsed = (pl.col(p + "end").cast(i32) - pl.col(p + "last")).cast(pl.Int64)
+        lhs = pl.col(years_units).cast(pl.Int64) * span
+        rhs = (pl.col(p + "Y").cast(pl.Int64) * span + elapsed) * units_per_year
+        stage4.append(
+            pl.when(pl.col(p + "end") < s).then(pl.col(years_units) > 0)
+            .otherwise(lhs > rhs).alias(out)
+        )
+    return (
+        lf.with_columns(stage1).with_columns(stage2).with_columns(stage3)
+        .with_columns(stage4).drop(temps)
     )
-    # anniversary of 29 Feb falls on 28 Feb in a common end year
-    smd_eff = (
-        pl.when((pl.col(p + "smd") == 229) & ~is_leap(pl.col(p + "ey")))
-        .then(228)
-        .otherwise(pl.col(p + "smd"))
-    )
-    lf = lf.with_columns(
-        (pl.col(p + "ey") - pl.col(p + "y") - (pl.col(p + "emd") < smd_eff).cast(i32))
-        .alias(p + "Y")
-    )
-    ymd = (pl.col(p + "y"), pl.col(p + "m"), pl.col(p + "d"))
-    lf = lf.with_columns(
-        _anniversary_days(*ymd, pl.col(p + "Y")).alias(p + "last"),
-        _anniversary_days(*ymd, pl.col(p + "Y") + 1).alias(p + "next"),
-    )
-    span = (pl.col(p + "next") - pl.col(p + "last")).cast(pl.Int64)
-    elapsed = (pl.col(p + "end").cast(i32) - pl.col(p + "last")).cast(pl.Int64)
-    lhs = pl.col(years_units).cast(pl.Int64) * span
-    rhs = (pl.col(p + "Y").cast(pl.Int64) * span + elapsed) * units_per_year
-    exceeded = pl.when(pl.col(p + "end") < s).then(pl.col(years_units) > 0).otherwise(lhs > rhs)
-    lf = lf.with_columns(exceeded.alias(out))
-    return lf.drop([p + k for k in ("y", "m", "d", "end", "ey", "emd", "smd", "Y", "last",
-                                    "next")])
 
 
 def years_months_days(start: date, end: date) -> tuple[int, int, int]:

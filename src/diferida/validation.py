@@ -231,9 +231,14 @@ def _build_stages(
 
     # stage 4: checks between fields, only where both values parsed
     birth, entry, sep = pl.col("birth_date"), pl.col("entry_date"), pl.col("separation_date")
-    # exact time lived at separation, or at as_of when not separated (SPEC §1)
-    lf = with_years_exceed(lf, "service_units", SERVICE_UNITS, "birth_date",
-                           pl.coalesce(sep, pl.col("as_of")), "_service_over_age")
+    lf = with_years_exceed(lf, "service_units", SERVICE_UNITS, {
+        # exact time lived at separation, or at as_of when not separated (SPEC §1)
+        "_service_over_age": ("birth_date", pl.coalesce(sep, pl.col("as_of"))),
+        # SPEC §1 warning: service longer than entry to separation. Decision:
+        # the separation date is the last day of service, so the span counts
+        # it (1990-04-01 to 2000-03-31 is exactly 10 years).
+        "service_exceeds_span": ("entry_date", sep.dt.offset_by("1d")),
+    })
     cross = {
         "average_compensation": pl.when(pl.col("compensation_cents") == 0).then(
             pl.lit("not_positive")),
