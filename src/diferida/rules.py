@@ -21,6 +21,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .fields import SERVICE_PLACES
+
 DEFAULT_RULES = "article19"
 REGIMES = ("pre1990", "new")
 GROUPS = ("general", "police", "firefighter")
@@ -95,6 +97,16 @@ def _dec(value: Any, where: str) -> Decimal:
         raise RulesError(f"{where}: not a number: {value!r}") from exc
     if d < 0:
         raise RulesError(f"{where}: must not be negative: {value!r}")
+    return d
+
+
+def _years(value: Any, where: str) -> Decimal:
+    """Years of service in a rules file: at most the precision service is
+    read with (SPEC §1), so every comparison with it is exact."""
+    d = _dec(value, where)
+    if -d.normalize().as_tuple().exponent > SERVICE_PLACES:
+        raise RulesError(f"{where}: {value!r} has more than {SERVICE_PLACES} decimal places, "
+                         "finer than service is measured")
     return d
 
 
@@ -199,9 +211,9 @@ def rules_from_resolved(resolved: dict[str, Any], origin: str = "rules") -> Rule
                 regimes=regimes,
                 groups=groups,
                 age=age,
-                min_service=_dec(_need(r, "min_service", rw), f"{rw}.min_service"),
+                min_service=_years(_need(r, "min_service", rw), f"{rw}.min_service"),
                 max_service=(
-                    _dec(r["max_service"], f"{rw}.max_service") if "max_service" in r else None
+                    _years(r["max_service"], f"{rw}.max_service") if "max_service" in r else None
                 ),
             )
         )
@@ -214,7 +226,7 @@ def rules_from_resolved(resolved: dict[str, Any], origin: str = "rules") -> Rule
         sw = f"{origin} [amount.{reg}]"
         brackets = tuple(
             Bracket(
-                threshold=_dec(_need(b, "threshold", sw), f"{sw}.threshold"),
+                threshold=_years(_need(b, "threshold", sw), f"{sw}.threshold"),
                 rate=_dec(_need(b, "rate", sw), f"{sw}.rate"),
             )
             for b in _need(s, "brackets", sw)
