@@ -1,0 +1,161 @@
+"""`diferida batch`: evaluate every participant of a file.
+
+Exit status: 0 when the run completed (rejected rows included, unless
+--strict, which makes any reject exit 1); 2 when a file or an option cannot
+be used (nothing is written); 3 when the row accounting fails (a bug:
+nothing is written); 130 when interrupted (nothing is written).
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import time
+from datetime import date
+from pathlib import Path
+
+import click
+
+from ..i18n import LANGS
+from ..rules import RulesError, builtin_names
+from .errors import FileProblem
+from .messages import summary_text
+from .runner import DEFAULT_CHUNK_ROWS, AccountingError, evaluate_file
+
+EXIT_STRICT, EXIT_UNUSABLE, EXIT_ACCOUNTING, EXIT_INTERRUPTED = 1, 2, 3, 130
+PROGRESS_AFTER = 0.5  # seconds: shorter runs show no bar
+
+
+class _Stopped(KeyboardInterrupt):
+    """SIGINT or SIGTERM, raised as an interrupt so that temporary outputs are removed."""
+
+
+_signals: list[int] = []
+
+
+def _on_signal(signum, frame):  # noqa: ARG001
+    # Remembered as well as raised: an interrupt raised inside a Polars call
+    # can come out as another exception (seen: a TypeError).
+    _signals.append(signum)
+    raise _Stopped()
+
+
+class _Bar:
+    """A rich progress bar on the terminal, shown only once a run has lasted a moment."""
+
+    def __init__(self, label: str, enabled: bool):
+        self.label, self.enabled = label, enabled
+        self.started = time.monotonic()
+        self.progress = None
+        self.task = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if self.progress is None:
+            if time.monotonic() - self.started < PROGRESS_AFTER:
+                return
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, TaskProgressColumn, TimeElapsedColumn
+
+            self.progress = Progress("{task.description}", BarColumn(), TaskProgressColumn(),
+                                     TimeElapsedColumn(), console=Console(stderr=True),
+                                     transient=True)
+            self.progress.start()
+            self.task = self.progress.add_task(self.label, total=total or None)
+        self.progress.update(self.task, completed=done)
+
+    def close(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+
+def _run(bar: _Bar, say: str, *args, **kwargs):
+    """evaluate_file, its failures turned into messages (in `say`) and exit codes."""
+    try:
+        try:
+            return evaluate_file(*args, **kwargs)
+        except BaseException as exc:
+            if _signals or isinstance(exc, KeyboardInterrupt):
+                raise _Stopped() from exc
+            raise
+    except _Stopped:
+        bar.close()
+        click.echo(summary_text(say, "interrupted"), err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except FileProblem as exc:
+        bar.close()
+        click.echo(exc.text(say), err=True)
+        sys.exit(EXIT_UNUSABLE)
+    except RulesError as exc:
+        bar.close()
+        click.echo(f"--rules: {exc}", err=True)
+        sys.exit(EXIT_UNUSABLE)
+    except AccountingError as exc:
+        bar.close()
+        click.echo(summary_text(say, "accounting", detail=exc), err=True)
+        sys.exit(EXIT_ACCOUNTING)
+
+
+@click.command("batch")
+@click.argument("input", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("-o", "--output", required=True, type=click.Path(path_type=Path, dir_okay=False),
+              help="Determinations: .csv, .parquet or .xlsx.")
+@click.option("--rejects", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Rejected rows, one line per bad field: .csv, .parquet or .xlsx.")
+@click.option("--as-of", default=None, metavar="YYYY-MM-DD",
+              help="Date the determinations speak for (default: today).")
+@click.option("--rules", "rules_name", default=None, metavar="NAME|PATH",
+              help=f"Rules to apply: {', '.join(builtin_names())}, or a TOML file.")
+@click.option("--lang", type=click.Choice(LANGS), default="es", show_default=True,
+              help="Language of the messages.")
+@click.option("--separator", default=None, metavar="CHAR",
+              help="CSV separator (default: detected from the header, ',' or ';').")
+@click.option("--columns", "columns_map", default=None, metavar="MAP.toml",
+              type=click.Path(path_type=Path, dir_okay=False),
+              help="Map of the file's column names to the fields (docs/columns.example.toml).")
+@click.option("--strict", is_flag=True, help="Exit 1 if any row is rejected.")
+@click.option("--overwrite", is_flag=True, help="Replace existing output files.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar and no summary.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.option("--chunk-rows", type=click.IntRange(min=1), default=DEFAULT_CHUNK_ROWS,
+              show_default=True, help="Rows evaluated at a time (bounds memory).")
+def batch_cmd(input, output, rejects, as_of, rules_name, lang, separator, columns_map, strict,
+              overwrite, quiet, as_json, chunk_rows) -> None:
+    """Evaluate every participant of INPUT (.csv, .parquet or .xlsx) and write one
+    determination per valid row to OUTPUT, and each bad field to --rejects."""
+    day = None
+    if as_of is not None:
+        try:
+            day = date.fromisoformat(as_of)
+        except ValueError:
+            click.echo(f"--as-of (as_of): '{as_of}' is not a valid YYYY-MM-DD date", err=True)
+            sys.exit(EXIT_UNUSABLE)
+    bar = _Bar(summary_text(lang, "progress"), enabled=not quiet and sys.stderr.isatty())
+    previous = {s: signal.signal(s, _on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    _signals.clear()
+    try:
+        summary = _run(bar, lang, input, output, rejects, as_of=day, rules=rules_name,
+                       lang=lang, separator=separator, columns=columns_map,
+                       overwrite=overwrite, chunk_rows=chunk_rows, progress=bar)
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    bar.close()
+    if rejects is None and summary.problems:
+        sample = summary.sample
+        click.echo(summary_text(lang, "no_rejects_file", shown=sample.height,
+                                problems=summary.problems), err=True)
+        for r in sample.iter_rows(named=True):
+            click.echo(f"  {r['row']}: {r['participant_id'] or '-'}: {r['message']}", err=True)
+        if summary.problems > sample.height:
+            click.echo(summary_text(lang, "more_rejects", n=summary.problems - sample.height),
+                       err=True)
+    if as_json:
+        click.echo(json.dumps(summary.to_dict(), ensure_ascii=False, indent=2))
+    elif not quiet:
+        click.echo("\n".join(summary.lines(lang)))
+    if strict and summary.rows_rejected:
+        click.echo(summary_text(lang, "strict"), err=True)
+        sys.exit(EXIT_STRICT)

@@ -1,0 +1,64 @@
+"""Column maps: a file's own column names mapped to the SPEC §1 fields.
+
+A map is a TOML file with one table, `[columns]`, of `"file column" = "field"`
+pairs (see docs/columns.example.toml); several spellings may give one field.
+Columns the map does not name keep their names: a column already named as a
+field is that field, any other is carried through to the output unchanged.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+
+from ..fields import FIELD_NAMES
+from .errors import FileProblem
+
+ColumnsArg = Mapping[str, str] | str | Path | None
+
+
+def load_column_map(columns: ColumnsArg) -> dict[str, str]:
+    """{file column: field} from a mapping or a TOML file; checked."""
+    if columns is None:
+        return {}
+    name = "--columns"
+    if isinstance(columns, (str, Path)):
+        path = Path(columns)
+        name = str(path)
+        try:
+            data = tomllib.loads(path.read_text("utf-8"))
+        except FileNotFoundError:
+            raise FileProblem("not_found", file=name) from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise FileProblem("bad_map", file=name, detail=str(exc)) from None
+        table = data.get("columns")
+        if not isinstance(table, dict):
+            raise FileProblem("bad_map", file=name,
+                              detail="it needs a [columns] table of \"file column\" = \"field\"")
+        columns = table
+    mapping: dict[str, str] = {}
+    for source, field in columns.items():
+        if not isinstance(field, str) or field not in FIELD_NAMES:
+            raise FileProblem("bad_map", file=name,
+                              detail=f"'{source}' = {field!r}: the field must be one of "
+                                     f"{', '.join(FIELD_NAMES)}")
+        # several names may give one field (spellings of one export); only a
+        # file holding two of them is refused, in renames()
+        mapping[str(source).strip()] = field
+    return mapping
+
+
+def renames(file: str, names: list[str], mapping: Mapping[str, str]) -> dict[str, str]:
+    """{file column: field} for the columns this file has, with every clash named."""
+    rename = {n: mapping[n] for n in names if n in mapping and mapping[n] != n}
+    given: dict[str, list[str]] = {}
+    for n in names:
+        field = mapping.get(n, n)
+        if field in FIELD_NAMES:
+            given.setdefault(field, []).append(n)
+    for field, sources in given.items():
+        if len(sources) > 1:
+            raise FileProblem("same_field", file=file, field=field,
+                              columns=", ".join(f"'{s}'" for s in sources))
+    return rename

@@ -1,0 +1,153 @@
+"""Messages of the batch layer, in Spanish and English: what is wrong with a
+file, and the summary of a run. (The messages for bad values in a row come
+from the core's catalogs.)"""
+
+from __future__ import annotations
+
+from typing import Any
+
+PROBLEMS: dict[str, dict[str, str]] = {
+    "not_found": {
+        "es": "{file}: no existe el archivo",
+        "en": "{file}: no such file",
+    },
+    "unknown_suffix": {
+        "es": "{file}: formato desconocido por su extensión '{suffix}'; use .csv, .parquet o .xlsx",
+        "en": "{file}: unknown format by its suffix '{suffix}'; use .csv, .parquet or .xlsx",
+    },
+    "empty": {
+        "es": "{file}: el archivo está vacío",
+        "en": "{file}: the file is empty",
+    },
+    "no_rows": {
+        "es": "{file}: tiene encabezado pero ninguna fila de datos",
+        "en": "{file}: has a header but no rows of data",
+    },
+    "not_utf8": {
+        "es": "{file}, línea {line}: el texto no es UTF-8 (byte 0x{byte:02X} en la posición "
+              "{column}); guárdelo como «CSV UTF-8»",
+        "en": "{file}, line {line}: the text is not UTF-8 (byte 0x{byte:02X} at position "
+              "{column}); save it as 'CSV UTF-8'",
+    },
+    "ragged": {
+        "es": "{file}, línea {line}: tiene {found} valores, pero el encabezado tiene {expected} "
+              "columnas (¿separador '{separator}' correcto? use --separator)",
+        "en": "{file}, line {line}: has {found} values, but the header has {expected} columns "
+              "(is the separator '{separator}' right? see --separator)",
+    },
+    "open_quote": {
+        "es": "{file}, línea {line}: unas comillas abiertas aquí no se cierran nunca",
+        "en": "{file}, line {line}: a quoted value opened here is never closed",
+    },
+    "unparsable": {
+        "es": "{file}, cerca de la línea {line}: no se puede leer: {detail}",
+        "en": "{file}, near line {line}: cannot be read: {detail}",
+    },
+    "looks_like": {
+        "es": "{file}: no es CSV: parece un archivo {kind}; dele la extensión correcta",
+        "en": "{file}: is not CSV: it looks like a {kind} file; give it the right suffix",
+    },
+    "not_format": {
+        "es": "{file}: no es un archivo {kind} válido ({detail})",
+        "en": "{file}: is not a valid {kind} file ({detail})",
+    },
+    "missing_columns": {
+        "es": "{file}: faltan columnas requeridas: {columns}. Columnas del archivo: {found}",
+        "en": "{file}: required columns are missing: {columns}. The file's columns: {found}",
+    },
+    "duplicate_column": {
+        "es": "{file}: la columna '{column}' aparece más de una vez",
+        "en": "{file}: the column '{column}' appears more than once",
+    },
+    "unnamed_column": {
+        "es": "{file}: la columna {position} no tiene nombre en el encabezado",
+        "en": "{file}: column {position} has no name in the header",
+    },
+    "same_field": {
+        "es": "{file}: las columnas {columns} dan el mismo campo '{field}'",
+        "en": "{file}: the columns {columns} all give the field '{field}'",
+    },
+    "clashing_column": {
+        "es": "{file}: la columna '{column}' tiene el nombre de una columna del resultado; "
+              "cámbiele el nombre",
+        "en": "{file}: the column '{column}' has the name of a column of the result; rename it",
+    },
+    "bad_map": {
+        "es": "{file}: mapa de columnas no válido: {detail}",
+        "en": "{file}: invalid column map: {detail}",
+    },
+    "bad_separator": {
+        "es": "--separator: '{separator}' no sirve; indique un solo carácter, como ',' o ';'",
+        "en": "--separator: '{separator}' cannot be used; give one character, such as ',' or ';'",
+    },
+    "output_exists": {
+        "es": "{file}: ya existe; use --overwrite para reemplazarlo",
+        "en": "{file}: already exists; use --overwrite to replace it",
+    },
+    "output_is_input": {
+        "es": "{file}: la salida no puede ser el archivo de entrada",
+        "en": "{file}: the output cannot be the input file",
+    },
+    "no_directory": {
+        "es": "{file}: no existe la carpeta {directory}",
+        "en": "{file}: the folder {directory} does not exist",
+    },
+    "xlsx_too_big": {
+        "es": "{file}: {rows} filas no caben en una hoja .xlsx (máximo {limit}); "
+              "use .csv o .parquet",
+        "en": "{file}: {rows} rows do not fit in an .xlsx sheet (at most {limit}); "
+              "use .csv or .parquet",
+    },
+}
+
+SUMMARY: dict[str, dict[str, str]] = {
+    "es": {
+        "title": "Resumen de {input}",
+        "read": "Filas leídas:      {n}",
+        "determined": "Determinadas:      {n}",
+        "status": "  {status}: {n}",
+        "rejected": "Rechazadas:        {n} ({problems} problemas)",
+        "blank": "Líneas en blanco omitidas: {n}",
+        "output": "Resultado:  {path}",
+        "rejects": "Rechazos:   {path}",
+        "no_rejects_file": "Rechazos (sin --rejects, los primeros {shown} de {problems}):",
+        "more_rejects": "… y {n} más; use --rejects ARCHIVO para guardarlos todos",
+        "rules": "Reglas {rules}, fecha de la determinación {as_of}",
+        "time": "Tiempo: {total:.2f} s (lectura {read:.2f}, evaluación {evaluate:.2f}, "
+                "escritura {write:.2f}); {rate:,.0f} filas/s",
+        "carried": "Columnas llevadas tal cual: {columns}",
+        "strict": "--strict: hay filas rechazadas",
+        "interrupted": "Interrumpido: no se escribió ningún resultado",
+        "progress": "Evaluando",
+        "accounting": "ERROR INTERNO: las cuentas no cuadran: {detail}",
+    },
+    "en": {
+        "title": "Summary of {input}",
+        "read": "Rows read:         {n}",
+        "determined": "Determined:        {n}",
+        "status": "  {status}: {n}",
+        "rejected": "Rejected:          {n} ({problems} problems)",
+        "blank": "Blank lines skipped: {n}",
+        "output": "Output:   {path}",
+        "rejects": "Rejects:  {path}",
+        "no_rejects_file": "Rejects (no --rejects given, the first {shown} of {problems}):",
+        "more_rejects": "… and {n} more; use --rejects FILE to keep them all",
+        "rules": "Rules {rules}, determination date {as_of}",
+        "time": "Time: {total:.2f} s (reading {read:.2f}, evaluating {evaluate:.2f}, "
+                "writing {write:.2f}); {rate:,.0f} rows/s",
+        "carried": "Columns carried through: {columns}",
+        "strict": "--strict: some rows were rejected",
+        "interrupted": "Interrupted: no output was written",
+        "progress": "Evaluating",
+        "accounting": "INTERNAL ERROR: the row accounting does not add up: {detail}",
+    },
+}
+
+
+def problem_text(code: str, lang: str, params: dict[str, Any]) -> str:
+    templates = PROBLEMS[code]
+    return templates.get(lang, templates["en"]).format(**params)
+
+
+def summary_text(lang: str, key: str, **params: Any) -> str:
+    return SUMMARY.get(lang, SUMMARY["en"])[key].format(**params)

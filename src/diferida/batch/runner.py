@@ -1,0 +1,443 @@
+"""A whole population from a file: read in chunks, evaluate each with the
+core (`evaluate_frame`, the same path as one participant alone), write the
+determinations and the rejects, and account for every row.
+
+Rows read = rows determined + rows rejected, checked chunk by chunk and at
+the end; a run where it does not hold fails loudly and writes nothing.
+"""
+
+from __future__ import annotations
+
+import itertools
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from ..core import evaluate_frame
+from ..i18n import LANGS, error_message, field_label
+from ..rules import Rules, load_rules
+from .columns import ColumnsArg
+from .errors import FileProblem
+from .io import XLSX_MAX_ROWS, Chunk, Sink, Source, kind_of, open_sink, open_source
+from .messages import summary_text
+
+DEFAULT_CHUNK_ROWS = 250_000  # ~0.5 GB of working memory in the core, the fastest size measured
+REJECT_COLUMNS = ("row", "participant_id", "field", "code", "value", "message")
+STATUSES = ("eligible", "not_yet_eligible", "not_entitled")
+
+Progress = Callable[[int, int], None]
+
+
+class AccountingError(AssertionError):
+    """Rows read ≠ rows determined + rows rejected: a bug, never to pass silently."""
+
+
+@dataclass
+class Summary:
+    """What a run did. `seconds` splits the time into reading, evaluating and
+    writing; `sample` holds the first rejects when no rejects file was asked."""
+
+    input: str
+    output: str
+    rejects: str | None
+    rules_version: str
+    as_of: date
+    rows_read: int = 0
+    by_status: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STATUSES, 0))
+    rows_rejected: int = 0
+    problems: int = 0
+    blank: int = 0
+    carried: list[str] = field(default_factory=list)
+    seconds: dict[str, float] = field(
+        default_factory=lambda: {"read": 0.0, "evaluate": 0.0, "write": 0.0, "total": 0.0})
+    sample: pl.DataFrame | None = None
+
+    @property
+    def rows_determined(self) -> int:
+        return sum(self.by_status.values())
+
+    def check(self) -> None:
+        if self.rows_read != self.rows_determined + self.rows_rejected:
+            raise AccountingError(
+                f"{self.rows_read} rows read, {self.rows_determined} determined, "
+                f"{self.rows_rejected} rejected")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "input": self.input, "output": self.output, "rejects": self.rejects,
+            "rules_version": self.rules_version, "as_of": self.as_of.isoformat(),
+            "rows_read": self.rows_read, "rows_determined": self.rows_determined,
+            "by_status": dict(self.by_status), "rows_rejected": self.rows_rejected,
+            "problems": self.problems, "blank_lines": self.blank, "carried": self.carried,
+            "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
+        }
+
+    def lines(self, lang: str) -> list[str]:
+        """The summary as text, in Spanish or English."""
+        def t(key: str, **kw: Any) -> str:
+            return summary_text(lang, key, **kw)
+
+        out = [t("title", input=self.input), t("read", n=f"{self.rows_read:,}"),
+               t("determined", n=f"{self.rows_determined:,}")]
+        out += [t("status", status=s, n=f"{n:,}") for s, n in self.by_status.items()]
+        out.append(t("rejected", n=f"{self.rows_rejected:,}", problems=f"{self.problems:,}"))
+        if self.blank:
+            out.append(t("blank", n=f"{self.blank:,}"))
+        if self.carried:
+            out.append(t("carried", columns=", ".join(self.carried)))
+        out.append(t("rules", rules=self.rules_version, as_of=self.as_of.isoformat()))
+        out.append(t("output", path=self.output))
+        if self.rejects:
+            out.append(t("rejects", path=self.rejects))
+        total = self.seconds["total"]
+        out.append(t("time", **self.seconds, rate=self.rows_read / total if total else 0))
+        return out
+
+
+def _check_target(path: Path, inputs: list[Path], overwrite: bool) -> None:
+    kind_of(path)
+    if not path.parent.is_dir():
+        raise FileProblem("no_directory", file=str(path), directory=str(path.parent))
+    for other in inputs:
+        if path.resolve() == other.resolve():
+            raise FileProblem("output_is_input", file=str(path))
+    if path.exists() and not overwrite:
+        raise FileProblem("output_exists", file=str(path))
+
+
+def _id_text(ids: pl.Series) -> pl.Series:
+    """Ids as the core compares them: text, stripped; blank means none."""
+    text = ids.str.strip_chars() if ids.dtype == pl.String else ids.cast(pl.String)
+    return text.replace("", None)
+
+
+def _later_duplicates(src: Source, chunk_rows: int) -> np.ndarray:
+    """Positions (0-based, whole file) of rows whose id appeared in an earlier
+    row: found in one pass over the id column alone, so that SPEC §1 ("the
+    first row with that id is evaluated, each later one is rejected") holds
+    across chunks exactly as within one."""
+    parts = [c.frame.get_column("participant_id")
+             for c in src.chunks(chunk_rows, columns=["participant_id"])]
+    if not parts:
+        return np.empty(0, dtype=np.int64)
+    ids = _id_text(pl.concat(parts))
+    later = ids.is_not_null() & ~ids.is_first_distinct()
+    return np.flatnonzero(later.to_numpy()).astype(np.int64)
+
+
+def _reject_later(frame: pl.DataFrame, det: pl.DataFrame, bad: pl.DataFrame,
+                  local: np.ndarray, lang: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Reject rows of this chunk whose id appeared in an earlier chunk."""
+    # masks over the chunk's rows: O(rows), where numpy's set functions sort or hash
+    h = frame.height
+    rejected = np.zeros(h, dtype=bool)
+    rejected[bad["row"].to_numpy()] = True
+    later = np.zeros(h, dtype=bool)
+    later[local] = True
+    det = det.filter(pl.Series(~later[~rejected]))  # determinations are the unrejected rows
+    has_id_error = np.zeros(h, dtype=bool)
+    has_id_error[bad.filter(pl.col("field") == "participant_id")["row"].to_numpy()] = True
+    need = local[~has_id_error[local]]
+    if len(need):
+        ids = _id_text(frame.get_column("participant_id")).gather(need).to_list()
+        label = f"{field_label(lang, 'participant_id')} (participant_id)"
+        extra = pl.DataFrame(
+            {"row": need, "participant_id": ids, "field": "participant_id",
+             "code": "duplicate_id", "value": ids,
+             "message": [f"{label}: {error_message(lang, 'duplicate_id', v)}" for v in ids]},
+            schema=bad.schema,
+        )
+        # participant_id is the first field, so its error comes first in its row
+        bad = pl.concat([extra, bad]).sort("row", maintain_order=True)
+    return det, bad
+
+
+def evaluate_file(
+    input: str | Path,
+    output: str | Path,
+    rejects: str | Path | None = None,
+    *,
+    as_of: date | None = None,
+    rules: str | Path | Rules | None = None,
+    lang: str = "es",
+    separator: str | None = None,
+    columns: ColumnsArg = None,
+    overwrite: bool = False,
+    chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    progress: Progress | None = None,
+    sample_rejects: int = 50,
+) -> Summary:
+    """Evaluate every participant of a file (CSV, Parquet or .xlsx, by suffix)
+    and write the determinations to `output` and the rejected rows, one line
+    per bad field, to `rejects` (formats by suffix). Raises FileProblem for a
+    file that cannot be used, before anything is written; outputs appear only
+    when complete. `progress(done, total)` is called after each chunk."""
+    started = time.perf_counter()
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r}; use one of {', '.join(LANGS)}")
+    if chunk_rows < 1:
+        raise ValueError("chunk_rows must be at least 1")
+    inp, out = Path(input), Path(output)
+    rej = Path(rejects) if rejects is not None else None
+    kind_of(inp)
+    _check_target(out, [inp], overwrite)
+    if rej is not None:
+        _check_target(rej, [inp, out], overwrite)
+    r = load_rules(rules)
+    day = as_of or date.today()  # one date for the whole run, even across midnight
+    src = open_source(inp, separator=separator, columns=columns)
+    if kind_of(out) == "xlsx" and src.kind != "csv" and src.total > XLSX_MAX_ROWS:
+        raise FileProblem("xlsx_too_big", file=str(out), rows=f"{src.total:,}",
+                          limit=f"{XLSX_MAX_ROWS:,}")
+    summary = Summary(str(inp), str(out), str(rej) if rej else None, r.version, day,
+                      carried=list(src.carried))
+    secs = summary.seconds
+    sinks: list[Sink] = []
+    writer = _Writer(secs)
+    prefetch: _Prefetch | None = None
+    try:
+        out_sink = open_sink(out, overwrite)
+        sinks.append(out_sink)
+        rej_sink = open_sink(rej, overwrite) if rej is not None else None
+        if rej_sink is not None:
+            sinks.append(rej_sink)
+        samples: list[pl.DataFrame] = []
+        sampled = 0
+
+        tick = time.perf_counter()
+        chunks = src.chunks(chunk_rows)
+        first = next(chunks, None)
+        second = next(chunks, None) if first is not None else None
+        secs["read"] += time.perf_counter() - tick
+        # Duplicate ids across chunks are found by a pass over the id column,
+        # run while the first chunk is evaluated (which does not need it: ids
+        # repeated within one chunk are the core's to reject).
+        duplicates = _Thread(lambda: _later_duplicates(src, chunk_rows), secs) \
+            if second is not None else None
+        later = None
+        prefetch = _Prefetch(chunks, secs)
+        stream = itertools.chain((c for c in (first, second) if c is not None), prefetch)
+
+        # The core adds working columns beside the input's (service_units,
+        # covered, ...): carried columns travel under names it cannot use.
+        hide = {c: f"\x1fcarried{i}" for i, c in enumerate(src.carried)}
+        unhide = {v: k for k, v in hide.items()}
+        offset = 0
+        for index, chunk in enumerate(stream):
+            if index == 1 and duplicates is not None:
+                later = duplicates.result()
+            tick = time.perf_counter()
+            frame = chunk.frame
+            h = frame.height
+            summary.blank += chunk.blank
+            if h:
+                res = evaluate_frame(frame.rename(hide), as_of=day, rules=r, lang=lang,
+                                     require_id=True)
+                det, bad = res.determinations.rename(unhide), res.rejected
+                if later is not None:
+                    lo, hi = np.searchsorted(later, [offset, offset + h])
+                    if hi > lo:
+                        det, bad = _reject_later(frame, det, bad, later[lo:hi] - offset, lang)
+                n_bad = bad["row"].n_unique() if bad.height else 0
+                if h != det.height + n_bad:
+                    raise AccountingError(f"{h} rows in a chunk, {det.height} determined, "
+                                          f"{n_bad} rejected")
+                numbers = chunk.rows[bad["row"].to_numpy()] if bad.height else []
+                bad = bad.with_columns(pl.Series("row", numbers, dtype=pl.Int64)).select(
+                    REJECT_COLUMNS)
+                summary.rows_read += h
+                summary.rows_rejected += n_bad
+                summary.problems += bad.height
+                for status, n in det["status"].value_counts().iter_rows():
+                    summary.by_status[status] = summary.by_status.get(status, 0) + n
+            else:
+                det = None
+                bad = _empty_rejects()
+            offset += h
+            secs["evaluate"] += time.perf_counter() - tick
+
+            if det is not None:
+                writer.submit(out_sink.write, det)
+            if rej_sink is not None:
+                writer.submit(rej_sink.write, bad)
+            elif sampled < sample_rejects and bad.height:
+                samples.append(bad.head(sample_rejects - sampled))
+                sampled += samples[-1].height
+            if progress is not None:
+                progress(chunk.done, src.total)
+
+        writer.close()
+        if summary.rows_read == 0:
+            raise FileProblem("no_rows", file=str(inp))
+        summary.check()
+        if out_sink.rows != summary.rows_determined:
+            raise AccountingError(f"{summary.rows_determined} determined, "
+                                  f"{out_sink.rows} written")
+        tick = time.perf_counter()
+        if rej_sink is not None:
+            rej_sink.finish()
+        out_sink.finish()
+        sinks.clear()
+        secs["write"] += time.perf_counter() - tick
+        summary.sample = pl.concat(samples) if samples else _empty_rejects()
+    except BaseException:
+        if prefetch is not None:
+            prefetch.close()
+        try:
+            _discard(writer, sinks)
+        except KeyboardInterrupt:
+            _discard(writer, sinks)
+        raise
+    secs["total"] = time.perf_counter() - started
+    return summary
+
+
+class _Thread:
+    """A function run in a thread of its own; `result()` waits for it."""
+
+    def __init__(self, fn: Callable[[], Any], seconds: dict[str, float]):
+        self._fn, self._seconds = fn, seconds
+        self._value: Any = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="diferida-batch-ids",
+                                        daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        tick = time.perf_counter()
+        try:
+            self._value = self._fn()
+        except BaseException as exc:  # handed to the caller by result()
+            self._error = exc
+        self._seconds["read"] += time.perf_counter() - tick
+
+    def result(self) -> Any:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+
+class _Prefetch:
+    """The chunks, each read in a thread of its own while the one before is
+    evaluated (at most one waits, which keeps memory bounded)."""
+
+    def __init__(self, chunks: Iterator[Chunk], seconds: dict[str, float]):
+        self._chunks, self._seconds = chunks, seconds
+        self._ready: queue.Queue = queue.Queue(maxsize=1)
+        self._stop = threading.Event()
+        threading.Thread(target=self._read, name="diferida-batch-reader", daemon=True).start()
+
+    def _offer(self, item: tuple[str, Any]) -> bool:
+        while not self._stop.is_set():
+            try:
+                self._ready.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _read(self) -> None:
+        try:
+            while True:
+                tick = time.perf_counter()
+                chunk = next(self._chunks, None)
+                self._seconds["read"] += time.perf_counter() - tick
+                if chunk is None:
+                    self._offer(("end", None))
+                    return
+                if not self._offer(("chunk", chunk)):
+                    return
+        except BaseException as exc:  # handed to the consumer by __iter__
+            self._offer(("error", exc))
+
+    def __iter__(self) -> Iterator[Chunk]:
+        while True:
+            kind, value = self._ready.get()
+            if kind == "end":
+                return
+            if kind == "error":
+                raise value
+            yield value
+
+    def close(self) -> None:
+        self._stop.set()
+
+
+class _Writer:
+    """Writes the outputs in a thread of its own, in order, so that writing a
+    chunk overlaps the evaluation of the next (the Parquet and CSV writers
+    release the GIL). At most two chunks wait, which keeps memory bounded."""
+
+    def __init__(self, seconds: dict[str, float]):
+        self._seconds = seconds
+        self._jobs: queue.Queue = queue.Queue(maxsize=2)
+        self._error: BaseException | None = None
+        self._cancelled = False
+        self._thread = threading.Thread(target=self._run, name="diferida-batch-writer",
+                                        daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            if self._error is not None or self._cancelled:
+                continue
+            tick = time.perf_counter()
+            try:
+                job[0](*job[1:])
+            except BaseException as exc:  # handed to the main thread by submit/close
+                self._error = exc
+            self._seconds["write"] += time.perf_counter() - tick
+
+    def _raise(self) -> None:
+        if self._error is not None:
+            raise self._error
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> None:
+        self._raise()
+        self._jobs.put((fn, *args))
+
+    def close(self) -> None:
+        """Wait for every write; raise the first error of any."""
+        if self._thread.is_alive():
+            self._jobs.put(None)
+            self._thread.join()
+        self._raise()
+
+    def cancel(self) -> None:
+        """Skip the writes still waiting and stop the thread."""
+        self._cancelled = True
+        if self._thread.is_alive():
+            self._jobs.put(None)
+            self._thread.join()
+
+
+def _discard(writer: _Writer, sinks: list[Sink]) -> None:
+    """Stop writing and remove the temporary outputs. A signal that arrives
+    during a Polars query can raise KeyboardInterrupt a second time once
+    Python resumes (seen in tests), so an interrupt while cleaning up must not
+    leave a file behind."""
+    for _ in range(100):
+        try:
+            writer.cancel()
+            while sinks:
+                sinks[0].abort()
+                sinks.pop(0)
+            return
+        except KeyboardInterrupt:
+            continue
+
+
+def _empty_rejects() -> pl.DataFrame:
+    return pl.DataFrame(schema={"row": pl.Int64, **{c: pl.String for c in REJECT_COLUMNS[1:]}})
+
+
+__all__ = ["AccountingError", "DEFAULT_CHUNK_ROWS", "REJECT_COLUMNS", "Summary", "evaluate_file"]

@@ -1,0 +1,428 @@
+"""The JSON API, /api/v1. Thin: parse, call the core or the store, render.
+
+* POST /api/v1/determinations — one participant; public; stores nothing.
+* POST /api/v1/batches — a CSV, Parquet or .xlsx file; public; stores nothing.
+* /api/v1/cases — recorded determinations, append-only, with versions.
+* GET /api/v1/audit — who did what to which case, when.
+* GET /health
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, File, Form, Path, Query, Request, UploadFile
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse, Response
+
+from .. import __version__
+from ..i18n import LANGS
+from ..rules import RulesError, builtin_names, load_rules, rules_from_resolved
+from . import messages
+from .auth import Analyst, Auditor, Reader, store_of
+from .errors import APIError, parse_json_object, problem
+from .participant import RequestProblems, field_problem, parse
+from .schemas import (
+    AuditList,
+    BatchOut,
+    CaseList,
+    CaseOut,
+    CaseRequest,
+    Determination,
+    Errors,
+    Health,
+    ParticipantFields,
+    Reproduction,
+    request_body,
+)
+from .store import AuditQuery, Case, CaseConflict, CaseProblem, NewEvent, Store, User
+
+__all__ = ["router"]
+
+router = APIRouter()
+MAX_DB_ID = 2**63 - 1
+NOTE_LIMIT = 2000
+# Texts of the explanation may be reworded between releases without changing
+# the decision; `decision_identical` compares everything else.
+TEXT_KEYS = ("headline", "explanation")
+
+ERRORS_422 = {422: {"model": Errors, "description": "Bad input: every bad field named."}}
+ERRORS_AUTH = {401: {"model": Errors, "description": "Missing or unknown token."},
+               403: {"model": Errors, "description": "The token's role may not do this."}}
+
+
+def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(data, status_code=status, headers=headers)
+
+
+def _lang(request: Request) -> str:
+    return messages.pick_lang(request.query_params.get("lang"),
+                              request.headers.get("accept-language"))
+
+
+# -- health -----------------------------------------------------------------
+
+@router.get("/health", response_model=Health, tags=["service"],
+            responses={503: {"model": Health, "description": "The database is not reachable."}})
+def health(request: Request) -> JSONResponse:
+    store: Store = store_of(request)
+    try:
+        store.ping()
+        revision = store.revision()
+    except Exception:  # any database failure means "not ready"; the detail stays in the server
+        return _json({"status": "unavailable", "database": "unreachable", "schema_revision": None,
+                      "version": __version__}, 503)
+    return _json({"status": "ok", "database": store.engine.dialect.name,
+                  "schema_revision": revision, "version": __version__})
+
+
+# -- one participant ----------------------------------------------------------
+
+@router.post("/api/v1/determinations", tags=["determinations"],
+             response_model=Determination, responses=ERRORS_422,
+             openapi_extra=request_body(ParticipantFields))
+async def post_determination(request: Request) -> JSONResponse:
+    """Evaluate one participant: a JSON object of SPEC §1 fields, plus `lang`
+    (es | en) and optionally `rules`. Public; nothing is stored or logged."""
+    body = parse_json_object(await request.body(), _lang(request))
+    parsed = parse(body, ())
+    evaluator = request.app.state.evaluator
+    try:
+        d = await evaluator(parsed)
+    except RequestProblems as exc:
+        raise APIError(422, exc.problems) from None
+    return _json(d.to_dict())
+
+
+# -- a file of participants ---------------------------------------------------------
+
+@router.post("/api/v1/batches", tags=["determinations"], response_model=BatchOut,
+             responses={**ERRORS_422, 413: {"model": Errors, "description": "File too large."}})
+async def post_batch(
+    request: Request,
+    file: Annotated[UploadFile | None, File(description="CSV, Parquet or .xlsx, columns named "
+                                                         "as the SPEC §1 fields.")] = None,
+    as_of: Annotated[str | None, Form(description="Date the determinations speak for "
+                                                  "(YYYY-MM-DD, default today).")] = None,
+    lang: Annotated[str | None, Form(description="es | en")] = None,
+    rules: Annotated[str | None, Form(description="Built-in rules name.")] = None,
+    separator: Annotated[str | None, Form(description="CSV separator (default: detected).")]
+    = None,
+) -> Response:
+    """Evaluate a whole file. Every row is either determined or rejected with
+    its row number, participant id, field and reason. Public; stores nothing."""
+    lang_ = lang if lang in LANGS else messages.pick_lang(None,
+                                                          request.headers.get("accept-language"))
+    problems = []
+    if lang is not None and lang not in LANGS:
+        problems.append(field_problem(lang_, "lang", "unknown_lang", lang))
+    as_of_date = None
+    if as_of:
+        try:
+            as_of_date = date.fromisoformat(as_of)
+        except ValueError:
+            problems.append(field_problem(lang_, "as_of", "not_a_date", as_of))
+    rules_obj = load_rules(None)
+    if rules is not None:
+        if rules in builtin_names():
+            rules_obj = load_rules(rules)
+        else:
+            problems.append(field_problem(lang_, "rules", "unknown_rules", rules,
+                                          names=", ".join(builtin_names())))
+    if separator is not None and len(separator) != 1:
+        problems.append(field_problem(lang_, "separator", "invalid", separator,
+                                      detail="one character"))
+    if file is None:
+        problems.append(problem("file", "file_missing", messages.text(lang_, "file_missing")))
+    if problems:
+        raise APIError(422, problems)
+    limit = request.app.state.settings.max_upload_bytes
+    data = await file.read(limit + 1)
+    if len(data) > limit:
+        raise APIError(413, [problem("file", "payload_too_large", messages.text(
+            lang_, "payload_too_large", limit=limit), limit=limit)])
+    filename = file.filename or "upload"
+    body = await run_in_threadpool(_evaluate_file, data, filename, separator, as_of_date,
+                                   rules_obj, lang_)
+    return Response(body, media_type="application/json")
+
+
+def _evaluate_file(data: bytes, filename: str, separator: str | None, as_of: date | None,
+                   rules, lang: str) -> bytes:
+    import polars as pl
+
+    from ..batch.io import FileProblem, load_table, row_numbers
+    from ..core import evaluate_frame
+
+    try:
+        table = load_table(data, filename, separator=separator)
+    except FileProblem as exc:
+        raise APIError(422, [problem("file", exc.code, exc.text(lang), None,
+                                     line=exc.line)]) from None
+    as_of = as_of or date.today()
+    result = evaluate_frame(table.frame, as_of=as_of, rules=rules, lang=lang)
+    # rows numbered as a person opening the file would number them
+    rejects = result.rejected.with_columns(
+        row_numbers(table.kind, result.rejected["row"], table.rows))
+
+    def rows_json(df: pl.DataFrame) -> bytes:
+        # dates and exact decimals as text, so nothing passes through a float
+        df = df.with_columns(pl.col(pl.Date, pl.Datetime, pl.Decimal, pl.Time,
+                                    pl.Duration).cast(pl.String))
+        return df.write_json().encode() if df.height else b"[]"
+
+    by_status = dict(result.determinations.group_by("status").len().iter_rows())
+    summary = {"filename": filename, "rows_in": result.rows_in,
+               "rows_determined": result.determinations.height,
+               "rows_rejected": result.rows_rejected, "by_status": by_status,
+               "blank_rows_skipped": table.blank, "rules_version": result.rules.version,
+               "as_of": as_of.isoformat(), "lang": lang}
+    return b"".join([b'{"summary":', json.dumps(summary, ensure_ascii=False).encode(),
+                     b',"determinations":', rows_json(result.determinations),
+                     b',"rejects":', rows_json(rejects), b"}"])
+
+
+# -- cases ----------------------------------------------------------------------
+
+def case_json(case: Case, superseded_by: int | None, author: str) -> dict[str, Any]:
+    return {
+        "id": case.id, "participant_id": case.participant_id, "version": case.version,
+        "supersedes": case.supersedes, "superseded_by": superseded_by,
+        "current": superseded_by is None, "inputs": json.loads(case.inputs),
+        "result": json.loads(case.result), "rules_version": case.rules_version,
+        "as_of": case.as_of.isoformat(), "lang": case.lang, "author": author,
+        "note": case.note, "created_at": case.created_at.isoformat(),
+    }
+
+
+def _cases_json(store: Store, cases: list[Case]) -> list[dict[str, Any]]:
+    later = store.superseded_by(c.id for c in cases)
+    authors = store.authors(c.author_id for c in cases)
+    return [case_json(c, later.get(c.id), authors.get(c.author_id, "?")) for c in cases]
+
+
+def _check_case_options(parsed, lang: str) -> tuple[int | None, str | None]:
+    supersedes = parsed.options.get("supersedes")
+    note = parsed.options.get("note")
+    if supersedes is not None and (isinstance(supersedes, bool) or not isinstance(supersedes, int)
+                                   or not 1 <= supersedes <= MAX_DB_ID):
+        parsed.problems.append(field_problem(lang, "supersedes", "not_an_integer",
+                                             str(supersedes)))
+        supersedes = None
+    if note is not None and not isinstance(note, str):
+        parsed.problems.append(field_problem(lang, "note", "not_text"))
+        note = None
+    elif note is not None and len(note) > NOTE_LIMIT:
+        parsed.problems.append(field_problem(lang, "note", "too_long", None, limit=NOTE_LIMIT))
+        note = None
+    pid = parsed.fields.get("participant_id")
+    if pid is None or (isinstance(pid, str) and not pid.strip()):
+        parsed.problems.append(field_problem(lang, "participant_id", "missing"))
+    return supersedes, note
+
+
+@router.post("/api/v1/cases", tags=["cases"], status_code=201, response_model=CaseOut,
+             responses={**ERRORS_422, **ERRORS_AUTH,
+                        409: {"model": Errors, "description": "The participant already has a "
+                              "case, or the superseded case is not the current version."}},
+             openapi_extra=request_body(CaseRequest))
+async def post_case(request: Request, user: Analyst) -> JSONResponse:
+    """Record a determination for a participant. The server evaluates the inputs
+    itself. A correction names the current version in `supersedes`; nothing is
+    ever changed in place."""
+    store: Store = store_of(request)
+    path = request.url.path
+    try:
+        body = parse_json_object(await request.body(), _lang(request))
+    except APIError as exc:
+        await run_in_threadpool(store.audit, NewEvent(
+            "case.create", request.method, path, exc.status, user=user,
+            detail="refused: " + ", ".join(p["code"] for p in exc.problems)))
+        raise
+    parsed = parse(body, ("supersedes", "note"))
+    supersedes, note = _check_case_options(parsed, parsed.lang)
+    action = "case.correct" if supersedes is not None else "case.create"
+    raw_pid = parsed.fields.get("participant_id")
+    pid = None if raw_pid is None else str(raw_pid)[:200]
+
+    async def refused(status: int, problems: list[dict[str, Any]], detail: str,
+                      current: int | None = None) -> APIError:
+        # only field names and codes: the values may be personal data
+        await run_in_threadpool(store.audit, NewEvent(
+            action, request.method, path, status, user=user, case_id=supersedes,
+            participant_id=pid, detail=detail))
+        return APIError(status, problems)
+
+    try:
+        d = await request.app.state.evaluator(parsed)
+    except RequestProblems as exc:
+        detail = "refused: " + ", ".join(f"{p['field']}:{p['code']}" for p in exc.problems)
+        raise await refused(422, exc.problems, detail) from None
+
+    inputs = dict(parsed.fields)
+    result = d.to_dict()
+    rules = parsed.rules
+
+    def event(case: Case) -> NewEvent:
+        return NewEvent(action, request.method, path, 201, user=user, case_id=case.id,
+                        participant_id=case.participant_id,
+                        detail=f"version {case.version}" + (
+                            f", supersedes {case.supersedes}" if case.supersedes else ""))
+
+    try:
+        case = await run_in_threadpool(
+            lambda: store.record_case(
+                participant_id=str(inputs["participant_id"]), inputs=inputs, result=result,
+                rules_version=rules.version, rules_name=rules.name, rules_content=rules.resolved,
+                as_of=d.as_of, lang=parsed.lang, author=user, supersedes=supersedes, note=note,
+                event=event))
+    except CaseProblem as exc:
+        raise await refused(422, [field_problem(parsed.lang, exc.field, exc.code, exc.value)],
+                            f"refused: {exc.field}:{exc.code}") from None
+    except CaseConflict as exc:
+        msg = messages.text(parsed.lang, exc.code, value=supersedes, current=exc.current_id)
+        raise await refused(409, [problem("supersedes", exc.code, msg, supersedes,
+                                          current_case_id=exc.current_id)],
+                            f"refused: {exc.code}, current {exc.current_id}") from None
+    body_out = case_json(case, None, user.name)
+    return _json(body_out, 201, {"Location": f"/api/v1/cases/{case.id}"})
+
+
+CaseId = Annotated[int, Path(ge=1, le=MAX_DB_ID, description="The case's id.")]
+
+
+async def _load_case(request: Request, store: Store, user: User, case_id: int,
+                     action: str) -> Case:
+    case = await run_in_threadpool(store.case, case_id)
+    if case is None:
+        await run_in_threadpool(store.audit, NewEvent(
+            action, request.method, request.url.path, 404, user=user, case_id=case_id,
+            detail="no such case"))
+        raise APIError(404, [problem("case_id", "not_found", messages.text(
+            _lang(request), "not_found", value=case_id), case_id)])
+    return case
+
+
+@router.get("/api/v1/cases/{case_id}", tags=["cases"], response_model=CaseOut,
+            responses={**ERRORS_AUTH, 404: {"model": Errors}})
+async def get_case(request: Request, case_id: CaseId,
+                   user: Reader) -> JSONResponse:
+    """One case version, with the id of the case that superseded it, if any."""
+    store: Store = store_of(request)
+    case = await _load_case(request, store, user, case_id, "case.read")
+    out = (await run_in_threadpool(_cases_json, store, [case]))[0]
+    await run_in_threadpool(store.audit, NewEvent(
+        "case.read", request.method, request.url.path, 200, user=user, case_id=case.id,
+        participant_id=case.participant_id))
+    return _json(out)
+
+
+@router.get("/api/v1/cases", tags=["cases"], response_model=CaseList,
+            responses={**ERRORS_AUTH, **ERRORS_422})
+async def list_cases(
+    request: Request,
+    user: Reader,
+    participant_id: Annotated[str | None, Query(max_length=200,
+                                                description="All versions of this participant's "
+                                                            "case, oldest first.")] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> JSONResponse:
+    """Cases in order: one participant's versions, or every case by id."""
+    store: Store = store_of(request)
+    cases = await run_in_threadpool(store.cases, participant_id, limit, offset)
+    out = await run_in_threadpool(_cases_json, store, cases)
+    await run_in_threadpool(store.audit, NewEvent(
+        "case.list", request.method, request.url.path, 200, user=user,
+        participant_id=participant_id,
+        detail=f"{len(cases)} cases: " + ",".join(str(c.id) for c in cases[:200])))
+    return _json({"participant_id": participant_id, "cases": out})
+
+
+@router.get("/api/v1/cases/{case_id}/reproduce", tags=["cases"], response_model=Reproduction,
+            responses={**ERRORS_AUTH, 404: {"model": Errors}})
+async def reproduce_case(request: Request, case_id: CaseId,
+                         user: Reader) -> JSONResponse:
+    """Recompute a stored case with its stored inputs, its stored rules content
+    and its as_of date, and compare with the stored result."""
+    store: Store = store_of(request)
+    case = await _load_case(request, store, user, case_id, "case.reproduce")
+    out = await run_in_threadpool(_reproduce, store, case)
+    await run_in_threadpool(store.audit, NewEvent(
+        "case.reproduce", request.method, request.url.path, 200, user=user, case_id=case.id,
+        participant_id=case.participant_id,
+        detail="identical" if out["identical"] else (
+            "decision identical, texts differ" if out["decision_identical"] else "DIFFERENT")))
+    return _json(out)
+
+
+def _reproduce(store: Store, case: Case) -> dict[str, Any]:
+    from ..core import InputError, evaluate
+
+    stored = json.loads(case.result)
+    base = {"case_id": case.id, "rules_version": case.rules_version,
+            "as_of": case.as_of.isoformat()}
+    content = store.rules_content(case.rules_version)
+    try:
+        if content is None:
+            raise RulesError(f"rules version {case.rules_version} is not in the store")
+        rules = rules_from_resolved(content, origin=case.rules_version)
+        if rules.version != case.rules_version:
+            raise RulesError(f"the stored rules content hashes to {rules.version}, "
+                             f"not {case.rules_version}")
+        recomputed = evaluate(json.loads(case.inputs), as_of=case.as_of, rules=rules,
+                              lang=case.lang).to_dict()
+    except (RulesError, InputError) as exc:
+        return {**base, "identical": False, "decision_identical": False, "differences": [],
+                "recomputed": None, "problem": str(exc)}
+    keys = list(dict.fromkeys([*stored, *recomputed]))
+    differences = [{"key": k, "stored": stored.get(k), "recomputed": recomputed.get(k)}
+                   for k in keys if stored.get(k) != recomputed.get(k)]
+    return {**base, "identical": not differences,
+            "decision_identical": not [x for x in differences if x["key"] not in TEXT_KEYS],
+            "differences": differences, "recomputed": recomputed, "problem": None}
+
+
+# -- audit trail ---------------------------------------------------------------------
+
+@router.get("/api/v1/audit", tags=["audit"], response_model=AuditList,
+            responses={**ERRORS_AUTH, **ERRORS_422})
+async def audit_trail(
+    request: Request,
+    user: Auditor,
+    case_id: Annotated[int | None, Query(ge=1, le=MAX_DB_ID)] = None,
+    user_name: Annotated[str | None, Query(alias="user", max_length=100,
+                                           description="User name.")] = None,
+    action: Annotated[str | None, Query(
+        max_length=40, description="case.create, case.correct, case.read, case.list, "
+        "case.reproduce, audit.read, auth.unauthorized, auth.forbidden")] = None,
+    participant_id: Annotated[str | None, Query(max_length=200)] = None,
+    since: Annotated[datetime | None, Query(description="From this time (ISO 8601; "
+                                                        "UTC if no zone).")] = None,
+    until: Annotated[datetime | None, Query(description="Before this time.")] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> JSONResponse:
+    """The audit trail, oldest first: who created, corrected or read which
+    case, and every refused attempt, with filters."""
+    from datetime import UTC
+
+    def utc(t: datetime | None) -> datetime | None:
+        return None if t is None else (t.replace(tzinfo=UTC) if t.tzinfo is None else t)
+
+    store: Store = store_of(request)
+    q = AuditQuery(case_id=case_id, user=user_name, action=action,
+                   participant_id=participant_id, since=utc(since), until=utc(until),
+                   limit=limit, offset=offset)
+    # the reading is recorded before it happens, so it appears in its own answer
+    await run_in_threadpool(store.audit, NewEvent(
+        "audit.read", request.method, request.url.path, 200, user=user,
+        detail=str(request.url.query)[:500] or None))
+    events = await run_in_threadpool(store.audit_events, q)
+    return _json({"events": [{
+        "id": e.id, "at": e.at.isoformat(), "user": e.user_name, "role": e.role,
+        "action": e.action, "case_id": e.case_id, "participant_id": e.participant_id,
+        "method": e.method, "path": e.path, "status_code": e.status_code, "detail": e.detail,
+    } for e in events], "limit": limit, "offset": offset})

@@ -1,0 +1,171 @@
+"""Commands of the service: `diferida serve`, `diferida db …`, `diferida users …`."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+
+import click
+import uvicorn
+
+from .settings import default_database_url
+
+
+class NoDelayConfig(uvicorn.Config):
+    """With several workers uvicorn opens the listening socket itself, without
+    naming TCP, so asyncio leaves Nagle's algorithm on for every connection: a
+    response written in two parts then waits for the client's delayed ACK
+    (about 40 ms). TCP_NODELAY set on the listening socket is inherited by the
+    connections it accepts."""
+
+    def bind_socket(self) -> socket.socket:
+        sock = super().bind_socket()
+        if sock.family in (socket.AF_INET, socket.AF_INET6):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return sock
+
+database_url_option = click.option(
+    "--database-url", default=None, envvar="DIFERIDA_DATABASE_URL", show_envvar=True,
+    metavar="URL",
+    help="sqlite:///path/to.db or postgresql+psycopg://user:pass@host/db "
+         "(default: sqlite under ./var/diferida.db).")
+
+
+def _store(url: str | None):
+    from .store import DatabaseURLError, Store
+
+    try:
+        return Store(url or default_database_url())
+    except DatabaseURLError as exc:
+        raise click.UsageError(f"--database-url: {exc}") from None
+
+
+def _upgrade(store) -> None:
+    from sqlalchemy.exc import SQLAlchemyError
+
+    try:
+        store.upgrade()
+    except SQLAlchemyError as exc:
+        click.echo(f"database {_shown(store.url)}: {type(exc).__name__}: "
+                   f"{getattr(exc, 'orig', None) or exc}", err=True)
+        sys.exit(1)
+
+
+def _shown(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Worker processes.")
+@database_url_option
+@click.option("--log-level", default="info", show_default=True,
+              type=click.Choice(["critical", "error", "warning", "info", "debug"]))
+def serve_cmd(host: str, port: int, workers: int, database_url: str | None,
+              log_level: str) -> None:
+    """Start the service: the API (docs at /docs) and the web calculator.
+
+    The database schema is brought up to date first."""
+    url = database_url or default_database_url()
+    store = _store(url)
+    _upgrade(store)
+    store.dispose()
+    click.echo(f"database: {_shown(url)}", err=True)
+    # the workers read their settings from the environment; the schema is
+    # already current, so they need not each migrate
+    os.environ["DIFERIDA_DATABASE_URL"] = url
+    os.environ["DIFERIDA_MIGRATE_ON_START"] = "false"
+    config = NoDelayConfig("diferida.service.app:create_app", factory=True, host=host, port=port,
+                     workers=workers, log_level=log_level)
+    try:
+        if workers > 1:
+            from uvicorn.supervisors import Multiprocess
+
+            Multiprocess(config, sockets=[config.bind_socket()]).run()
+        else:
+            uvicorn.Server(config).run()
+    except KeyboardInterrupt:
+        pass
+
+
+@click.group("db")
+def db_group() -> None:
+    """The database schema (Alembic migrations shipped with the package)."""
+
+
+@db_group.command("upgrade")
+@database_url_option
+def db_upgrade(database_url: str | None) -> None:
+    """Apply every pending migration."""
+    store = _store(database_url)
+    _upgrade(store)
+    click.echo(f"{_shown(store.url)}: schema at revision {store.revision()}")
+    store.dispose()
+
+
+@db_group.command("current")
+@database_url_option
+def db_current(database_url: str | None) -> None:
+    """Show the schema revision of the database and the newest one available."""
+    from .store.migrate import head_revision
+
+    store = _store(database_url)
+    click.echo(f"database: {store.revision() or '(empty)'}; newest: {head_revision()}")
+    store.dispose()
+
+
+@click.group("users")
+def users_group() -> None:
+    """Users of the case store and their bearer tokens."""
+
+
+@users_group.command("add")
+@click.argument("name")
+@click.option("--role", required=True, type=click.Choice(["analyst", "auditor"]),
+              help="analyst: create, correct and read cases; auditor: read cases and the "
+                   "audit trail.")
+@database_url_option
+def users_add(name: str, role: str, database_url: str | None) -> None:
+    """Add a user and print their token. The token is shown only this once;
+    the store keeps only its hash."""
+    store = _store(database_url)
+    _upgrade(store)
+    try:
+        user, token = store.add_user(name, role)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    finally:
+        store.dispose()
+    click.echo(f"user {user.name} ({user.role}) added; token (shown only once):", err=True)
+    click.echo(token)
+
+
+@users_group.command("list")
+@database_url_option
+def users_list(database_url: str | None) -> None:
+    """List users (never their tokens)."""
+    store = _store(database_url)
+    _upgrade(store)
+    for u in store.users():
+        state = f"disabled {u.disabled_at:%Y-%m-%d}" if u.disabled_at else "active"
+        click.echo(f"{u.name:<24} {u.role:<8} {state:<20} since {u.created_at:%Y-%m-%d}")
+    store.dispose()
+
+
+@users_group.command("disable")
+@click.argument("name")
+@database_url_option
+def users_disable(name: str, database_url: str | None) -> None:
+    """Disable a user: their token stops working at once."""
+    store = _store(database_url)
+    _upgrade(store)
+    found = store.disable_user(name)
+    store.dispose()
+    if not found:
+        raise click.UsageError(f"no user named {name!r}")
+    click.echo(f"user {name} disabled")

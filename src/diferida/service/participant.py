@@ -1,0 +1,108 @@
+"""From a parsed JSON body to the core's inputs: the SPEC §1 fields, the
+request's options (lang, rules, …), and every problem found on the way."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from ..core import InputError, evaluate
+from ..determination import Determination
+from ..i18n import DEFAULT_LANG, LANGS, field_label
+from ..rules import Rules, builtin_names, load_rules
+from . import messages
+from .errors import problem
+
+# JSON numbers are read as exact decimals; a number written with an absurd
+# exponent is left in its written form for validation to refuse, rather than
+# expanded into millions of digits.
+MAX_EXPONENT = 30
+
+
+def field_problem(lang: str, name: str, code: str, value: Any = None, **kw: Any) -> dict:
+    label = field_label(lang, name)
+    prefix = f"{label} ({name})" if label != name else name
+    shown = "" if value is None else value
+    return problem(name, code, f"{prefix}: {messages.text(lang, code, value=shown, **kw)}",
+                   value if value is None or isinstance(value, str | int | bool) else str(value))
+
+
+def input_value(value: Any) -> Any:
+    """A JSON value as the core reads it (decimals as their exact text)."""
+    if isinstance(value, Decimal):
+        if not value.is_finite() or abs(value.as_tuple().exponent) > MAX_EXPONENT:
+            return str(value)
+        return format(value, "f")
+    return value
+
+
+@dataclass
+class Parsed:
+    fields: dict[str, Any]
+    options: dict[str, Any]
+    lang: str
+    rules: Rules
+    problems: list[dict[str, Any]] = field(default_factory=list)
+
+
+def parse(body: dict[str, Any], option_names: tuple[str, ...]) -> Parsed:
+    """Split a body into participant fields and options, checking the options
+    and the JSON types; the fields themselves are the core's to validate."""
+    raw_lang = body.get("lang")
+    lang = raw_lang if raw_lang in LANGS else DEFAULT_LANG
+    problems: list[dict[str, Any]] = []
+    if raw_lang is not None and raw_lang not in LANGS:
+        problems.append(field_problem(lang, "lang", "unknown_lang", raw_lang))
+    rules = load_rules(None)
+    raw_rules = body.get("rules")
+    if raw_rules is not None:
+        if isinstance(raw_rules, str) and raw_rules in builtin_names():
+            rules = load_rules(raw_rules)
+        else:
+            problems.append(field_problem(lang, "rules", "unknown_rules", raw_rules,
+                                          names=", ".join(builtin_names())))
+    fields: dict[str, Any] = {}
+    options: dict[str, Any] = {}
+    for key, value in body.items():
+        if key in ("lang", "rules"):
+            continue
+        if key in option_names:
+            options[key] = value
+        elif value is None or isinstance(value, str | int | bool | Decimal):
+            fields[key] = input_value(value)
+        else:
+            problems.append(field_problem(lang, key, "not_a_scalar", None))
+    return Parsed(fields, options, lang, rules, problems)
+
+
+def determine(parsed: Parsed) -> Determination:
+    """Evaluate the participant; InputError names every bad field, the
+    request's own problems included."""
+    # An empty mapping would give the core a table with no rows; one null id
+    # gives it one row whose every required field is reported missing.
+    fields = parsed.fields or {"participant_id": None}
+    try:
+        d = evaluate(fields, rules=parsed.rules, lang=parsed.lang)
+    except InputError as exc:
+        raise _with_request_problems(parsed, [p.to_dict() for p in exc.problems]) from None
+    if parsed.problems:
+        raise _with_request_problems(parsed, [])
+    return d
+
+
+class RequestProblems(Exception):
+    def __init__(self, problems: list[dict[str, Any]]):
+        super().__init__(f"{len(problems)} problems")
+        self.problems = problems
+
+
+def _with_request_problems(parsed: Parsed, core: list[dict[str, Any]]) -> RequestProblems:
+    flagged = {p["field"] for p in parsed.problems}
+    for p in core:
+        # the core leaves `row` for files; one participant has no row
+        p.pop("row", None)
+    # a field refused here for its JSON type reaches the core as absent: its
+    # "missing" would say the same thing twice
+    core = [p for p in core if p["field"] not in flagged]
+    return RequestProblems([*parsed.problems, *core])

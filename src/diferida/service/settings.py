@@ -1,0 +1,59 @@
+"""Configuration of the service, from the environment (DIFERIDA_*) or given
+directly. Nothing here holds a rule of Article 19."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_SQLITE_PATH = Path("var") / "diferida.db"
+DEFAULT_MAX_UPLOAD_BYTES = 50 * 1024 * 1024
+DEFAULT_MAX_JSON_BYTES = 1024 * 1024
+
+
+def default_database_url() -> str:
+    """DIFERIDA_DATABASE_URL, else an SQLite file under ./var/."""
+    url = os.environ.get("DIFERIDA_DATABASE_URL")
+    if url:
+        return url
+    return f"sqlite:///{DEFAULT_SQLITE_PATH.as_posix()}"
+
+
+def _int_env(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError as exc:
+        raise ValueError(f"{name} must be a whole number of bytes, got {raw!r}") from exc
+
+
+def _bool_env(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    if raw.lower() in ("1", "true", "yes", "on"):
+        return True
+    if raw.lower() in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{name} must be true or false, got {raw!r}")
+
+
+@dataclass
+class Settings:
+    database_url: str = field(default_factory=default_database_url)
+    # Largest batch upload accepted (bytes); larger ones get HTTP 413.
+    max_upload_bytes: int = field(
+        default_factory=lambda: _int_env("DIFERIDA_MAX_UPLOAD_BYTES", DEFAULT_MAX_UPLOAD_BYTES))
+    # Largest JSON body accepted on the other endpoints (bytes).
+    max_json_bytes: int = field(
+        default_factory=lambda: _int_env("DIFERIDA_MAX_JSON_BYTES", DEFAULT_MAX_JSON_BYTES))
+    # Apply pending migrations when the app starts (off: run `diferida db upgrade`).
+    migrate_on_start: bool = field(
+        default_factory=lambda: _bool_env("DIFERIDA_MIGRATE_ON_START", True))
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        return cls()

@@ -1,0 +1,172 @@
+"""The calculator's form: what was typed, what the core is given, what the
+core said back, and the years-and-months helper.
+
+The form's inputs are named after the SPEC §1 fields, so a value goes to
+`diferida.evaluate` exactly as typed (the core trims and validates it); the
+page never parses, rounds or defaults a participant's value itself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+import diferida
+from diferida.determination import Determination, plain
+from diferida.fields import FIELD_NAMES, SERVICE_PLACES
+from diferida.i18n import error_message
+from diferida.rules import builtin_names
+
+from .labels import labels, plural
+
+DEFAULT_RULES = "article19"
+HELPER_YEARS, HELPER_MONTHS = "svc_years", "svc_months"
+# Inputs the page accepts besides the SPEC §1 fields.
+PAGE_FIELDS = ("rules", HELPER_YEARS, HELPER_MONTHS)
+KNOWN = frozenset((*FIELD_NAMES, *PAGE_FIELDS))
+
+# The order in which the form shows its fields; errors are listed in this order.
+FORM_ORDER = (
+    "birth_date", "entry_date", "separation_date", "creditable_service_years", HELPER_YEARS,
+    HELPER_MONTHS, "average_compensation", "group", "refund_requested", "deferred_right_1960",
+    "requested_start_date", "as_of", "rules", "participant_id",
+)
+RADIOS = {"group": ("general", "police", "firefighter"), "refund_requested": ("true", "false")}
+_WHOLE = re.compile(r"^[0-9]{1,3}$")
+MONTHS_A_YEAR = 12
+
+
+def input_id(name: str) -> str:
+    """The id a message links to: the input, or a radio group's first option."""
+    if name in RADIOS:
+        return f"f-{name}-{RADIOS[name][0]}"
+    return f"f-{name}"
+
+
+@dataclass
+class FormState:
+    """Everything one rendering of the calculator needs."""
+
+    lang: str
+    values: dict[str, str] = field(default_factory=dict)
+    errors: dict[str, list[str]] = field(default_factory=dict)
+    note: str | None = None  # what the years-and-months helper did
+    determination: Determination | None = None
+    # What was just done ("calculate" or "convert"): where a page loaded
+    # without the script puts the keyboard focus (the answer, or the messages).
+    focus: str | None = None
+
+    def add_error(self, name: str, message: str) -> None:
+        self.errors.setdefault(name, []).append(message[:1].upper() + message[1:])
+
+    @property
+    def summary(self) -> list[dict[str, str]]:
+        """The errors in form order, each with the label of its field and a link."""
+        t = labels(self.lang)
+        out = []
+        order = [n for n in FORM_ORDER if n in self.errors]
+        order += [n for n in self.errors if n not in FORM_ORDER]
+        for name in order:
+            label = _label(t, name)
+            for message in self.errors[name]:
+                out.append({"href": "#" + input_id(name), "label": label, "message": message})
+        return out
+
+    @property
+    def rules(self) -> str:
+        return self.values.get("rules") or DEFAULT_RULES
+
+
+def _label(t: dict[str, Any], name: str) -> str:
+    if name == HELPER_YEARS:
+        return f"{t['converter']['legend']} {t['converter']['years']}"
+    if name == HELPER_MONTHS:
+        return f"{t['converter']['legend']} {t['converter']['months']}"
+    entry = t["fields"].get(name)
+    return entry["label"] if entry else name
+
+
+def read_values(items: Mapping[str, Any]) -> dict[str, str]:
+    """The form's own inputs, as typed; anything else posted is not ours."""
+    return {k: str(v) for k, v in items.items() if k in KNOWN and isinstance(v, str)}
+
+
+def participant(values: Mapping[str, str]) -> dict[str, str]:
+    """SPEC §1 fields for the core; an empty input is an absent value."""
+    return {k: values[k] for k in FIELD_NAMES if values.get(k, "").strip() != ""}
+
+
+def _ym_text(lang: str, years: int, months: int) -> str:
+    c = labels(lang)["converter"]
+    parts = [plural(c["year"], years)]
+    if months:
+        parts.append(plural(c["month"], months))
+    return c["join"].join(parts)
+
+
+def convert(state: FormState) -> FormState:
+    """Years and months to years with at most SERVICE_PLACES decimals, put
+    into the service input for the person to see and confirm.
+
+    months/12 has an exact decimal of 4 places only when months is a
+    multiple of 3; otherwise the value put in the field is rounded half up
+    and the note says so, with the exact fraction (nothing rounded unseen)."""
+    c = labels(state.lang)["converter"]
+    y_raw = state.values.get(HELPER_YEARS, "").strip()
+    m_raw = state.values.get(HELPER_MONTHS, "").strip()
+    if not y_raw and not m_raw:
+        state.add_error(HELPER_YEARS, c["nothing"])
+        return state
+    if y_raw and not _WHOLE.match(y_raw):
+        state.add_error(HELPER_YEARS, c["bad_years"])
+    if m_raw and not (_WHOLE.match(m_raw) and int(m_raw) < MONTHS_A_YEAR):
+        state.add_error(HELPER_MONTHS, c["bad_months"])
+    if state.errors:
+        return state
+    # An empty box next to a filled one reads as zero; the note shows the sum.
+    years, months = int(y_raw or 0), int(m_raw or 0)
+    units = 10**SERVICE_PLACES
+    q, r = divmod(months * units, MONTHS_A_YEAR)
+    rounded = q + (1 if 2 * r >= MONTHS_A_YEAR else 0)
+    value = plain(Decimal(years) + Decimal(rounded) / units)
+    state.values["creditable_service_years"] = value
+    ym = _ym_text(state.lang, years, months)
+    if r == 0:
+        state.note = c["exact"].format(ym=ym, value=value)
+    else:
+        frac = Fraction(months, MONTHS_A_YEAR)
+        exact = Decimal(years * frac.denominator + frac.numerator) / frac.denominator
+        shown = f"{years} {frac.numerator}/{frac.denominator} ({exact:.6f}…)"
+        state.note = c["rounded"].format(ym=ym, fraction=shown, value=value)
+    return state
+
+
+def evaluate(state: FormState) -> FormState:
+    """Ask the core; keep its answer or its messages, each by its field."""
+    t = labels(state.lang)
+    rules = state.rules
+    if rules not in builtin_names():
+        # Only the rules shipped with the package: a path typed into a web
+        # form must never reach the rules loader.
+        state.add_error("rules", t["fields"]["rules"]["unknown"].format(value=rules))
+        rules = DEFAULT_RULES
+    try:
+        d = diferida.evaluate(participant(state.values), rules=rules, lang=state.lang)
+    except diferida.InputError as exc:
+        for p in exc.problems:
+            state.add_error(p.field, error_message(state.lang, p.code, p.value))
+        d = None
+    service_typed = state.values.get("creditable_service_years", "").strip()
+    helper_typed = [state.values.get(n, "").strip() for n in (HELPER_YEARS, HELPER_MONTHS)]
+    if not service_typed and any(helper_typed) and all(
+        not v or _WHOLE.match(v) for v in helper_typed
+    ):
+        ym = _ym_text(state.lang, int(helper_typed[0] or 0), int(helper_typed[1] or 0))
+        state.add_error("creditable_service_years", t["converter"]["unused"].format(ym=ym))
+    if not state.errors:
+        state.determination = d
+    return state

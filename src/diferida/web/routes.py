@@ -1,0 +1,157 @@
+"""The web calculator's pages.
+
+    GET  /                          the calculator (prefilled from the query, if any)
+    POST /calcular                  the same page with the answer, or the messages
+                                    (the path without JavaScript)
+    POST /calcular/fragmento        only the form and the answer, for the page's
+                                    script to swap in without a reload
+    GET  /determinacion/imprimir    the printable determination
+    GET  /web/static/{name}         the page's CSS and JavaScript
+
+The router is self-contained: the service includes it and needs nothing else.
+Pages call the core directly (`diferida.evaluate`); no rule is written here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import date
+from importlib import resources
+from pathlib import Path
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import FileResponse, HTMLResponse
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from starlette.concurrency import run_in_threadpool
+
+from diferida.rules import builtin_names, load_rules
+
+from . import forms
+from .forms import FormState
+from .labels import LANGS, choose_lang, labels
+from .view import query, result_view
+
+STATIC_DIR = Path(str(resources.files("diferida.web") / "static"))
+_MEDIA = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
+# Only the files shipped in static/ are served: the name is looked up, never joined.
+STATIC_FILES = {p.name: p for p in STATIC_DIR.iterdir() if p.suffix in _MEDIA}
+# A short content hash in each asset URL, so a new version is never served stale.
+ASSET_VERSION = {
+    name: hashlib.sha256(p.read_bytes()).hexdigest()[:10] for name, p in STATIC_FILES.items()
+}
+
+# No inline script or style and nothing from another origin: the page works
+# offline, and injected markup cannot run.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    # The pages carry a person's data: keep them out of shared caches.
+    "Cache-Control": "no-store",
+}
+
+router = APIRouter(include_in_schema=False)
+
+env = Environment(
+    loader=PackageLoader("diferida.web", "templates"),
+    autoescape=True,
+    undefined=StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+def _asset(name: str) -> str:
+    return f"/web/static/{name}?v={ASSET_VERSION[name]}"
+
+
+env.globals.update(asset=_asset, input_id=forms.input_id, radios=forms.RADIOS)
+
+
+def _today() -> date:
+    return date.today()
+
+
+def _context(state: FormState, printable: bool) -> dict:
+    lang = state.lang
+    other = next(x for x in LANGS if x != lang)
+    default = load_rules(forms.DEFAULT_RULES)
+    return {
+        "lang": lang,
+        "other_lang": other,
+        "printable": printable,
+        "back_query": query(state),
+        "other_query": query(state, other),
+        "t": labels(lang),
+        "state": state,
+        "v": state.values,
+        "rule_names": builtin_names(),
+        "default_rules_version": default.version,
+        "result": result_view(state, _today()) if state.determination else None,
+    }
+
+
+def _page(template: str, state: FormState, status: int = 200) -> HTMLResponse:
+    html = env.get_template(template).render(**_context(state, template == "print.html"))
+    return HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
+
+
+async def _handle(request: Request) -> FormState:
+    """Do what the posted form asks: calculate (also what Enter does), convert
+    years and months, or switch the language keeping what was typed."""
+    form = await request.form()
+    items = {k: v for k, v in form.items() if isinstance(v, str)}
+    action = items.get("action", "calculate")
+    lang = choose_lang(items.get("lang"))
+    if action.startswith("lang:"):
+        lang = choose_lang(action.removeprefix("lang:"))
+    state = FormState(lang=lang, values=forms.read_values(items))
+    if action in ("calculate", "convert"):
+        state.focus = action
+    if action == "convert":
+        return forms.convert(state)
+    if action.startswith("lang:") and items.get("shown") != "result":
+        # Before any answer, a language switch only translates the page.
+        return state
+    return await run_in_threadpool(forms.evaluate, state)
+
+
+@router.get("/", response_class=HTMLResponse)
+async def calculator(request: Request) -> HTMLResponse:
+    q = request.query_params
+    state = FormState(lang=choose_lang(q.get("lang")), values=forms.read_values(q))
+    return _page("index.html", state)
+
+
+@router.post("/calcular", response_class=HTMLResponse)
+async def calculate(request: Request) -> HTMLResponse:
+    state = await _handle(request)
+    return _page("index.html", state, 422 if state.errors else 200)
+
+
+@router.post("/calcular/fragmento", response_class=HTMLResponse)
+async def calculate_fragment(request: Request) -> HTMLResponse:
+    state = await _handle(request)
+    # 200 even with messages: the fragment is the page's answer either way.
+    return _page("_app.html", state)
+
+
+@router.get("/determinacion/imprimir", response_class=HTMLResponse)
+async def printable(request: Request) -> HTMLResponse:
+    q = request.query_params
+    state = FormState(lang=choose_lang(q.get("lang")), values=forms.read_values(q))
+    state = await run_in_threadpool(forms.evaluate, state)
+    return _page("print.html", state, 422 if state.errors else 200)
+
+
+@router.get("/web/static/{name}")
+async def static(name: str) -> FileResponse:
+    path = STATIC_FILES.get(name)
+    if path is None:
+        raise HTTPException(status_code=404)
+    return FileResponse(path, media_type=_MEDIA[path.suffix],
+                        headers={"Cache-Control": "public, max-age=86400",
+                                 "X-Content-Type-Options": "nosniff"})

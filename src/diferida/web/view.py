@@ -1,0 +1,188 @@
+"""A determination laid out for the page: the same facts the core returns,
+grouped the way a reader looks for them (answer, amounts, why, the rules
+checked). Texts come from the core catalog; only the page's headings and
+the short "what would have been needed" lines come from the web labels."""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+from typing import Any
+from urllib.parse import urlencode
+
+from diferida.dates import years_months_days
+from diferida.determination import Determination, Finding, plain
+from diferida.explain import pct, reason_texts
+from diferida.fields import FIELD_NAMES
+from diferida.i18n import catalog, fmt_date, fmt_wait
+from diferida.money import format_money
+
+from .forms import FormState, participant
+from .labels import labels
+
+# Which finding carries the values behind each reason (SPEC §7 reason codes).
+REASON_FINDING = {"not_covered": "covered", "not_separated": "separated",
+                  "refund_requested": "no_refund", "insufficient_service": "insufficient_service"}
+DATE_FIELDS = ("birth_date", "entry_date", "separation_date", "requested_start_date")
+
+
+def _finding(d: Determination, condition: str) -> Finding | None:
+    return next((f for f in d.explanation if f.condition == condition), None)
+
+
+def _mark(f: Finding, d: Determination, t: dict[str, Any]) -> dict[str, str]:
+    """A symbol and a word for each finding, so colour is never the only
+    signal. The word reads the finding as a person would: a route that opens
+    later is "not yet", not "not met"; belonging to a regime is neither."""
+    if f.condition in d.warnings:
+        return {"symbol": "!", "word": t["held_warning"], "kind": "warn"}
+    if f.condition == "new_participant":
+        return {"symbol": "i", "word": t["held_regime"], "kind": "info"}
+    if f.held is True:
+        return {"symbol": "✓", "word": t["held_true"], "kind": "held"}
+    if f.held is False and f.condition in ("route_applies", "minimum"):
+        return {"symbol": "–", "word": t["not_applicable"], "kind": "na"}
+    if f.held is False and f.condition in ("age", "eligibility"):
+        return {"symbol": "…", "word": t["held_wait"], "kind": "later"}
+    if f.held is False:
+        return {"symbol": "✗", "word": t["held_false"], "kind": "not-held"}
+    return {"symbol": "i", "word": t["held_none"], "kind": "info"}
+
+
+def _iso(value: str | None) -> date | None:
+    return None if value is None else date.fromisoformat(value)
+
+
+def _data_rows(state: FormState) -> list[dict[str, str]]:
+    """The participant's details as the determination read them."""
+    lang, t, c = state.lang, labels(state.lang), catalog(state.lang)
+    v = participant(state.values)
+    empty = t["result"]["empty"]
+    rows = []
+    for name in ("participant_id", "birth_date", "entry_date", "separation_date",
+                 "creditable_service_years", "average_compensation", "group",
+                 "refund_requested", "deferred_right_1960", "requested_start_date"):
+        raw = v.get(name)
+        if name == "participant_id" and raw is None:
+            continue
+        if raw is None:
+            shown = empty
+            if name == "deferred_right_1960":
+                shown = c["no"]
+        elif name in DATE_FIELDS:
+            shown = fmt_date(date.fromisoformat(raw.strip()), lang)
+        elif name == "average_compensation":
+            shown = format_money(Decimal(raw.strip()))
+        elif name == "creditable_service_years":
+            shown = plain(Decimal(raw.strip()))
+        elif name == "group":
+            shown = t["fields"]["group"]["options"][raw.strip()]
+        elif name == "refund_requested":
+            shown = t["result"]["refund_yes" if raw.strip().lower() == "true" else "refund_no"]
+        elif name == "deferred_right_1960":
+            shown = c["yes"] if raw.strip().lower() == "true" else c["no"]
+        else:
+            shown = raw
+        rows.append({"label": t["fields"][name]["label"], "value": shown})
+    return rows
+
+
+def _formula(d: Determination, lang: str) -> dict[str, Any] | None:
+    f = d.formula
+    if f is None:
+        return None
+    t = labels(lang)["result"]
+    comp = format_money(f.average_compensation)
+    rows = []
+    for b in f.brackets:
+        if b.to_years is not None and b.from_years == 0:
+            title = t["formula_bracket_first"]
+        elif b.to_years is not None:
+            title = t["formula_bracket"]
+        elif b.from_years == 0:
+            title = t["formula_bracket_all"]
+        else:
+            title = t["formula_bracket_open"]
+        rows.append({
+            "title": title.format(from_years=plain(b.from_years),
+                                  to_years="" if b.to_years is None else plain(b.to_years)),
+            "line": t["formula_line"].format(years=plain(b.years), rate=pct(b.rate),
+                                             compensation=comp),
+            "amount": format_money(b.amount),
+        })
+    minimum = None
+    if f.minimum_amount is not None:
+        minimum = {"title": t["minimum"].format(citation=f.minimum_citation),
+                   "amount": format_money(f.minimum_amount),
+                   "note": t["minimum_applied" if f.minimum_applied else "minimum_not_applied"]}
+    return {"citation": f.citation, "rows": rows, "total": format_money(f.formula_amount),
+            "minimum": minimum}
+
+
+def query(state: FormState, lang: str | None = None) -> str:
+    """The participant's details as a query string: the printable page of
+    exactly what was evaluated, or the calculator prefilled with it."""
+    q = {"lang": lang or state.lang, "rules": state.rules, **participant(state.values)}
+    return urlencode({k: q[k] for k in ("lang", "rules", *FIELD_NAMES) if k in q})
+
+
+def result_view(state: FormState, today: date) -> dict[str, Any]:
+    d = state.determination
+    assert d is not None
+    lang = state.lang
+    t, c = labels(lang)["result"], catalog(lang)
+    out: dict[str, Any] = {
+        "status": d.status,
+        "status_text": c["status"][d.status],
+        "symbol": "✗" if d.status == "not_entitled" else "✓",
+        "headline": d.headline,
+        "regime": c["regime"][d.regime],
+        "annual": format_money(d.annual_amount) if d.annual_amount is not None else None,
+        "monthly": format_money(d.monthly_amount) if d.monthly_amount is not None else None,
+        "eligibility_date": fmt_date(d.eligibility_date, lang) if d.eligibility_date else None,
+        "route": d.route,
+        "routes_met": ", ".join(d.routes_met),
+        "wait": None,
+        "start": None,
+        "why": [],
+        "needed": [],
+        "formula": _formula(d, lang),
+        "explanation": [{**_mark(f, d, t), "rule": f.rule, "text": f.text}
+                        for f in d.explanation],
+        "warnings": [f.text for w in d.warnings if (f := _finding(d, w)) is not None],
+        "data": _data_rows(state),
+        "rules_version": d.rules_version,
+        "as_of": fmt_date(d.as_of, lang),
+        "issued": fmt_date(today, lang),
+        "query": query(state),
+    }
+    if d.status == "not_yet_eligible":
+        y, m, dd = years_months_days(d.as_of, d.eligibility_date)
+        out["wait"] = t["wait"].format(wait=fmt_wait(y, m, dd, lang), as_of=fmt_date(d.as_of, lang))
+    if d.status != "not_entitled":
+        start = _finding(d, "start")
+        if d.premature_request and start is not None:
+            out["start"] = t["premature"].format(
+                requested=fmt_date(_iso(start.values["requested_start_date"]), lang),
+                earliest=fmt_date(d.eligibility_date, lang))
+        elif d.start_date is not None:
+            out["start"] = f"{t['start_date']}: {fmt_date(d.start_date, lang)}"
+        else:
+            out["start"] = t["start_open"]
+    for reason, text in zip(d.reasons, reason_texts(d.reasons, lang)):
+        out["why"].append(text[:1].upper() + text[1:])
+        f = _finding(d, REASON_FINDING[reason])
+        values = f.values if f is not None else {}
+        if reason == "not_covered":
+            needed = t["needed_not_covered"].format(
+                date=fmt_date(_iso(values.get("not_covered_from")), lang))
+        elif reason == "insufficient_service" and values:
+            needed = t["needed_insufficient_service"].format(**values)
+        elif reason == "insufficient_service":
+            # No route is open to this participant at all: the finding that
+            # says so is the one of each route.
+            continue
+        else:
+            needed = t[f"needed_{reason}"]
+        out["needed"].append(needed)
+    return out

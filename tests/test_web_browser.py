@@ -1,0 +1,388 @@
+"""The web calculator used as a person would, in a real browser (Debian's
+chromium, headless, driven by Playwright): fill the form with SPEC §8
+examples, read the answer, switch language, make mistakes, convert years and
+months, print, use only the keyboard, a phone-width screen, no JavaScript.
+
+The real application (`diferida.service.app.create_app`) runs under uvicorn
+on a free loopback port with a throw-away SQLite database. Every state is
+saved as a screenshot under test-output/web/. Any console error or uncaught
+script error fails the test that caused it."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from .test_web_htmlcheck import problems
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+SHOTS = Path(__file__).resolve().parents[1] / "test-output" / "web"
+AS_OF = "2026-11-29"
+
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
+                                reason=f"the browser tests drive {CHROMIUM}")
+
+# SPEC §8 examples (inputs as the specification gives them)
+EXAMPLE_1 = {"birth_date": "1970-05-10", "entry_date": "1988-07-01",
+             "separation_date": "2010-06-30", "creditable_service_years": "22",
+             "average_compensation": "30000.00", "group": "general", "refund_requested": "false"}
+EXAMPLE_3 = {"birth_date": "1972-11-02", "entry_date": "1995-08-01",
+             "separation_date": "2015-07-31", "creditable_service_years": "12.25",
+             "average_compensation": "28500.00", "group": "general", "refund_requested": "false"}
+EXAMPLE_8 = {"birth_date": "1976-01-01", "entry_date": "1998-01-01",
+             "separation_date": "2006-01-01", "creditable_service_years": "8",
+             "average_compensation": "30000.00", "group": "general", "refund_requested": "false"}
+EXAMPLE_9 = {**EXAMPLE_1, "refund_requested": "true"}
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory):
+    import uvicorn
+
+    from diferida.service.app import create_app
+    from diferida.service.settings import Settings
+
+    db = tmp_path_factory.mktemp("web-browser") / "web.db"
+    app = create_app(Settings(database_url=f"sqlite:///{db}"))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the web server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def _open(browser, base_url, **context_options):
+    context = browser.new_context(base_url=base_url, **context_options)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(f"console {m.type}: {m.text}")
+            if m.type in ("error", "assert") else None)
+    page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+    return context, page, errors
+
+
+@pytest.fixture
+def page(browser, base_url):
+    context, page, errors = _open(browser, base_url, viewport={"width": 1000, "height": 900})
+    yield page
+    context.close()
+    assert errors == [], errors
+
+
+@pytest.fixture
+def nojs_page(browser, base_url):
+    context, page, errors = _open(browser, base_url, viewport={"width": 1000, "height": 900},
+                                  java_script_enabled=False)
+    yield page
+    context.close()
+    assert errors == [], errors
+
+
+def shot(page, name: str) -> None:
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def fill(page, values: dict[str, str], as_of: str = AS_OF) -> None:
+    for name, value in {**values, "as_of": as_of}.items():
+        if name in ("group", "refund_requested"):
+            page.check(f"#f-{name}-{value}")
+        else:
+            page.fill(f"#f-{name}", value)
+
+
+def calculate(page) -> None:
+    """Press Calculate and wait for the answer or the messages to be shown."""
+    page.click("#calc button.primary")
+    page.wait_for_selector("#result-title, #error-summary")
+
+
+def visible_text(page, selector: str) -> str:
+    return re.sub(r"\s+", " ", page.locator(selector).inner_text()).strip()
+
+
+def assert_valid(page) -> None:
+    found = problems(page.content())
+    assert found == [], found
+
+
+def test_example_1_shows_entitlement_from_10_may_2028_without_reloading_the_page(page):
+    page.goto("/")
+    shot(page, "01-empty-form-es")
+    assert_valid(page)
+    page.evaluate("window.notReloaded = true")
+    fill(page, EXAMPLE_1)
+    with page.expect_response("**/calcular/fragmento"):
+        calculate(page)
+    assert page.evaluate("window.notReloaded") is True
+    assert visible_text(page, "#result-title").endswith(
+        "Tendrá derecho a una pensión diferida desde el 10 de mayo de 2028.")
+    assert visible_text(page, "#annual-amount") == "$10,200.00"
+    assert visible_text(page, "#monthly-amount") == "$850.00"
+    result = visible_text(page, "#result")
+    assert "Faltan 1 año, 5 meses y 11 días" in result
+    assert "Regla 19.1(a)" in result and "Regla 19.5(a)" in result
+    assert "Ley 3-2013" in result  # the scope note is part of every explanation
+    assert page.evaluate("document.activeElement.id") == "result-title"
+    assert page.input_value("#f-average_compensation") == "30000.00"
+    shot(page, "02-example-1-result-es")
+    assert_valid(page)
+
+
+def test_example_3_a_new_participant_gets_5236_88_a_year_and_436_41_a_month(page):
+    page.goto("/")
+    fill(page, EXAMPLE_3)
+    calculate(page)
+    assert visible_text(page, "#result-title").endswith("desde el 2 de noviembre de 2037.")
+    assert visible_text(page, "#annual-amount") == "$5,236.88"
+    assert visible_text(page, "#monthly-amount") == "$436.41"
+    formula = visible_text(page, "table.formula")
+    assert "Regla 19.5(b)" in formula and "12.25" in formula and "1.5%" in formula
+    shot(page, "03-example-3-result-es")
+
+
+def test_example_8_with_8_years_is_not_entitled_and_is_told_10_were_needed(page):
+    page.goto("/?lang=en")
+    fill(page, EXAMPLE_8)
+    calculate(page)
+    assert visible_text(page, "#result-title").endswith(
+        "Not entitled to a deferred pension under Article 19.")
+    why = visible_text(page, ".why")
+    assert "Lacks the creditable service" in why
+    assert "At least 10 years of creditable service would have been needed; 8 are credited" in why
+    assert page.locator("#annual-amount").count() == 0
+    shot(page, "04-example-8-not-entitled-en")
+
+
+def test_example_9_who_asked_for_a_refund_is_not_entitled(page):
+    page.goto("/")
+    fill(page, EXAMPLE_9)
+    calculate(page)
+    assert visible_text(page, "#result-title").endswith(
+        "No tiene derecho a una pensión diferida bajo el Artículo 19.")
+    assert "Solicitó el reembolso de sus aportaciones" in visible_text(page, ".why")
+    explanation = visible_text(page, "ol.findings")
+    assert "✗ No se cumple · Regla 19.1: Solicitó el reembolso" in explanation
+    shot(page, "05-example-9-refund-es")
+
+
+def test_switching_to_english_keeps_what_was_typed_and_the_answer(page):
+    page.goto("/")
+    fill(page, EXAMPLE_1)
+    calculate(page)
+    page.click("button[value='lang:en']")
+    page.wait_for_selector("html[lang='en']")
+    for name in ("birth_date", "entry_date", "separation_date", "creditable_service_years",
+                 "average_compensation", "as_of"):
+        assert page.input_value(f"#f-{name}") == {**EXAMPLE_1, "as_of": AS_OF}[name]
+    assert page.is_checked("#f-group-general") and page.is_checked("#f-refund_requested-false")
+    assert visible_text(page, "label[for='f-creditable_service_years']").startswith(
+        "Years of creditable service")
+    assert visible_text(page, "#result-title").endswith(
+        "Will be entitled to a deferred pension from May 10, 2028.")
+    shot(page, "06-switched-to-english")
+    page.click("button[value='lang:es']")
+    page.wait_for_selector("html[lang='es']")
+    assert page.input_value("#f-birth_date") == "1970-05-10"
+    assert_valid(page)
+
+
+def test_mistakes_are_shown_next_to_their_fields_without_losing_what_was_typed(page):
+    page.goto("/?lang=en")
+    fill(page, {**EXAMPLE_1, "creditable_service_years": "22.123456",
+                "average_compensation": "-5", "entry_date": "1969-01-01"})
+    calculate(page)
+    assert page.evaluate("document.activeElement.id") == "error-summary"
+    assert "decimal places" in visible_text(page, "#e-creditable_service_years")
+    assert "greater than zero" in visible_text(page, "#e-average_compensation")
+    assert "after the entry date" in visible_text(page, "#e-birth_date")
+    assert page.get_attribute("#f-average_compensation", "aria-invalid") == "true"
+    assert page.input_value("#f-creditable_service_years") == "22.123456"
+    assert page.input_value("#f-average_compensation") == "-5"
+    assert page.locator("#result").count() == 0
+    shot(page, "07-errors-en")
+    page.click("#error-summary a[href='#f-average_compensation']")
+    assert page.evaluate("document.activeElement.id") == "f-average_compensation"
+    assert_valid(page)
+
+
+def test_years_and_months_are_converted_into_the_field_and_rounding_is_said(page):
+    page.goto("/?lang=en")
+    page.fill("#f-svc_years", "12")
+    page.fill("#f-svc_months", "3")
+    page.click("button[value='convert']")
+    page.wait_for_selector("#converter-note")
+    assert page.input_value("#f-creditable_service_years") == "12.25"
+    assert "= exactly 12.25 years" in visible_text(page, "#converter-note")
+    assert page.evaluate("document.activeElement.id") == "f-creditable_service_years"
+    page.fill("#f-svc_months", "1")
+    page.click("button[value='convert']")
+    expect(page.locator("#f-creditable_service_years")).to_have_value("12.0833")
+    note = visible_text(page, "#converter-note")
+    assert "12 1/12" in note and "rounded to the fourth decimal" in note
+    assert page.locator("#result").count() == 0  # nothing is computed until Calculate
+    shot(page, "08-converter-rounded-en")
+
+
+def test_the_printable_determination_fits_two_pages_with_citations_and_version(page):
+    page.goto("/")
+    fill(page, {**EXAMPLE_1, "participant_id": "Caso 17"})
+    calculate(page)
+    page.emulate_media(media="print")
+    assert not page.locator("#calc").is_visible()  # the calculator page prints the answer only
+    assert page.locator("#result").is_visible()
+    page.emulate_media(media="screen")
+    page.click("#print-link")
+    page.wait_for_selector("h1")
+    assert page.url.split("?")[0].endswith("/determinacion/imprimir")
+    assert page.locator("#print-now").is_visible()
+    shot(page, "09-printable-page")
+    assert_valid(page)
+    page.emulate_media(media="print")
+    pdf = page.pdf(prefer_css_page_size=True)
+    (SHOTS / "determination.pdf").write_bytes(pdf)
+    assert pdf.startswith(b"%PDF")
+    assert 1 <= len(re.findall(rb"/Type\s*/Page\b", pdf)) <= 2
+    shot(page, "10-printable-as-printed")
+    printed = pdf_text(pdf) or visible_text(page, "body")
+    for expected in ("Determinación de pensión diferida", "Caso 17", "10 de mayo de 1970",
+                     "$10,200.00", "$850.00", "Regla 19.1(a)", "Regla 19.5(a)",
+                     "article19@", "Emitida el", "Ley 3-2013"):
+        assert expected in printed, expected
+    for screen_only in ("Volver a la calculadora", "Imprimir o guardar en PDF"):
+        assert screen_only not in printed
+
+
+def pdf_text(pdf: bytes) -> str | None:
+    """The PDF's text when poppler's pdftotext is installed; else None (the
+    test then reads the page as printed, with print styles applied)."""
+    exe = shutil.which("pdftotext")
+    if exe is None:
+        return None
+    out = subprocess.run([exe, "-", "-"], input=pdf, capture_output=True, check=True)
+    return re.sub(r"\s+", " ", out.stdout.decode("utf-8"))
+
+
+def test_the_calculator_works_with_the_keyboard_alone(page):
+    page.goto("/?lang=en")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.className") == "skip"
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "f-birth_date"
+
+    def tab_to(element_id: str) -> None:
+        for _ in range(30):
+            if page.evaluate("document.activeElement.id") == element_id:
+                return
+            page.keyboard.press("Tab")
+        raise AssertionError(f"Tab never reached #{element_id}")
+
+    page.keyboard.type("05101970")  # a date input takes the digits of the date in order
+    for name, digits in (("entry_date", "07011988"), ("separation_date", "06302010")):
+        tab_to(f"f-{name}")
+        page.keyboard.type(digits)
+    tab_to("f-creditable_service_years")
+    page.keyboard.type("22")
+    tab_to("f-average_compensation")
+    page.keyboard.type("30000.00")
+    tab_to("f-group-general")
+    page.keyboard.press("Space")
+    page.keyboard.press("Tab")  # out of the group, into the next question
+    assert page.evaluate("document.activeElement.name") == "refund_requested"
+    page.keyboard.press("ArrowDown")  # Yes -> No
+    tab_to("f-as_of")
+    page.keyboard.type("11292026")
+    page.keyboard.press("Enter")  # Enter calculates (not the language switch)
+    page.wait_for_selector("#result-title")
+    assert page.evaluate("document.activeElement.id") == "result-title"
+    assert page.get_attribute("html", "lang") == "en"
+    assert visible_text(page, "#annual-amount") == "$10,200.00"
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "print-link"
+    shot(page, "11-keyboard-only-en")
+
+
+def test_on_a_phone_width_screen_nothing_overflows(browser, base_url):
+    context, page, errors = _open(browser, base_url, viewport={"width": 390, "height": 844},
+                                  is_mobile=True, has_touch=True)
+    try:
+        page.goto("/")
+        fill(page, EXAMPLE_3)
+        calculate(page)
+        assert page.evaluate(
+            "document.documentElement.scrollWidth <= window.innerWidth"), "sideways scrolling"
+        assert visible_text(page, "#annual-amount") == "$5,236.88"
+        shot(page, "12-phone-width-example-3")
+    finally:
+        context.close()
+    assert errors == [], errors
+
+
+def test_without_javascript_the_form_still_gives_the_answer(nojs_page):
+    page = nojs_page
+    page.goto("/")
+    fill(page, EXAMPLE_3)
+    page.click("#calc button.primary")
+    page.wait_for_load_state()
+    assert page.url.endswith("/calcular")
+    expect(page.locator("#result-title")).to_be_focused()  # where the answer is
+    assert visible_text(page, "#annual-amount") == "$5,236.88"
+    assert visible_text(page, "#monthly-amount") == "$436.41"
+    shot(page, "13-no-javascript-result")
+    page.click("button[value='lang:en']")
+    page.wait_for_load_state()
+    assert page.get_attribute("html", "lang") == "en"
+    assert page.input_value("#f-creditable_service_years") == "12.25"
+    assert visible_text(page, "#result-title").endswith(
+        "Will be entitled to a deferred pension from November 2, 2037.")
+    assert not page.locator("#print-now").count()  # only on the printable page
+
+
+def test_without_javascript_enter_calculates_and_conversion_works(nojs_page):
+    page = nojs_page
+    page.goto("/?lang=en")
+    page.fill("#f-svc_years", "10")
+    page.fill("#f-svc_months", "6")
+    page.click("button[value='convert']")
+    page.wait_for_load_state()
+    assert page.input_value("#f-creditable_service_years") == "10.5"
+    fill(page, {k: v for k, v in EXAMPLE_1.items() if k != "creditable_service_years"})
+    page.press("#f-average_compensation", "Enter")
+    page.wait_for_selector("#result-title")
+    assert visible_text(page, "#annual-amount") == "$4,725.00"  # 30000 × 1.5% × 10.5
+    shot(page, "14-no-javascript-converted-en")
+    page.click("#print-link")
+    page.wait_for_selector("h1")
+    assert not page.locator("#print-now").is_visible()  # the print button needs the script
+    assert "Ctrl+P" in visible_text(page, ".print-hint")
