@@ -29,7 +29,17 @@ __all__ = [
     "RulesError",
     "builtin_names",
     "evaluate",
+    "evaluate_file",
     "evaluate_frame",
     "load_rules",
 ]
+
+
+def __getattr__(name: str):
+    # the file layer is imported only when used, so `import diferida` stays light
+    if name == "evaluate_file":
+        from .batch import evaluate_file
+
+        return evaluate_file
+    raise AttributeError(f"module 'diferida' has no attribute {name!r}")
 __version__ = "0.1.0"
