@@ -200,6 +200,7 @@ def test_a_progress_bar_shows_on_a_terminal_and_not_in_a_pipe(big, tmp_path):
     assert "Evaluating" not in piped.stderr + piped.stdout
 
     cmd[cmd.index("-o") + 1] = str(tmp_path / "b.parquet")
+    cmd[cmd.index("--chunk-rows") + 1] = "5000"  # 30 chunks: a run of over a second
     primary, secondary = pty.openpty()
     proc = subprocess.Popen(cmd, stdin=secondary, stdout=secondary, stderr=secondary, cwd=ROOT)
     os.close(secondary)

@@ -20,7 +20,7 @@ from . import article19
 from .determination import Determination
 from .explain import explain, formula_of, headline
 from .fields import FIELD_NAMES
-from .i18n import DEFAULT_LANG, catalog
+from .i18n import DEFAULT_LANG, catalog, error_message
 from .money import cents_to_decimal
 from .rules import Rules, load_rules
 from .validation import ROW, split_errors, unknown_field_errors, validate_lazy
@@ -168,6 +168,7 @@ def run(
 
 
 MONEY = pl.Decimal(20, 2)
+OUTPUT_NAMES = tuple(c.replace("_cents", "_amount") for c in article19.RESULT_COLUMNS)
 
 
 def public_columns(full: pl.DataFrame, carry: list[str]) -> pl.DataFrame:
@@ -191,12 +192,20 @@ def evaluate_frame(
     """Evaluate every row of a table of participants (columns named as the
     SPEC §1 fields, in any dtypes). Rows that fail validation are returned in
     `rejected` with a message per bad field; the others in `determinations`."""
-    full, errors, r = run(frame, as_of=as_of, rules=rules, require_id=require_id)
-    carry = [c for c in frame.columns if c not in FIELD_NAMES or c == "participant_id"]
+    # The input's own columns travel under reserved names, so one named like
+    # a working column of the engine ("covered", "status") is never touched.
+    extra = [c for c in frame.columns if c not in FIELD_NAMES]
+    clashes = [c for c in extra if c in OUTPUT_NAMES or c == ROW]
+    if clashes:
+        raise InputError([Problem(c, "reserved_column", c,
+                                  error_message(lang, "reserved_column", c)) for c in clashes])
+    hidden = {c: f"\x00carried{i}" for i, c in enumerate(extra)}
+    full, errors, r = run(frame.rename(hidden), as_of=as_of, rules=rules, require_id=require_id)
     if "participant_id" not in frame.columns:
         full = full.with_columns(pl.lit(None, dtype=pl.String).alias("participant_id"))
-        carry = ["participant_id", *carry]
-    result = FrameResult(public_columns(full, carry), _rejected(errors, lang), frame.height, r)
+    carry = ["participant_id", *hidden.values()]
+    out = public_columns(full, carry).rename({v: k for k, v in hidden.items()})
+    result = FrameResult(out, _rejected(errors, lang), frame.height, r)
     result.check_accounting()
     return result
 

@@ -144,6 +144,16 @@ def _builtin_path(name: str) -> Path:
     return Path(str(resources.files("diferida") / "rules" / f"{name}.toml"))
 
 
+def _deep_merge(into: dict[str, Any], changes: dict[str, Any]) -> None:
+    """A variant changes only the keys it names, at any depth (lists, such as
+    a scale's brackets, are replaced whole)."""
+    for key, value in changes.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            _deep_merge(into[key], value)
+        else:
+            into[key] = copy.deepcopy(value)
+
+
 def _resolve(raw: dict[str, Any], origin: str, seen: tuple[str, ...] = ()) -> dict[str, Any]:
     """Apply `base` and `route_overrides` so the result is a complete rules table."""
     if "base" not in raw:
@@ -155,13 +165,7 @@ def _resolve(raw: dict[str, Any], origin: str, seen: tuple[str, ...] = ()) -> di
         raise RulesError(f"{origin}: unknown base rules {base_name!r}")
     base = _resolve(_read_toml(_builtin_path(base_name)), base_name, seen + (base_name,))
     merged = copy.deepcopy(base)
-    for key, value in raw.items():
-        if key in ("base", "route_overrides"):
-            continue
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = {**merged[key], **value}
-        else:
-            merged[key] = value
+    _deep_merge(merged, {k: v for k, v in raw.items() if k not in ("base", "route_overrides")})
     overrides = raw.get("route_overrides", {})
     ids = [r.get("id") for r in merged.get("routes", [])]
     for route_id, changes in overrides.items():

@@ -22,6 +22,7 @@ from .rules import GROUPS, Rules
 
 ROW = "_row"  # 0-based position of the row in the input
 _DECIMAL_RE = r"^[+-]?\d{1,15}(\.\d*)?$"  # plain numbers: digits, one "."
+_TOO_LARGE_RE = r"^[+-]?\d{16,}(\.\d*)?$"  # a number, but no one's years or dollars
 _DATE_RE = r"^\d{4}-\d{2}-\d{2}$"
 _MAX_INT_DIGITS = 15  # larger numbers than this are not amounts or years of anyone
 
@@ -33,6 +34,7 @@ ERROR_CODES = (
     "not_a_boolean",
     "negative",
     "too_many_decimals",
+    "too_large",
     "not_positive",
     "unknown_group",
     "birth_after_entry",
@@ -42,6 +44,7 @@ ERROR_CODES = (
     "duplicate_id",
     "unknown_field",
     "not_text",
+    "reserved_column",
 )
 
 
@@ -54,13 +57,24 @@ class Validated:
     errors: pl.DataFrame
 
 
+def _kept_typed(kind: str, dtype: pl.DataType) -> bool:
+    """A typed column that is read as it is (no text round trip). Its text
+    form is made only for the rows that are rejected (`split_errors`)."""
+    return (
+        (kind == "date" and (dtype == pl.Date or isinstance(dtype, pl.Datetime)))
+        or (kind == "bool" and dtype == pl.Boolean)
+        or (kind == "decimal" and dtype.is_integer())
+    )
+
+
 def _raw(name: str, dtype: pl.DataType) -> pl.Expr:
-    """The value as text, as the user gave it (whitespace around it removed)."""
+    """The value as given: text with surrounding whitespace removed, or the
+    typed column itself when it is read as it is."""
     col = pl.col(name)
+    if _kept_typed(BY_NAME[name].kind, dtype):
+        return col
     if dtype == pl.String:
         return col.str.strip_chars()
-    if isinstance(dtype, pl.Datetime):
-        return col.dt.to_string("%Y-%m-%d %H:%M:%S")
     return col.cast(pl.String)
 
 
@@ -110,8 +124,10 @@ def _parse_decimal(
     units = (raw.cast(pl.Decimal(38, places), strict=False) * 10**places).cast(
         pl.Int64, strict=False
     )
+    too_large = raw.str.contains(_TOO_LARGE_RE)
     err = (
         pl.when(_blank(raw)).then(NONE)
+        .when(too_large).then(pl.lit("too_large"))
         .when(~shape_ok | units.is_null()).then(pl.lit("not_a_number"))
         .when(too_many).then(pl.lit("too_many_decimals"))
         .when(units < 0).then(pl.lit(negative))
@@ -188,7 +204,8 @@ def _build_stages(
     for name in FIELD_NAMES:
         field = BY_NAME[name]
         raw = pl.col(f"_raw_{name}")
-        blank = _blank(raw)
+        typed_in = name in schema and _kept_typed(field.kind, schema[name])
+        blank = raw.is_null() if typed_in else _blank(raw)
         if name not in schema:
             needed = field.required or (name == "participant_id" and require_id)
             default = {"deferred_right_1960": pl.lit(False),
@@ -274,10 +291,10 @@ def split_errors(typed: pl.DataFrame) -> Validated:
             [
                 bad.filter(pl.col(f"_err_{k}").is_not_null()).select(
                     ROW,
-                    pl.col("_raw_participant_id").alias("participant_id"),
+                    pl.col("_raw_participant_id").cast(pl.String).alias("participant_id"),
                     pl.lit(k).alias("field"),
                     pl.col(f"_err_{k}").alias("code"),
-                    pl.col(f"_raw_{k}").alias("value"),
+                    pl.col(f"_raw_{k}").cast(pl.String).alias("value"),
                     pl.lit(i, dtype=pl.UInt8).alias("_order"),
                 )
                 for i, k in enumerate(FIELD_NAMES)

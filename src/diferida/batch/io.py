@@ -181,11 +181,6 @@ class Source:
         self.carried = [n for n in final if n not in FIELD_NAMES]
         self.total = 0  # progress units
 
-    def source_name(self, field: str) -> str:
-        """The file's own name of a column."""
-        back = {v: k for k, v in self.rename.items()}
-        return back.get(field, field)
-
     def empty(self) -> pl.DataFrame:
         return pl.DataFrame(schema={c: pl.String for c in self.columns})
 
@@ -453,40 +448,40 @@ def _detect_separator(header: str) -> int:
 
 
 class ParquetSource(Source):
-    """Parquet, typed or text columns; read a batch of rows at a time."""
+    """Parquet, typed or text columns; read a batch of rows at a time by
+    Polars' streaming engine (each pass a query of its own: passes may run in
+    separate threads)."""
 
     kind = "parquet"
 
     def __init__(self, file: str, target: Path | bytes, mapping: Mapping[str, str]):
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
+        self._target = target
         try:
-            self._pf = pq.ParquetFile(pa.BufferReader(target) if isinstance(target, bytes)
-                                      else str(target))
-        except (pa.ArrowException, OSError) as exc:
+            raw_names = list(self._scan().collect_schema())
+            self.total = int(self._scan().select(pl.len()).collect().item())
+        except (pl.exceptions.PolarsError, OSError) as exc:
             raise FileProblem("not_format", file=file, kind="Parquet",
                               detail=str(exc).splitlines()[0]) from None
-        super().__init__(file, [n.strip() for n in self._pf.schema_arrow.names], mapping)
-        self._raw_names = self._pf.schema_arrow.names
-        self.total = self._pf.metadata.num_rows
+        super().__init__(file, [n.strip() for n in raw_names], mapping)
+        self._raw_names = raw_names
+
+    def _scan(self) -> pl.LazyFrame:
+        target = self._target
+        return pl.scan_parquet(io.BytesIO(target) if isinstance(target, bytes) else target)
 
     def chunks(self, chunk_rows: int, columns: list[str] | None = None) -> Iterator[Chunk]:
-        import pyarrow as pa
-
-        cols = None if columns is None else [
-            self._raw_names[self.columns.index(c)] for c in columns]
+        lf = self._scan()
+        if columns is not None:
+            lf = lf.select([self._raw_names[self.columns.index(c)] for c in columns])
         offset = 0
         try:
-            for batch in self._pf.iter_batches(batch_size=min(chunk_rows, 1 << 30),
-                                               columns=cols):
-                frame = pl.from_arrow(batch)
-                assert isinstance(frame, pl.DataFrame)
+            # an iterator left unfinished is dropped with this generator, which ends its query
+            for frame in lf.collect_batches(chunk_size=min(chunk_rows, 1 << 30)):
                 frame.columns = [n.strip() for n in frame.columns]
                 rows = np.arange(offset + 1, offset + frame.height + 1, dtype=np.int64)
                 offset += frame.height
                 yield Chunk(self._finish(frame), rows, 0, offset)
-        except (pa.ArrowException, OSError) as exc:
+        except (pl.exceptions.PolarsError, OSError) as exc:
             raise FileProblem("unparsable", file=self.file, line=offset + 1,
                               detail=str(exc).splitlines()[0]) from None
 

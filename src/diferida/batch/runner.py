@@ -119,13 +119,16 @@ def _id_text(ids: pl.Series) -> pl.Series:
     return text.replace("", None)
 
 
-def _later_duplicates(src: Source, chunk_rows: int) -> np.ndarray:
+def _later_duplicates(src: Source, chunk_rows: int, stop: threading.Event) -> np.ndarray:
     """Positions (0-based, whole file) of rows whose id appeared in an earlier
     row: found in one pass over the id column alone, so that SPEC §1 ("the
     first row with that id is evaluated, each later one is rejected") holds
     across chunks exactly as within one."""
-    parts = [c.frame.get_column("participant_id")
-             for c in src.chunks(chunk_rows, columns=["participant_id"])]
+    parts = []
+    for c in src.chunks(chunk_rows, columns=["participant_id"]):
+        if stop.is_set():  # the run has failed or was stopped
+            return np.empty(0, dtype=np.int64)
+        parts.append(c.frame.get_column("participant_id"))
     if not parts:
         return np.empty(0, dtype=np.int64)
     ids = _id_text(pl.concat(parts))
@@ -203,6 +206,7 @@ def evaluate_file(
     sinks: list[Sink] = []
     writer = _Writer(secs)
     prefetch: _Prefetch | None = None
+    stopping = threading.Event()
     try:
         out_sink = open_sink(out, overwrite)
         sinks.append(out_sink)
@@ -220,7 +224,7 @@ def evaluate_file(
         # Duplicate ids across chunks are found by a pass over the id column,
         # run while the first chunk is evaluated (which does not need it: ids
         # repeated within one chunk are the core's to reject).
-        duplicates = _Thread(lambda: _later_duplicates(src, chunk_rows), secs) \
+        duplicates = _Thread(lambda: _later_duplicates(src, chunk_rows, stopping), secs) \
             if second is not None else None
         later = None
         prefetch = _Prefetch(chunks, secs)
@@ -289,6 +293,7 @@ def evaluate_file(
         secs["write"] += time.perf_counter() - tick
         summary.sample = pl.concat(samples) if samples else _empty_rejects()
     except BaseException:
+        stopping.set()
         if prefetch is not None:
             prefetch.close()
         try:
@@ -305,6 +310,7 @@ class _Thread:
 
     def __init__(self, fn: Callable[[], Any], seconds: dict[str, float]):
         self._fn, self._seconds = fn, seconds
+        self._elapsed = 0.0
         self._value: Any = None
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="diferida-batch-ids",
@@ -317,10 +323,11 @@ class _Thread:
             self._value = self._fn()
         except BaseException as exc:  # handed to the caller by result()
             self._error = exc
-        self._seconds["read"] += time.perf_counter() - tick
+        self._elapsed = time.perf_counter() - tick
 
     def result(self) -> Any:
         self._thread.join()
+        self._seconds["read"] += self._elapsed  # added here: the reader thread adds too
         if self._error is not None:
             raise self._error
         return self._value
@@ -355,6 +362,9 @@ class _Prefetch:
                     self._offer(("end", None))
                     return
                 if not self._offer(("chunk", chunk)):
+                    close = getattr(self._chunks, "close", None)
+                    if close is not None:
+                        close()  # lets the source stop its own work
                     return
         except BaseException as exc:  # handed to the consumer by __iter__
             self._offer(("error", exc))
@@ -375,11 +385,11 @@ class _Prefetch:
 class _Writer:
     """Writes the outputs in a thread of its own, in order, so that writing a
     chunk overlaps the evaluation of the next (the Parquet and CSV writers
-    release the GIL). At most two chunks wait, which keeps memory bounded."""
+    release the GIL). At most one chunk waits, which keeps memory bounded."""
 
     def __init__(self, seconds: dict[str, float]):
         self._seconds = seconds
-        self._jobs: queue.Queue = queue.Queue(maxsize=2)
+        self._jobs: queue.Queue = queue.Queue(maxsize=1)
         self._error: BaseException | None = None
         self._cancelled = False
         self._thread = threading.Thread(target=self._run, name="diferida-batch-writer",
