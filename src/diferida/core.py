@@ -23,7 +23,7 @@ from .fields import FIELD_NAMES
 from .i18n import DEFAULT_LANG, catalog, error_message
 from .money import cents_to_decimal
 from .rules import Rules, load_rules
-from .validation import ROW, split_errors, unknown_field_errors, validate_lazy
+from .validation import PID_HASH, ROW, split_errors, unknown_field_errors, validate_lazy
 
 RulesArg = str | Path | Rules | None
 
@@ -157,12 +157,19 @@ def _collect_options(frame: pl.DataFrame | pl.LazyFrame) -> dict:
 
 def run(
     frame: pl.DataFrame, *, as_of: date | None = None, rules: RulesArg = None,
-    require_id: bool = True,
+    require_id: bool = True, keep: list[str] | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame, Rules]:
-    """Validate and determine; returns (full result frame with every
-    intermediate column, errors, rules). The building block of everything."""
+    """Validate and determine; returns (result frame, errors, rules). The
+    building block of everything. The result has every intermediate column
+    (what explanations read), or with `keep` only those columns — then
+    Polars skips computing what nothing reads."""
     r = load_rules(rules)
     plan = article19.determine(validate_lazy(frame, r, as_of or _today(), require_id), r)
+    if keep is not None:
+        needed = [ROW, "_ok", *[f"_{kind}_{k}" for k in FIELD_NAMES for kind in ("raw", "err")]]
+        if require_id and "participant_id" in frame.columns:
+            needed.append(PID_HASH)
+        plan = plan.select(list(dict.fromkeys([*needed, *keep])))
     v = split_errors(plan.collect(**_collect_options(frame)))
     return v.typed.filter(pl.col("_ok")).drop("_ok"), v.errors, r
 
@@ -200,10 +207,13 @@ def evaluate_frame(
         raise InputError([Problem(c, "reserved_column", c,
                                   error_message(lang, "reserved_column", c)) for c in clashes])
     hidden = {c: f"\x00carried{i}" for i, c in enumerate(extra)}
-    full, errors, r = run(frame.rename(hidden), as_of=as_of, rules=rules, require_id=require_id)
+    carry = ["participant_id", *hidden.values()]
+    keep = [*carry, *article19.RESULT_COLUMNS] if "participant_id" in frame.columns else [
+        *hidden.values(), *article19.RESULT_COLUMNS[1:]]
+    full, errors, r = run(frame.rename(hidden), as_of=as_of, rules=rules, require_id=require_id,
+                          keep=keep)
     if "participant_id" not in frame.columns:
         full = full.with_columns(pl.lit(None, dtype=pl.String).alias("participant_id"))
-    carry = ["participant_id", *hidden.values()]
     out = public_columns(full, carry).rename({v: k for k, v in hidden.items()})
     result = FrameResult(out, _rejected(errors, lang), frame.height, r)
     result.check_accounting()

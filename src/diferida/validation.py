@@ -272,8 +272,8 @@ def _build_stages(
         # rejected. Found on a 64-bit hash of the id (several times faster
         # than on the text); `split_errors` confirms each suspect on the text
         # itself, so a hash collision can never reject a row.
-        lf = lf.with_columns(pl.col("participant_id").hash(seed=0).alias(_PID_HASH))
-        dup = pl.col("participant_id").is_not_null() & ~pl.col(_PID_HASH).is_first_distinct()
+        lf = lf.with_columns(pl.col("participant_id").hash(seed=0).alias(PID_HASH))
+        dup = pl.col("participant_id").is_not_null() & ~pl.col(PID_HASH).is_first_distinct()
         cross["participant_id"] = pl.when(dup).then(pl.lit("duplicate_id"))
     lf = lf.with_columns([
         (pl.coalesce(pl.col(f"_perr_{k}"), cross[k]) if k in cross else pl.col(f"_perr_{k}"))
@@ -285,7 +285,7 @@ def _build_stages(
     return lf.drop("_service_over_age", *[f"_perr_{k}" for k in FIELD_NAMES])
 
 
-_PID_HASH = "_pid_hash"
+PID_HASH = "_pid_hash"
 
 
 def _confirm_duplicates(typed: pl.DataFrame) -> pl.DataFrame:
@@ -295,7 +295,7 @@ def _confirm_duplicates(typed: pl.DataFrame) -> pl.DataFrame:
     err = pl.col("_err_participant_id")
     suspects = typed.filter(err == "duplicate_id")
     if suspects.height:
-        group = typed.filter(pl.col(_PID_HASH).is_in(suspects[_PID_HASH].implode()))
+        group = typed.filter(pl.col(PID_HASH).is_in(suspects[PID_HASH].implode()))
         later = group.filter(~pl.col("participant_id").is_first_distinct())[ROW]
         if later.len() != suspects.height:  # a collision: clear the false ones
             typed = typed.with_columns(
@@ -305,12 +305,12 @@ def _confirm_duplicates(typed: pl.DataFrame) -> pl.DataFrame:
                 pl.all_horizontal([pl.col(f"_err_{k}").is_null() for k in FIELD_NAMES])
                 .alias("_ok")
             )
-    return typed.drop(_PID_HASH)
+    return typed.drop(PID_HASH)
 
 
 def split_errors(typed: pl.DataFrame) -> Validated:
     """Separate a collected validation plan into typed rows and error rows."""
-    if _PID_HASH in typed.columns:
+    if PID_HASH in typed.columns:
         typed = _confirm_duplicates(typed)
     bad = typed.filter(~pl.col("_ok"))
     errors = empty_errors()
