@@ -19,17 +19,6 @@ def round_half_up(numerator: pl.Expr, denominator: int) -> pl.Expr:
     return ((numerator.cast(EXACT) * two + den) // (two * den)).cast(pl.Int64)
 
 
-def cents_to_text(cents: pl.Expr) -> pl.Expr:
-    """Integer cents as a plain decimal string with 2 decimals ("10200.00")."""
-    return pl.when(cents.is_null()).then(None).otherwise(
-        pl.concat_str(
-            (cents // CENTS_PER_DOLLAR).cast(pl.String),
-            pl.lit("."),
-            (cents % CENTS_PER_DOLLAR).cast(pl.String).str.zfill(2),
-        )
-    )
-
-
 def cents_to_decimal(cents: int | None) -> Decimal | None:
     if cents is None:
         return None

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from ..article19 import STATUSES
 from ..core import evaluate_frame
 from ..i18n import LANGS, error_message, field_label
 from ..rules import Rules, load_rules
@@ -31,7 +32,6 @@ from .messages import summary_text
 
 DEFAULT_CHUNK_ROWS = 250_000  # ~0.5 GB of working memory in the core, the fastest size measured
 REJECT_COLUMNS = ("row", "participant_id", "field", "code", "value", "message")
-STATUSES = ("eligible", "not_yet_eligible", "not_entitled")
 
 Progress = Callable[[int, int], None]
 
