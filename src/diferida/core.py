@@ -171,7 +171,8 @@ def run(
             needed.append(PID_HASH)
         plan = plan.select(list(dict.fromkeys([*needed, *keep])))
     v = split_errors(plan.collect(**_collect_options(frame)))
-    return v.typed.filter(pl.col("_ok")).drop("_ok"), v.errors, r
+    ok = v.typed if v.errors.height == 0 else v.typed.filter(pl.col("_ok"))
+    return ok.drop("_ok"), v.errors, r
 
 
 MONEY = pl.Decimal(20, 2)

@@ -312,9 +312,9 @@ def split_errors(typed: pl.DataFrame) -> Validated:
     """Separate a collected validation plan into typed rows and error rows."""
     if PID_HASH in typed.columns:
         typed = _confirm_duplicates(typed)
-    bad = typed.filter(~pl.col("_ok"))
-    errors = empty_errors()
-    if bad.height:
+    errors = _EMPTY_ERRORS.clone()
+    if not typed["_ok"].all():
+        bad = typed.filter(~pl.col("_ok"))
         errors = pl.concat(
             [
                 bad.filter(pl.col(f"_err_{k}").is_not_null()).select(
@@ -328,15 +328,22 @@ def split_errors(typed: pl.DataFrame) -> Validated:
                 for i, k in enumerate(FIELD_NAMES)
             ]
         ).sort(ROW, "_order").drop("_order")
-    typed = typed.drop([c for c in typed.columns if c.startswith(("_raw_", "_err_"))])
+    typed = typed.select([c for c in typed.columns if not c.startswith(("_raw_", "_err_"))])
     return Validated(typed=typed, errors=errors)
 
 
 def empty_errors() -> pl.DataFrame:
+    return _EMPTY_ERRORS.clone()
+
+
+def _empty_errors() -> pl.DataFrame:
     return pl.DataFrame(
         schema={ROW: pl.UInt32, "participant_id": pl.String, "field": pl.String,
                 "code": pl.String, "value": pl.String}
     )
+
+
+_EMPTY_ERRORS = _empty_errors()
 
 
 def unknown_field_errors(keys: list[str]) -> pl.DataFrame:
