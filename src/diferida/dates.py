@@ -61,7 +61,7 @@ def with_years_exceed(
     for out, (start, end) in spans.items():
         p = f"_{out}_"
         s = pl.col(start)
-        temps += [p + k for k in ("y", "m", "d", "end", "ey", "emd", "Y", "last", "next")]
+        temps += [p + k for k in ("y", "m", "d", "end", "ey", "emd", "Y", "last")]
         stage1 += [
             s.dt.year().cast(i32).alias(p + "y"),
             s.dt.month().cast(i32).alias(p + "m"),
@@ -78,11 +78,15 @@ def with_years_exceed(
             .alias(p + "Y")
         )
         ymd = (pl.col(p + "y"), pl.col(p + "m"), pl.col(p + "d"))
-        stage3 += [
-            _anniversary_days(*ymd, pl.col(p + "Y")).alias(p + "last"),
-            _anniversary_days(*ymd, pl.col(p + "Y") + 1).alias(p + "next"),
-        ]
-        span = (pl.col(p + "next") - pl.col(p + "last")).cast(pl.Int64)
+        stage3.append(_anniversary_days(*ymd, pl.col(p + "Y")).alias(p + "last"))
+        # The current year of life has 366 days when it holds a 29 February:
+        # that of the anniversary's own year if the anniversary falls before
+        # March (1 Jan..28 Feb), else that of the next year (a 29 February
+        # birthday counts as falling after February: its year of life runs
+        # from 28/29 February to 28/29 February of the next year).
+        m, d = pl.col(p + "m"), pl.col(p + "d")
+        after_feb = ((m > 2) | ((m == 2) & (d == 29))).cast(i32)
+        span = 365 + is_leap(pl.col(p + "y") + pl.col(p + "Y") + after_feb).cast(pl.Int64)
         elapsed = (pl.col(p + "end").cast(i32) - pl.col(p + "last")).cast(pl.Int64)
         lhs = pl.col(years_units).cast(pl.Int64) * span
         rhs = (pl.col(p + "Y").cast(pl.Int64) * span + elapsed) * units_per_year
