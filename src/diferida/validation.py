@@ -21,10 +21,11 @@ from .plan import Stages
 from .rules import GROUPS, Rules
 
 ROW = "_row"  # 0-based position of the row in the input
-_DECIMAL_RE = r"^[+-]?\d{1,15}(\.\d*)?$"  # plain numbers: digits, one "."
-_TOO_LARGE_RE = r"^[+-]?\d{16,}(\.\d*)?$"  # a number, but no one's years or dollars
-_DATE_RE = r"^\d{4}-\d{2}-\d{2}$"
 _MAX_INT_DIGITS = 15  # larger numbers than this are not amounts or years of anyone
+# plain numbers: digits, one "."; and numbers too large to be anyone's
+_DECIMAL_RE = rf"^[+-]?\d{{1,{_MAX_INT_DIGITS}}}(\.\d*)?$"
+_TOO_LARGE_RE = rf"^[+-]?\d{{{_MAX_INT_DIGITS + 1},}}(\.\d*)?$"
+_DATE_RE = r"^\d{4}-\d{2}-\d{2}$"
 
 # error codes, each with a message in the catalogs (i18n/*.toml, [errors])
 ERROR_CODES = (
