@@ -130,8 +130,9 @@ def test_routes_that_do_not_apply_are_explained_as_not_applying():
 
 
 def test_the_1990_decision_is_visible_in_the_explanation():
-    f = finding(explain("not_yet_eligible_19_1_a", "en"), "new_participant")
+    f = finding(explain("not_yet_eligible_19_1_a", "en"), "regime")
     assert "Decision" in f.text and "April 1, 1990" in f.text
+    assert f.values["regime"] == "pre1990" and f.held is None
 
 
 def test_amount_explanation_shows_each_bracket_and_the_totals():

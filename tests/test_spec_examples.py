@@ -86,11 +86,11 @@ EXAMPLES = [
      # entry on the cut-off day is pre-1990
      _entitled("eligible", "pre1990", "2018-01-01", "19.1(a)", ["19.1(a)"],
                "3000.00", "250.00"),
-     [("Regla 19.2", "new_participant", False), ("Regla 19.1(a)", "service", True),
+     [("Regla 19.2", "regime", None), ("Regla 19.1(a)", "service", True),
       ("Regla 19.1(a)", "eligibility", True)]),
     (7, _inputs("1960-01-01", "1990-04-02", "2000-04-01", "10", "20000.00"),
      _entitled("eligible", "new", "2025-01-01", "19.2", ["19.2"], "3000.00", "250.00"),
-     [("Regla 19.2", "new_participant", True), ("Regla 19.1(a)", "route_applies", False),
+     [("Regla 19.2", "regime", None), ("Regla 19.1(a)", "route_applies", False),
       ("Regla 19.2", "service", True), ("Regla 19.2", "eligibility", True)]),
     (8, _inputs("1976-01-01", "1998-01-01", "2006-01-01", "8", "30000.00"),
      _not_entitled("new", ["insufficient_service"]),
@@ -133,6 +133,7 @@ def check_determination(d: dict, n: int, expected: dict, findings: list) -> None
     assert _is_subsequence(findings, seen), seen
     assert seen[-1] == SCOPE
     by_condition = {f["condition"]: f for f in explanation}
+    assert by_condition["regime"]["values"]["regime"] == expected["regime"]
     if expected["status"] == "not_entitled":
         assert "eligibility" not in by_condition
         assert "totals" not in by_condition

@@ -278,6 +278,19 @@ def test_extra_columns_of_a_table_are_carried_through_not_rejected():
     assert out["office"].to_list() == ["San Juan"]
 
 
+def test_extra_columns_named_like_the_engines_working_columns_come_back_unchanged():
+    frame = pl.DataFrame([participant(participant_id="x", covered="c", service_units="u")])
+    out = diferida.evaluate_frame(frame, as_of=AS_OF).determinations
+    assert out.select("covered", "service_units", "route").rows() == [("c", "u", "19.1(a)")]
+
+
+def test_an_extra_column_named_like_a_result_column_is_refused_by_name():
+    frame = pl.DataFrame([participant(participant_id="x", status="mine")])
+    with pytest.raises(diferida.InputError) as err:
+        diferida.evaluate_frame(frame, as_of=AS_OF)
+    assert [(p.field, p.code) for p in err.value.problems] == [("status", "reserved_column")]
+
+
 def test_as_of_given_in_a_row_is_the_date_that_row_speaks_for():
     # example 1 reaches 58 on 2028-05-10
     frame = pl.DataFrame([

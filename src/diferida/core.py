@@ -208,13 +208,9 @@ def evaluate_frame(
         raise InputError([Problem(c, "reserved_column", c,
                                   error_message(lang, "reserved_column", c)) for c in clashes])
     hidden = {c: f"\x00carried{i}" for i, c in enumerate(extra)}
-    carry = ["participant_id", *hidden.values()]
-    keep = [*carry, *article19.RESULT_COLUMNS] if "participant_id" in frame.columns else [
-        *hidden.values(), *article19.RESULT_COLUMNS[1:]]
+    carry = ["participant_id", *hidden.values()]  # participant_id: null when not given
     full, errors, r = run(frame.rename(hidden), as_of=as_of, rules=rules, require_id=require_id,
-                          keep=keep)
-    if "participant_id" not in frame.columns:
-        full = full.with_columns(pl.lit(None, dtype=pl.String).alias("participant_id"))
+                          keep=[*carry, *article19.RESULT_COLUMNS])
     out = public_columns(full, carry).rename({v: k for k, v in hidden.items()})
     result = FrameResult(out, _rejected(errors, lang), frame.height, r)
     result.check_accounting()
@@ -228,7 +224,7 @@ def codes(joined: str | None) -> list[str]:
 
 def determination_from_row(row: dict[str, Any], rules: Rules, lang: str) -> Determination:
     row = {**row, **{k: codes(row[k]) for k in ("reasons", "routes_met", "warnings")}}
-    entitled = row["status"] != "not_entitled"
+    formula = formula_of(row, rules) if row["status"] != "not_entitled" else None
     return Determination(
         participant_id=row["participant_id"],
         status=row["status"],
@@ -246,8 +242,8 @@ def determination_from_row(row: dict[str, Any], rules: Rules, lang: str) -> Dete
         rules_version=row["rules_version"],
         as_of=row["as_of"],
         headline=headline(row, lang),
-        explanation=explain(row, rules, lang),
-        formula=formula_of(row, rules) if entitled else None,
+        explanation=explain(row, rules, lang, formula),
+        formula=formula,
         lang=lang,
     )
 

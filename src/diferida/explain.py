@@ -11,15 +11,13 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
-from .article19 import amount_denominator, route_key
+from .article19 import route_key
 from .dates import years_months_days
 from .determination import Bracket, Finding, Formula, plain
 from .fields import SERVICE_UNITS
 from .i18n import catalog, fmt_date, fmt_wait, msg
-from .money import CENTS_PER_DOLLAR, format_money
+from .money import cents_to_decimal, format_money
 from .rules import Rules
-
-SCOPE_RULE = "Art. 19 (alcance)"
 
 
 def years_text(units: int | None) -> str:
@@ -37,10 +35,6 @@ def pct(rate: Decimal) -> str:
     return f"{(rate * 100).normalize():f}%"
 
 
-def _cents(c: int | None) -> Decimal | None:
-    return None if c is None else (Decimal(c) / CENTS_PER_DOLLAR).quantize(Decimal("0.01"))
-
-
 def formula_of(row: dict[str, Any], rules: Rules) -> Formula:
     scale = rules.amount[row["regime"]]
     brackets = []
@@ -51,21 +45,23 @@ def formula_of(row: dict[str, Any], rules: Rules) -> Formula:
         if upper is not None:
             years = min(years, upper - b.threshold)
         brackets.append(Bracket(scale.citation, b.threshold, upper, years.normalize(), b.rate,
-                                _cents(row[f"part{i}_cents"])))
+                                cents_to_decimal(row[f"part{i}_cents"])))
     has_min = bool(row["deferred_right_1960"])
     return Formula(
         citation=scale.citation,
-        average_compensation=_cents(row["compensation_cents"]),
+        average_compensation=cents_to_decimal(row["compensation_cents"]),
         brackets=tuple(brackets),
-        formula_amount=_cents(row["formula_cents"]),
+        formula_amount=cents_to_decimal(row["formula_cents"]),
         minimum_citation=rules.minimum_citation if has_min else None,
-        minimum_amount=_cents(row["minimum_cents"]) if has_min else None,
+        minimum_amount=cents_to_decimal(row["minimum_cents"]) if has_min else None,
         minimum_applied=bool(row["minimum_applied"]),
     )
 
 
-def explain(row: dict[str, Any], rules: Rules, lang: str) -> list[Finding]:
-    """The findings for one result row of `article19.determine`, in order."""
+def explain(row: dict[str, Any], rules: Rules, lang: str,
+            formula: Formula | None = None) -> list[Finding]:
+    """The findings for one result row of `article19.determine`, in order
+    (`formula`: the row's `formula_of`, when the caller has it already)."""
     out: list[Finding] = []
     d = lambda v: fmt_date(v, lang)  # noqa: E731
     iso = lambda v: None if v is None else v.isoformat()  # noqa: E731
@@ -82,13 +78,14 @@ def explain(row: dict[str, Any], rules: Rules, lang: str) -> list[Finding]:
         f"covered_{str(covered).lower()}", entry_date=d(entry),
         not_covered_from=d(rules.not_covered_from))
     regime = row["regime"]
-    add(rules.new_participant_citation, "new_participant",
+    # the regime classifies the participant; it is not a condition to meet
+    add(rules.new_participant_citation, "regime",
         {"entry_date": iso(entry), "cutoff": iso(rules.new_participant_after), "regime": regime},
-        regime == "new", f"regime_{regime}", entry_date=d(entry),
+        None, f"regime_{regime}", entry_date=d(entry),
         cutoff=d(rules.new_participant_after))
 
     # Regla 19.1 / 19.2: separated without a refund of contributions
-    common_rule = "Regla 19.2" if regime == "new" else "Regla 19.1"
+    common_rule = rules.citations[f"conditions_{regime}"]
     add(common_rule, "separated", {"separation_date": iso(sep)}, sep is not None,
         f"separated_{str(sep is not None).lower()}", separation_date=d(sep))
     no_refund = not row["refund_requested"]
@@ -149,16 +146,17 @@ def explain(row: dict[str, Any], rules: Rules, lang: str) -> list[Finding]:
                 wait=fmt_wait(y, m, dd, lang), as_of=d(as_of))
         req = row["requested_start_date"]
         svals = {"requested_start_date": iso(req), "eligibility_date": iso(elig)}
+        start_rule = rules.citations["start"]
         if req is None:
-            add("Regla 19.3", "start", svals, None, "start_open", eligibility_date=d(elig))
+            add(start_rule, "start", svals, None, "start_open", eligibility_date=d(elig))
         elif row["premature_request"]:
-            add("Regla 19.3", "start", svals, False, "start_premature", requested=d(req),
+            add(start_rule, "start", svals, False, "start_premature", requested=d(req),
                 eligibility_date=d(elig))
         else:
-            add("Regla 19.3", "start", svals, True, "start_requested", requested=d(req))
+            add(start_rule, "start", svals, True, "start_requested", requested=d(req))
 
-        f = formula_of(row, rules)
-        comp = _cents(row["compensation_cents"])
+        f = formula or formula_of(row, rules)
+        comp = cents_to_decimal(row["compensation_cents"])
         parts = [
             msg(lang, "findings", "bracket", rate=pct(b.rate), compensation=format_money(comp),
                 years=_dec_text(b.years), amount=format_money(b.amount))
@@ -173,7 +171,8 @@ def explain(row: dict[str, Any], rules: Rules, lang: str) -> list[Finding]:
                 f.minimum_applied, key, citation=rules.minimum_citation,
                 rate=pct(rules.minimum_rate), minimum=format_money(f.minimum_amount),
                 formula=format_money(f.formula_amount))
-        annual, monthly = _cents(row["annual_cents"]), _cents(row["monthly_cents"])
+        annual = cents_to_decimal(row["annual_cents"])
+        monthly = cents_to_decimal(row["monthly_cents"])
         add(f.citation, "totals", {"annual": f"{annual:.2f}", "monthly": f"{monthly:.2f}"}, None,
             "totals", annual=format_money(annual), monthly=format_money(monthly))
 
@@ -181,7 +180,7 @@ def explain(row: dict[str, Any], rules: Rules, lang: str) -> list[Finding]:
         if w == "service_exceeds_span":
             # the separation day is the last day of service (see article19.py)
             span = years_months_days(entry, date.fromordinal(sep.toordinal() + 1))
-            add("Art. 19", "service_exceeds_span", {"service": service,
+            add(rules.citations["service_span"], "service_exceeds_span", {"service": service,
                 "entry_date": iso(entry), "separation_date": iso(sep)}, False, w, "warnings",
                 service=service, span=fmt_wait(*span, lang))
         elif w == "retirement_annuity_may_apply":
@@ -189,7 +188,7 @@ def explain(row: dict[str, Any], rules: Rules, lang: str) -> list[Finding]:
             add(r.citation, w, {"separation_date": iso(sep),
                 "age_date": iso(row["route_age_date"])}, None, w, "warnings",
                 separation_date=d(sep), citation=r.citation)
-    add(SCOPE_RULE, "scope", {}, None, "scope")
+    add(rules.citations["scope"], "scope", {}, None, "scope")
     return out
 
 
@@ -202,4 +201,4 @@ def reason_texts(reasons: list[str], lang: str) -> list[str]:
     return [catalog(lang)["reasons"][r] for r in reasons]
 
 
-__all__ = ["explain", "formula_of", "headline", "years_text", "amount_denominator"]
+__all__ = ["explain", "formula_of", "headline", "years_text"]

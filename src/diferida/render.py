@@ -59,8 +59,6 @@ def render_text(d: Determination) -> str:
     lines += [f"{k:<{width}}  {v}" for k, v in rows]
     lines += ["", L["explanation"] + ":"]
     for f in d.explanation:
-        # the regime finding classifies; it is not a condition to meet
-        held = None if f.condition == "new_participant" else f.held
-        mark = {True: "✓", False: "✗", None: "·"}[held]
+        mark = {True: "✓", False: "✗", None: "·"}[f.held]
         lines.append(f"  {mark} [{f.rule}] {f.text}")
     return "\n".join(lines)

@@ -26,6 +26,7 @@ from .fields import SERVICE_PLACES
 DEFAULT_RULES = "article19"
 REGIMES = ("pre1990", "new")
 GROUPS = ("general", "police", "firefighter")
+CITATION_KEYS = ("conditions_pre1990", "conditions_new", "start", "service_span", "scope")
 
 
 class RulesError(ValueError):
@@ -70,6 +71,7 @@ class Rules:
     amount: dict[str, Scale]  # by regime
     minimum_rate: Decimal
     minimum_citation: str
+    citations: dict[str, str]  # conditions_pre1990, conditions_new, start, service_span, scope
     resolved: dict[str, Any]  # the resolved content, as stored with a determination
     version: str
 
@@ -241,6 +243,9 @@ def rules_from_resolved(resolved: dict[str, Any], origin: str = "rules") -> Rule
             raise RulesError(f"{sw}: thresholds must increase")
         amount[reg] = Scale(citation=str(_need(s, "citation", sw)), brackets=brackets)
 
+    cw = f"{origin} [citations]"
+    cites = _need(resolved, "citations", origin)
+    citations = {k: str(_need(cites, k, cw)) for k in CITATION_KEYS}
     minimum = _need(resolved, "minimum", origin)
     digest = hashlib.sha256(
         json.dumps(resolved, sort_keys=True, ensure_ascii=False).encode()
@@ -260,6 +265,7 @@ def rules_from_resolved(resolved: dict[str, Any], origin: str = "rules") -> Rule
         amount=amount,
         minimum_rate=_dec(_need(minimum, "rate", f"{origin} [minimum]"), "minimum.rate"),
         minimum_citation=str(_need(minimum, "citation", f"{origin} [minimum]")),
+        citations=citations,
         resolved=resolved,
         version=f"{name}@{digest[:12]}",
     )

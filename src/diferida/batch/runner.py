@@ -230,10 +230,6 @@ def evaluate_file(
         prefetch = _Prefetch(chunks, secs)
         stream = itertools.chain((c for c in (first, second) if c is not None), prefetch)
 
-        # The core adds working columns beside the input's (service_units,
-        # covered, ...): carried columns travel under names it cannot use.
-        hide = {c: f"\x1fcarried{i}" for i, c in enumerate(src.carried)}
-        unhide = {v: k for k, v in hide.items()}
         offset = 0
         for index, chunk in enumerate(stream):
             if index == 1 and duplicates is not None:
@@ -243,9 +239,9 @@ def evaluate_file(
             h = frame.height
             summary.blank += chunk.blank
             if h:
-                res = evaluate_frame(frame.rename(hide), as_of=day, rules=r, lang=lang,
-                                     require_id=True)
-                det, bad = res.determinations.rename(unhide), res.rejected
+                # carried columns are kept apart from the engine's by the core
+                res = evaluate_frame(frame, as_of=day, rules=r, lang=lang, require_id=True)
+                det, bad = res.determinations, res.rejected
                 if later is not None:
                     lo, hi = np.searchsorted(later, [offset, offset + h])
                     if hi > lo:

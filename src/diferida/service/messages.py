@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..i18n import DEFAULT_LANG, LANGS
+from ..i18n import DEFAULT_LANG, LANGS, catalog
 
 MESSAGES: dict[str, dict[str, str]] = {
     "invalid_json": {
@@ -36,21 +36,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "'{value}' is not a whole number",
         "es": "'{value}' no es un número entero",
     },
-    "not_text": {
-        "en": "must be text",
-        "es": "debe ser texto",
-    },
     "too_long": {
         "en": "is longer than {limit} characters",
         "es": "tiene más de {limit} caracteres",
-    },
-    "missing": {
-        "en": "is required and missing",
-        "es": "es obligatorio y falta",
-    },
-    "not_a_date": {
-        "en": "'{value}' is not a valid YYYY-MM-DD date",
-        "es": "'{value}' no es una fecha AAAA-MM-DD válida",
     },
     "not_a_datetime": {
         "en": "'{value}' is not a valid ISO 8601 date-time",
@@ -122,8 +110,11 @@ MESSAGES: dict[str, dict[str, str]] = {
 
 
 def text(lang: str, code: str, **values: Any) -> str:
+    lang = lang if lang in LANGS else DEFAULT_LANG
+    if code not in MESSAGES:  # a field error the core's catalog already words
+        return catalog(lang)["errors"][code].format(**values)
     table = MESSAGES[code]
-    return table.get(lang if lang in LANGS else DEFAULT_LANG, table["en"]).format(**values)
+    return table.get(lang, table["en"]).format(**values)
 
 
 def pick_lang(candidate: Any = None, accept_language: str | None = None) -> str:

@@ -79,11 +79,8 @@ def parse(body: dict[str, Any], option_names: tuple[str, ...]) -> Parsed:
 def determine(parsed: Parsed) -> Determination:
     """Evaluate the participant; InputError names every bad field, the
     request's own problems included."""
-    # An empty mapping would give the core a table with no rows; one null id
-    # gives it one row whose every required field is reported missing.
-    fields = parsed.fields or {"participant_id": None}
     try:
-        d = evaluate(fields, rules=parsed.rules, lang=parsed.lang)
+        d = evaluate(parsed.fields, rules=parsed.rules, lang=parsed.lang)
     except InputError as exc:
         raise _with_request_problems(parsed, [p.to_dict() for p in exc.problems]) from None
     if parsed.problems:

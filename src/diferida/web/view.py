@@ -36,7 +36,7 @@ def _mark(f: Finding, d: Determination, t: dict[str, Any]) -> dict[str, str]:
     later is "not yet", not "not met"; belonging to a regime is neither."""
     if f.condition in d.warnings:
         return {"symbol": "!", "word": t["held_warning"], "kind": "warn"}
-    if f.condition == "new_participant":
+    if f.condition == "regime":
         return {"symbol": "i", "word": t["held_regime"], "kind": "info"}
     if f.held is True:
         return {"symbol": "✓", "word": t["held_true"], "kind": "held"}
