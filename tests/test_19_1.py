@@ -109,7 +109,9 @@ def test_future_separation_after_reaching_58_opens_on_the_separation_date():
                   separation_date="2027-12-31", creditable_service_years="20")
     assert d.status == "not_yet_eligible"
     assert d.eligibility_date == date(2027, 12, 31)
-    assert d.warnings == ["retirement_annuity_may_apply"]
+    # separated and eligible after 2013-06-30: Act 3-2013 may touch the case (SPEC §7)
+    assert d.warnings == ["retirement_annuity_may_apply", "act_3_2013_accruals_frozen",
+                          "act_3_2013_ages_may_apply"]
 
 
 def test_member_still_in_service_is_not_entitled_because_not_separated():

@@ -63,7 +63,9 @@ def test_new_participant_reaching_65_the_day_after_the_determination_date_is_not
 def test_new_participant_who_separated_after_65_is_eligible_from_the_separation_date():
     d = determine(birth_date="1950-01-01", creditable_service_years="15")
     assert d.eligibility_date == date(2016, 6, 30)
-    assert d.warnings == ["retirement_annuity_may_apply"]
+    # separated and eligible after 2013-06-30: Act 3-2013 may touch the case (SPEC §7)
+    assert d.warnings == ["retirement_annuity_may_apply", "act_3_2013_accruals_frozen",
+                          "act_3_2013_ages_may_apply"]
 
 
 def test_new_participant_planning_a_future_separation_is_not_yet_eligible():
@@ -72,4 +74,6 @@ def test_new_participant_planning_a_future_separation_is_not_yet_eligible():
     # 65 on 2020-01-01, already passed: the route opens on the separation day
     assert d.status == "not_yet_eligible"
     assert d.eligibility_date == date(2027, 3, 31)
-    assert d.warnings == ["retirement_annuity_may_apply"]
+    # separated and eligible after 2013-06-30: Act 3-2013 may touch the case (SPEC §7)
+    assert d.warnings == ["retirement_annuity_may_apply", "act_3_2013_accruals_frozen",
+                          "act_3_2013_ages_may_apply"]

@@ -32,7 +32,8 @@ def test_evaluate_prints_the_determination_and_its_explanation_in_spanish():
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "19.1(a)" in out
-    assert "2028-05-10" in out
+    assert "10 de mayo de 2028" in out
+    assert "2028-05-10" not in out  # ISO dates and codes belong to --json
     assert "$10,200.00" in out and "$850.00" in out
     assert "Regla 19.1(a)" in out
     assert "Ley 3-2013" in out
@@ -41,7 +42,8 @@ def test_evaluate_prints_the_determination_and_its_explanation_in_spanish():
 def test_evaluate_in_english():
     proc = run("evaluate", *EXAMPLE_1, "--lang", "en")
     assert proc.returncode == 0, proc.stderr
-    assert "Will be entitled to a deferred pension from May 10, 2028." in proc.stdout
+    assert ("Will be entitled to a deferred pension: it may be requested from May 10, 2028 "
+            "or any later date (Rule 19.3).") in proc.stdout
     assert "Act 3-2013" in proc.stdout
 
 

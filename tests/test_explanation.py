@@ -10,11 +10,15 @@ import re
 import pytest
 
 import diferida
+from diferida.explain import cite
+from diferida.i18n import catalog
 
 from .conftest import AS_OF, participant
 
 CITATION = re.compile(
-    r"Regla 19\.[1-6](\([ab]\))?|Art\. 19( \(alcance\))?|Ley 305-1999, 3 L\.P\.R\.A\. § 786-1")
+    r"(Regla|Rule) 19\.[1-6](\([ab]\))?|(Ley|Act) 305-1999, 3 L\.P\.R\.A\. § 786-1"
+    r"|(Ley|Act) 3-2013|3 L\.P\.R\.A\. § 766|Nota de alcance|Scope note"
+    r"|Verificación de datos|Data check")
 
 # one participant of each kind (SPEC §8 examples and a few more)
 CASES = {
@@ -58,6 +62,7 @@ def test_every_finding_cites_a_rule_and_says_whether_it_held(case, lang):
     assert len(d.explanation) >= 5
     for f in d.explanation:
         assert CITATION.fullmatch(f.rule), f.rule
+        assert f.text.count(f.rule) == 1, (f.rule, f.text)  # named once, in its own text
         assert f.held in (True, False, None)
         assert f.text.strip()
         assert isinstance(f.values, dict)
@@ -66,8 +71,13 @@ def test_every_finding_cites_a_rule_and_says_whether_it_held(case, lang):
 @pytest.mark.parametrize("case", CASES)
 def test_spanish_and_english_explanations_differ_but_check_the_same_conditions(case):
     es, en = explain(case, "es"), explain(case, "en")
-    assert [(f.rule, f.condition, f.values, f.held) for f in es.explanation] == [
-        (f.rule, f.condition, f.values, f.held) for f in en.explanation]
+    assert [(f.condition, f.values, f.held) for f in es.explanation] == [
+        (f.condition, f.values, f.held) for f in en.explanation]
+    # the same sources, each as its language writes it
+    own = {catalog("es")["citations"][k]: catalog("en")["citations"][k]
+           for k in ("scope", "data_check")}
+    assert [own.get(f.rule, cite(f.rule, "en")) for f in es.explanation] == [
+        f.rule for f in en.explanation]
     for a, b in zip(es.explanation, en.explanation):
         assert a.text != b.text, a.text
     assert es.headline != en.headline
@@ -116,9 +126,9 @@ def test_not_yet_eligible_says_when_and_how_long_until_then():
 def test_eligible_explanation_names_the_route_and_every_route_met():
     d = explain("police_19_4_a_with_warning", "en")
     f = finding(d, "eligibility")
-    assert f.held is True and f.rule == "Regla 19.4(a)"
+    assert f.held is True and f.rule == "Rule 19.4(a)"
     assert f.values["routes_met"] == ["19.2", "19.4(a)", "19.4(b)"]
-    assert "19.2, 19.4(a), 19.4(b)" in f.text
+    assert "the others: Rule 19.2 and Rule 19.4(b)" in f.text
 
 
 def test_routes_that_do_not_apply_are_explained_as_not_applying():
@@ -129,16 +139,18 @@ def test_routes_that_do_not_apply_are_explained_as_not_applying():
     assert finding(d, "service", "19.1(a)").held is True
 
 
-def test_the_1990_decision_is_visible_in_the_explanation():
-    f = finding(explain("not_yet_eligible_19_1_a", "en"), "regime")
+def test_the_1990_decision_is_stated_only_for_an_entry_on_that_day():
+    on_the_day = diferida.evaluate(participant(entry_date="1990-04-01"), as_of=AS_OF, lang="en")
+    f = finding(on_the_day, "regime")
     assert "Decision" in f.text and "April 1, 1990" in f.text
     assert f.values["regime"] == "pre1990" and f.held is None
+    assert "Decision" not in finding(explain("not_yet_eligible_19_1_a", "en"), "regime").text
 
 
 def test_amount_explanation_shows_each_bracket_and_the_totals():
     d = explain("not_yet_eligible_19_1_a", "en")
     amount = finding(d, "amount")
-    assert amount.rule == "Regla 19.5(a)"
+    assert amount.rule == "Rule 19.5(a)"
     assert "1.5% × $30,000.00 × 20 years = $9,000.00" in amount.text
     assert "2% × $30,000.00 × 2 years = $1,200.00" in amount.text
     totals = finding(d, "totals")
@@ -148,13 +160,14 @@ def test_amount_explanation_shows_each_bracket_and_the_totals():
 
 def test_minimum_19_6_is_explained_when_applied():
     f = finding(explain("minimum_19_6", "en"), "minimum")
-    assert f.rule == "Regla 19.6" and f.held is True
-    assert f.values == {"minimum": "6000.00", "formula": "3000.00"}
+    assert f.rule == "Rule 19.6" and f.held is True
+    assert f.values["minimum"] == "6000.00" and f.values["formula"] == "3000.00"
+    assert f.values["source"] == "declared"
 
 
 def test_premature_start_is_explained_with_the_earliest_date():
     f = finding(explain("premature_start", "en"), "start")
-    assert f.rule == "Regla 19.3" and f.held is False
+    assert f.rule == "Rule 19.3" and f.held is False
     assert "premature" in f.text and "May 10, 2028" in f.text
 
 
@@ -169,5 +182,5 @@ def test_retirement_annuity_warning_is_explained():
                                       separation_date="2010-06-30",
                                       creditable_service_years="15"), as_of=AS_OF, lang="en")
     f = finding(d, "retirement_annuity_may_apply")
-    assert f.rule == "Regla 19.1(a)"
-    assert "retirement annuity" in f.text
+    assert f.rule == "3 L.P.R.A. § 766"
+    assert "retirement annuity" in f.text and "Rule 19.1(a)" in f.text

@@ -65,6 +65,15 @@ def as_date(text: str | None) -> date | None:
     return None if text is None else date.fromisoformat(text)
 
 
+def has_deferred_right_1960(p: dict) -> bool:
+    """SPEC §6: a declared value stands; empty is true exactly when the first
+    entry is on or before 1960-06-30."""
+    declared = p.get("deferred_right_1960")
+    if declared is None:
+        return as_date(p["entry_date"]) <= date(1960, 6, 30)
+    return declared == "true"
+
+
 def reference_amount(p: dict) -> tuple[Fraction, Fraction, bool]:
     """(exact annual amount, exact formula, minimum applied) per SPEC §6."""
     s = Fraction(p["creditable_service_years"])
@@ -73,7 +82,7 @@ def reference_amount(p: dict) -> tuple[Fraction, Fraction, bool]:
         formula = ac * Fraction(15, 1000) * s
     else:  # 19.5(a)
         formula = ac * (Fraction(15, 1000) * min(s, 20) + Fraction(2, 100) * max(s - 20, 0))
-    if p.get("deferred_right_1960") == "true":
+    if has_deferred_right_1960(p):
         minimum = ac * Fraction(30, 100)
         if minimum > formula:
             return minimum, formula, True
@@ -97,6 +106,8 @@ def reference(p: dict, as_of: date = AS_OF) -> dict:
     warnings = []
     if sep is not None and s > exact_years(entry, sep + timedelta(days=1)):
         warnings.append("service_exceeds_span")
+    if entry < reaching_age(birth, 14):  # SPEC §7 data check
+        warnings.append("implausible_entry_age")
     out = {"status": "not_entitled", "reasons": reasons, "regime": regime,
            "eligibility_date": None, "route": None, "routes_met": [], "start_date": None,
            "premature_request": False, "annual_amount": None, "monthly_amount": None,
@@ -109,6 +120,14 @@ def reference(p: dict, as_of: date = AS_OF) -> dict:
     if sep >= reaching_age(birth, route[3]):
         warnings.append("retirement_annuity_may_apply")
     exact, _, minimum_applied = reference_amount(p)
+    monthly = round_half_up(exact / 12)
+    act_3_2013 = date(2013, 6, 30)  # SPEC §7: the later law, where it touches this case
+    if sep > act_3_2013:
+        warnings.append("act_3_2013_accruals_frozen")
+    if elig > act_3_2013:
+        warnings.append("act_3_2013_ages_may_apply")
+    if monthly < 500:
+        warnings.append("act_3_2013_minimum_may_apply")
     return {**out,
             "status": "eligible" if elig <= as_of else "not_yet_eligible",
             "eligibility_date": elig.isoformat(), "route": route[0],
@@ -116,7 +135,7 @@ def reference(p: dict, as_of: date = AS_OF) -> dict:
             "start_date": req.isoformat() if req is not None and req >= elig else None,
             "premature_request": req is not None and req < elig,
             "annual_amount": f"{round_half_up(exact):.2f}",
-            "monthly_amount": f"{round_half_up(exact / 12):.2f}",
+            "monthly_amount": f"{monthly:.2f}",
             "minimum_applied": minimum_applied, "warnings": warnings}
 
 
@@ -158,8 +177,10 @@ def make_participant(rng: random.Random) -> dict:
         "average_compensation": f"{cents // 100}.{cents % 100:02d}",
         "group": rng.choice(["general", "general", "police", "firefighter"]),
         "refund_requested": rng.choice(["false"] * 6 + ["true"]),
-        "deferred_right_1960": ("true" if entry <= date(1960, 6, 30) and rng.random() < 0.6
-                                else "false"),
+        # declared true (possible only with an entry by 1960-06-30), declared
+        # false, or empty (derived from the entry date, SPEC §6)
+        "deferred_right_1960": rng.choice(
+            (["true"] if entry <= date(1960, 6, 30) else []) + ["false", None, None]),
         "requested_start_date": (None if rng.random() < 0.6
                                  else _day(rng, date(1960, 1, 1), date(2070, 1, 1)).isoformat()),
     }

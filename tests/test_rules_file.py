@@ -38,7 +38,11 @@ def test_every_route_amount_and_minimum_of_the_file_has_a_citation():
     assert raw["amount"]["new"]["citation"] == "Regla 19.5(b)"
     assert raw["minimum"]["citation"] == "Regla 19.6"
     for key, value in raw["regime"].items():
-        assert value["citation"].strip(), key
+        if key != "laws":  # the names of the laws themselves
+            assert value["citation"].strip(), key
+    assert raw["decisions"]["route_19_4_regimes"]["citation"] == "Regla 19.4"
+    for law in raw["later_laws"].values():
+        assert law["citation"].strip()
 
 
 def test_rules_file_holds_the_numbers_of_spec_4_and_6():
@@ -65,10 +69,15 @@ def test_rules_file_holds_the_numbers_of_spec_4_and_6():
 def test_strict_variant_differs_only_in_the_regimes_of_19_4():
     base = diferida.load_rules("article19").resolved
     strict = diferida.load_rules(STRICT).resolved
-    assert {k for k in base if base[k] != strict[k]} == {"meta", "routes"}
-    changed = [(b["id"], set(b) ^ set(s) or {k for k in b if b[k] != s[k]})
+    # the reading (its routes' regimes, where that limit comes from) and its name
+    assert {k for k in base if base[k] != strict[k]} == {"meta", "routes", "decisions"}
+    changed = [(b["id"], {k for k in set(b) | set(s) if b.get(k) != s.get(k)})
                for b, s in zip(base["routes"], strict["routes"]) if b != s]
-    assert changed == [("19.4(a)", {"regimes"}), ("19.4(b)", {"regimes"})]
+    assert changed == [("19.4(a)", {"regimes", "regimes_source"}),
+                       ("19.4(b)", {"regimes", "regimes_source"})]
+    b19_4 = base["decisions"]["route_19_4_regimes"]
+    s19_4 = strict["decisions"]["route_19_4_regimes"]
+    assert {k for k in b19_4 if b19_4[k] != s19_4[k]} == {"reading", "other_reading"}
     assert [r["regimes"] for r in strict["routes"][3:]] == [["pre1990"], ["pre1990"]]
     assert len(base["routes"]) == len(strict["routes"])
 

@@ -47,7 +47,7 @@ def test_a_csv_of_the_worked_examples_is_determined_row_by_row_as_the_core_does(
     assert r.status_code == 200, r.text
     out = r.json()
     expected = diferida.evaluate_frame(examples_frame(), as_of=date.fromisoformat(AS_OF))
-    assert out["summary"]["rows_in"] == 10 and out["summary"]["rows_rejected"] == 0
+    assert out["summary"]["rows_in"] == 11 and out["summary"]["rows_rejected"] == 0
     assert out["rejects"] == []
     got = {d["participant_id"]: (d["status"], d["route"], d["annual_amount"])
            for d in out["determinations"]}
@@ -57,21 +57,21 @@ def test_a_csv_of_the_worked_examples_is_determined_row_by_row_as_the_core_does(
             for row in expected.determinations.iter_rows(named=True)}
     assert got == want
     assert got["spec-3"] == ("not_yet_eligible", "19.2", "5236.88")
-    assert sum(out["summary"]["by_status"].values()) == 10
+    assert sum(out["summary"]["by_status"].values()) == 11
 
 
 def test_rejected_rows_are_returned_with_their_line_number_field_and_reason(client):
     text = examples_csv().decode()
     lines = text.splitlines()
     lines[3] = lines[3].replace("1972-11-02", "1972-02-30")  # spec-3, line 4 of the file
-    lines.append(lines[1])  # spec-1 again, line 12
+    lines.append(lines[1])  # spec-1 again, line 13
     r = post(client, "members.csv", "\n".join(lines).encode())
     out = r.json()
-    assert out["summary"]["rows_in"] == 11 and out["summary"]["rows_rejected"] == 2
-    assert out["summary"]["rows_determined"] == 9
+    assert out["summary"]["rows_in"] == 12 and out["summary"]["rows_rejected"] == 2
+    assert out["summary"]["rows_determined"] == 10
     rejects = {(x["row"], x["participant_id"], x["field"], x["code"]) for x in out["rejects"]}
     assert rejects == {(4, "spec-3", "birth_date", "not_a_date"),
-                       (12, "spec-1", "participant_id", "duplicate_id")}
+                       (13, "spec-1", "participant_id", "duplicate_id")}
 
 
 @pytest.mark.parametrize("kind", ["parquet", "xlsx"])

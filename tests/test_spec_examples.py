@@ -20,7 +20,10 @@ import diferida
 
 from .conftest import AS_OF, cli_command
 
-SCOPE = ("Art. 19 (alcance)", "scope", None)
+SCOPE = ("Nota de alcance", "scope", None)
+DATA_CHECK = "Verificación de datos"
+AGES, FROZEN, MINIMUM = ("act_3_2013_ages_may_apply", "act_3_2013_accruals_frozen",
+                          "act_3_2013_minimum_may_apply")
 COVERED_RULE = "Ley 305-1999, 3 L.P.R.A. § 786-1"
 
 
@@ -30,11 +33,12 @@ def _inputs(birth, entry, sep, service, comp, group="general", refund="false"):
             "group": group, "refund_requested": refund}
 
 
-def _entitled(status, regime, elig, route, routes_met, annual, monthly, warnings=()):
+def _entitled(status, regime, elig, route, routes_met, annual, monthly, warnings=(),
+              minimum_applied=False):
     return {"status": status, "reasons": [], "regime": regime, "eligibility_date": elig,
             "route": route, "routes_met": list(routes_met), "start_date": None,
             "premature_request": False, "annual_amount": annual, "monthly_amount": monthly,
-            "minimum_applied": False, "warnings": list(warnings)}
+            "minimum_applied": minimum_applied, "warnings": list(warnings)}
 
 
 def _not_entitled(regime, reasons):
@@ -50,19 +54,19 @@ EXAMPLES = [
     (1, _inputs("1970-05-10", "1988-07-01", "2010-06-30", "22", "30000.00"),
      # 30000 × (0.015×20 + 0.02×2) = 10,200.00; 58 on 2028-05-10, after as_of
      _entitled("not_yet_eligible", "pre1990", "2028-05-10", "19.1(a)", ["19.1(a)"],
-               "10200.00", "850.00"),
+               "10200.00", "850.00", [AGES]),
      [("Regla 19.1(a)", "service", True), ("Regla 19.1(a)", "age", False),
       ("Regla 19.1(b)", "service", False), ("Regla 19.1(a)", "eligibility", False)]),
     (2, _inputs("1965-03-15", "1985-01-15", "2012-12-31", "27.5", "42000.00"),
      # 42000 × (0.30 + 0.02×7.5) = 18,900.00; 55 on 2020-03-15
      _entitled("eligible", "pre1990", "2020-03-15", "19.1(b)", ["19.1(b)"],
-               "18900.00", "1575.00"),
+               "18900.00", "1575.00", [AGES]),
      [("Regla 19.1(a)", "service", False), ("Regla 19.1(b)", "service", True),
       ("Regla 19.1(b)", "age", True), ("Regla 19.1(b)", "eligibility", True)]),
     (3, _inputs("1972-11-02", "1995-08-01", "2015-07-31", "12.25", "28500.00"),
      # 28500 × 0.015 × 12.25 = 5,236.875 -> 5,236.88; /12 = 436.40625 -> 436.41
      _entitled("not_yet_eligible", "new", "2037-11-02", "19.2", ["19.2"],
-               "5236.88", "436.41"),
+               "5236.88", "436.41", [FROZEN, AGES, MINIMUM]),
      [("Regla 19.1(a)", "route_applies", False), ("Regla 19.1(b)", "route_applies", False),
       ("Regla 19.2", "service", True), ("Regla 19.2", "age", False),
       ("Regla 19.2", "eligibility", False)]),
@@ -71,25 +75,27 @@ EXAMPLES = [
      # /12 = 1,132.5015 -> 1,132.50. Entry to separation is 25 years and 59 days
      # (25.16 years), shorter than 25.1667: SPEC §7 warning.
      _entitled("eligible", "new", "2025-06-20", "19.4(a)", ["19.2", "19.4(a)", "19.4(b)"],
-               "13590.02", "1132.50", ["service_exceeds_span"]),
+               "13590.02", "1132.50", ["service_exceeds_span", FROZEN, AGES]),
      [("Regla 19.2", "service", True), ("Regla 19.2", "age", False),
       ("Regla 19.4(a)", "service", True), ("Regla 19.4(a)", "age", True),
       ("Regla 19.4(b)", "service", True), ("Regla 19.4(b)", "age", False),
-      ("Regla 19.4(a)", "eligibility", True), ("Art. 19", "service_exceeds_span", False)]),
+      ("Regla 19.4(a)", "eligibility", True), ("Regla 19.4", "reading_19_4", None),
+      (DATA_CHECK, "service_exceeds_span", False)]),
     (5, _inputs("1968-02-29", "1989-09-01", "2009-08-31", "20", "25000.00"),
      # born 29 February: 58 on 28 February 2026 (a common year)
      _entitled("eligible", "pre1990", "2026-02-28", "19.1(a)", ["19.1(a)"],
-               "7500.00", "625.00"),
+               "7500.00", "625.00", [AGES]),
      [("Regla 19.1(a)", "service", True), ("Regla 19.1(a)", "age", True),
       ("Regla 19.1(a)", "eligibility", True)]),
     (6, _inputs("1960-01-01", "1990-04-01", "2000-03-31", "10", "20000.00"),
      # entry on the cut-off day is pre-1990
      _entitled("eligible", "pre1990", "2018-01-01", "19.1(a)", ["19.1(a)"],
-               "3000.00", "250.00"),
+               "3000.00", "250.00", [AGES, MINIMUM]),
      [("Regla 19.2", "regime", None), ("Regla 19.1(a)", "service", True),
       ("Regla 19.1(a)", "eligibility", True)]),
     (7, _inputs("1960-01-01", "1990-04-02", "2000-04-01", "10", "20000.00"),
-     _entitled("eligible", "new", "2025-01-01", "19.2", ["19.2"], "3000.00", "250.00"),
+     _entitled("eligible", "new", "2025-01-01", "19.2", ["19.2"], "3000.00", "250.00",
+               [AGES, MINIMUM]),
      [("Regla 19.2", "regime", None), ("Regla 19.1(a)", "route_applies", False),
       ("Regla 19.2", "service", True), ("Regla 19.2", "eligibility", True)]),
     (8, _inputs("1976-01-01", "1998-01-01", "2006-01-01", "8", "30000.00"),
@@ -101,6 +107,14 @@ EXAMPLES = [
     (10, _inputs("1975-01-01", "2000-01-01", "2010-01-01", "10", "30000.00"),
      _not_entitled("new", ["not_covered"]),
      [(COVERED_RULE, "covered", False)]),
+    (11, _inputs("1935-06-01", "1955-01-01", "1975-01-01", "12", "10000.00"),
+     # deferred_right_1960 empty, entry before 1960-06-30: derived true (SPEC §6);
+     # formula 10000 × 0.015 × 12 = 1,800.00 < 30% × 10000 = 3,000.00: the minimum
+     _entitled("eligible", "pre1990", "1993-06-01", "19.1(a)", ["19.1(a)"],
+               "3000.00", "250.00", [MINIMUM], minimum_applied=True),
+     [("Regla 19.1(a)", "service", True), ("Regla 19.1(a)", "age", True),
+      ("Regla 19.1(a)", "eligibility", True), ("Regla 19.5(a)", "amount", None),
+      ("Regla 19.6", "minimum", True), ("Regla 19.6", "totals", None)]),
 ]
 IDS = [f"example_{n}" for n, *_ in EXAMPLES]
 
@@ -114,7 +128,10 @@ def check_determination(d: dict, n: int, expected: dict, findings: list) -> None
     assert set(d) >= {"participant_id", "status", "reasons", "regime", "eligibility_date",
                       "route", "routes_met", "start_date", "premature_request",
                       "annual_amount", "monthly_amount", "minimum_applied", "warnings",
-                      "rules_version", "as_of", "explanation"}
+                      "rules_version", "rules_name", "rules_title", "as_of", "explanation"}
+    assert d["rules_name"] == "article19"
+    assert d["deferred_right_1960"] is (n == 11)
+    assert d["deferred_right_1960_source"] == "derived"
     assert d["participant_id"] == f"spec-{n}"
     for key, value in expected.items():
         assert d[key] == value, f"{key}: {d[key]!r} != {value!r}"
@@ -133,7 +150,11 @@ def check_determination(d: dict, n: int, expected: dict, findings: list) -> None
     assert _is_subsequence(findings, seen), seen
     assert seen[-1] == SCOPE
     by_condition = {f["condition"]: f for f in explanation}
-    assert by_condition["regime"]["values"]["regime"] == expected["regime"]
+    if "not_covered" in expected["reasons"]:
+        # Article 19 does not apply: no regime of it is named (SPEC §2)
+        assert "regime" not in by_condition
+    else:
+        assert by_condition["regime"]["values"]["regime"] == expected["regime"]
     if expected["status"] == "not_entitled":
         assert "eligibility" not in by_condition
         assert "totals" not in by_condition
@@ -204,4 +225,5 @@ def test_packaged_examples_file_holds_the_spec_8_participants():
     assert frame["participant_id"].to_list() == [f"spec-{n}" for n, *_ in EXAMPLES]
     for row, (_, inputs, _, _) in zip(frame.iter_rows(named=True), EXAMPLES):
         assert {k: row[k] for k in inputs} == inputs
-        assert row["deferred_right_1960"] == "false"
+        # SPEC §6: left empty, derived from the entry date
+        assert row["deferred_right_1960"] is None

@@ -179,7 +179,9 @@ SPAN = {"birth_date": "1960-01-01", "entry_date": "1990-04-01"}
 
 
 def warnings(**changes) -> list[str]:
-    return diferida.evaluate(participant(**SPAN, **changes), as_of=AS_OF).warnings
+    """The data-check warnings (the later-law warnings are tested elsewhere)."""
+    d = diferida.evaluate(participant(**SPAN, **changes), as_of=AS_OF)
+    return [w for w in d.warnings if w in ("service_exceeds_span", "implausible_entry_age")]
 
 
 def test_service_equal_to_entry_to_separation_counting_the_separation_day_has_no_warning():
@@ -302,10 +304,19 @@ def test_as_of_given_in_a_row_is_the_date_that_row_speaks_for():
     assert out["status"].to_list() == ["not_yet_eligible", "eligible", "not_yet_eligible"]
 
 
-def test_deferred_right_1960_defaults_to_false():
-    d = diferida.evaluate(participant(birth_date="1930-01-01", entry_date="1955-01-01",
-                                      separation_date="1985-12-31",
-                                      creditable_service_years="10",
-                                      average_compensation="20000.00"), as_of=AS_OF)
-    assert d.minimum_applied is False
-    assert d.annual_amount == Decimal("3000.00")
+def test_empty_deferred_right_1960_is_derived_from_the_entry_date_and_a_declared_value_stands():
+    minimum_case = participant(birth_date="1930-01-01", entry_date="1955-01-01",
+                               separation_date="1985-12-31", creditable_service_years="10",
+                               average_compensation="20000.00")
+    # SPEC §6: empty and an entry before 1960-06-30 -> true; 30% × 20,000 = 6,000
+    # is higher than the formula 1.5% × 20,000 × 10 = 3,000
+    d = diferida.evaluate(minimum_case, as_of=AS_OF)
+    assert (d.deferred_right_1960, d.deferred_right_1960_source) == (True, "derived")
+    assert d.minimum_applied is True and d.annual_amount == Decimal("6000.00")
+    # a declared false stands (a refund before 1960 and a later re-entry)
+    d = diferida.evaluate({**minimum_case, "deferred_right_1960": "false"}, as_of=AS_OF)
+    assert (d.deferred_right_1960, d.deferred_right_1960_source) == (False, "declared")
+    assert d.minimum_applied is False and d.annual_amount == Decimal("3000.00")
+    # an entry after the cut-off: derived false
+    d = diferida.evaluate(participant(), as_of=AS_OF)
+    assert (d.deferred_right_1960, d.deferred_right_1960_source) == (False, "derived")

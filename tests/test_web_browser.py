@@ -146,7 +146,8 @@ def test_example_1_shows_entitlement_from_10_may_2028_without_reloading_the_page
         calculate(page)
     assert page.evaluate("window.notReloaded") is True
     assert visible_text(page, "#result-title").endswith(
-        "Tendrá derecho a una pensión diferida desde el 10 de mayo de 2028.")
+        "Tendrá derecho a una pensión diferida: podrá solicitarla desde el 10 de mayo de 2028 "
+        "o en cualquier fecha posterior (Regla 19.3).")
     assert visible_text(page, "#annual-amount") == "$10,200.00"
     assert visible_text(page, "#monthly-amount") == "$850.00"
     result = visible_text(page, "#result")
@@ -163,7 +164,8 @@ def test_example_3_a_new_participant_gets_5236_88_a_year_and_436_41_a_month(page
     page.goto("/")
     fill(page, EXAMPLE_3)
     calculate(page)
-    assert visible_text(page, "#result-title").endswith("desde el 2 de noviembre de 2037.")
+    assert visible_text(page, "#result-title").endswith(
+        "desde el 2 de noviembre de 2037 o en cualquier fecha posterior (Regla 19.3).")
     assert visible_text(page, "#annual-amount") == "$5,236.88"
     assert visible_text(page, "#monthly-amount") == "$436.41"
     formula = visible_text(page, "table.formula")
@@ -178,7 +180,7 @@ def test_example_8_with_8_years_is_not_entitled_and_is_told_10_were_needed(page)
     assert visible_text(page, "#result-title").endswith(
         "Not entitled to a deferred pension under Article 19.")
     why = visible_text(page, ".why")
-    assert "Lacks the creditable service" in why
+    assert "Does not have the creditable service that any route requires" in why
     assert "At least 10 years of creditable service would have been needed; 8 are credited" in why
     assert page.locator("#annual-amount").count() == 0
     shot(page, "04-example-8-not-entitled-en")
@@ -192,7 +194,8 @@ def test_example_9_who_asked_for_a_refund_is_not_entitled(page):
         "No tiene derecho a una pensión diferida bajo el Artículo 19.")
     assert "Solicitó el reembolso de sus aportaciones" in visible_text(page, ".why")
     explanation = visible_text(page, "ol.findings")
-    assert "✗ No se cumple · Regla 19.1: Solicitó el reembolso" in explanation
+    assert ("✗ No se cumple · La Regla 19.1 exige no haber solicitado el reembolso de las "
+            "aportaciones; lo solicitó: no se cumple.") in explanation
     shot(page, "05-example-9-refund-es")
 
 
@@ -209,7 +212,8 @@ def test_switching_to_english_keeps_what_was_typed_and_the_answer(page):
     assert visible_text(page, "label[for='f-creditable_service_years']").startswith(
         "Years of creditable service")
     assert visible_text(page, "#result-title").endswith(
-        "Will be entitled to a deferred pension from May 10, 2028.")
+        "Will be entitled to a deferred pension: it may be requested from May 10, 2028 "
+        "or any later date (Rule 19.3).")
     shot(page, "06-switched-to-english")
     page.click("button[value='lang:es']")
     page.wait_for_selector("html[lang='es']")
@@ -365,7 +369,8 @@ def test_without_javascript_the_form_still_gives_the_answer(nojs_page):
     assert page.get_attribute("html", "lang") == "en"
     assert page.input_value("#f-creditable_service_years") == "12.25"
     assert visible_text(page, "#result-title").endswith(
-        "Will be entitled to a deferred pension from November 2, 2037.")
+        "Will be entitled to a deferred pension: it may be requested from November 2, 2037 "
+        "or any later date (Rule 19.3).")
     assert not page.locator("#print-now").count()  # only on the printable page
 
 

@@ -72,7 +72,8 @@ def test_without_javascript_the_form_posts_and_the_answer_is_on_the_same_page(cl
     r = client.post("/calcular", data={**EXAMPLE_1, "lang": "es"})
     assert r.status_code == 200
     page = text_of(r.text)
-    assert "Tendrá derecho a una pensión diferida desde el 10 de mayo de 2028" in page
+    assert ("Tendrá derecho a una pensión diferida: podrá solicitarla desde el 10 de mayo de 2028"
+            in page)
     assert "$10,200.00" in page and "$850.00" in page
     assert "Regla 19.1(a)" in page and "Regla 19.5(a)" in page
     assert 'value="1970-05-10"' in r.text  # the form keeps what was typed
@@ -84,7 +85,8 @@ def test_the_fragment_holds_the_form_and_the_answer_for_the_script(client):
     assert r.status_code == 200
     assert "<html" not in r.text
     assert 'id="calc"' in r.text and 'id="result"' in r.text
-    assert "Will be entitled to a deferred pension from May 10, 2028." in text_of(r.text)
+    assert ("Will be entitled to a deferred pension: it may be requested from May 10, 2028"
+            in text_of(r.text))
     assert problems(r.text, fragment=True) == []
 
 
@@ -121,7 +123,8 @@ def test_switching_language_keeps_what_was_typed_and_translates_the_answer(clien
                                        "action": "lang:en"})
     assert '<html lang="en">' in r.text
     assert 'value="30000.00"' in r.text
-    assert "Will be entitled to a deferred pension from May 10, 2028." in text_of(r.text)
+    assert ("Will be entitled to a deferred pension: it may be requested from May 10, 2028"
+            in text_of(r.text))
 
 
 def test_switching_language_before_any_answer_only_translates(client):
@@ -178,10 +181,11 @@ def test_the_strict_reading_of_19_4_is_offered_and_applied(client):
     wide = text_of(client.post("/calcular", data={**police_new, "lang": "en"}).text)
     strict = text_of(client.post("/calcular", data={**police_new, "lang": "en",
                                                     "rules": "article19-strict-19_4"}).text)
-    assert "Entitled to a deferred pension from June 20, 2025." in wide
+    assert "Entitled to a deferred pension: it may be requested from June 20, 2025" in wide
     assert "article19-strict-19_4@" in strict
     # strictly, 19.4 is closed to a new participant: 19.2 at 65 is left
-    assert "Will be entitled to a deferred pension from June 20, 2040." in strict
+    assert ("Will be entitled to a deferred pension: it may be requested from June 20, 2040"
+            in strict)
 
 
 @pytest.mark.parametrize(("case", "lang", "expected"), [
@@ -191,12 +195,12 @@ def test_the_strict_reading_of_19_4_is_offered_and_applied(client):
       "separation_date": "1970-06-30", "creditable_service_years": "12",
       "average_compensation": "5000.00", "deferred_right_1960": "true",
       "requested_start_date": "1980-01-01"}, "en",
-     ["Entitled to a deferred pension from January 1, 1988.", "$1,500.00", "$125.00",
-      "Minimum of Regla 19.6", "the minimum is paid", "the request is premature"]),
+     ["Entitled to a deferred pension: it may be requested from January 1, 1988", "$1,500.00",
+      "$125.00", "Minimum of Rule 19.6", "the minimum is paid", "the request is premature"]),
     # SPEC §8 example 10: entry on 2000-01-01 is outside Article 19
     ({**EXAMPLE_1, "birth_date": "1975-01-01", "entry_date": "2000-01-01",
       "separation_date": "2010-01-01", "creditable_service_years": "10"}, "en",
-     ["Not entitled to a deferred pension under Article 19.", "savings-account program",
+     ["Not entitled to a deferred pension: Article 19 does not apply", "savings-account program",
       "You would have needed to join the System before January 1, 2000."]),
     # still in service and refunded: both reasons, each with what was missing
     ({k: v for k, v in {**EXAMPLE_1, "refund_requested": "true"}.items()

@@ -13,13 +13,20 @@ import polars as pl
 
 from .dates import date_reaching_age
 from .fields import SERVICE_UNITS
-from .money import EXACT, round_half_up
+from .money import EXACT, cents, round_half_up
 from .plan import Stages
 from .rules import REGIMES, Route, Rules
 
 REASONS = ("not_covered", "not_separated", "refund_requested", "insufficient_service")
 STATUSES = ("eligible", "not_yet_eligible", "not_entitled")
-WARNINGS = ("service_exceeds_span", "retirement_annuity_may_apply")
+WARNINGS = (
+    "service_exceeds_span",
+    "implausible_entry_age",
+    "retirement_annuity_may_apply",
+    "act_3_2013_accruals_frozen",
+    "act_3_2013_ages_may_apply",
+    "act_3_2013_minimum_may_apply",
+)
 
 S = pl.col("service_units")
 AC = pl.col("compensation_cents")
@@ -225,12 +232,27 @@ def _determine_stages(lf: Stages, rules: Rules) -> Stages:
     lf = lf.with_columns(
         round_half_up(pl.col("_annual_exact"), den).alias("annual_cents"),
         round_half_up(pl.col("_annual_exact"), 12 * den).alias("monthly_cents"),
+    )
+    # SPEC §7 warnings, in the order of WARNINGS: the determination stands.
+    act3 = rules.act_3_2013
+    lf = lf.with_columns(
         _joined([
-            # computed with the SPEC §1 checks (validation.py)
+            # data checks: service_exceeds_span is computed with the SPEC §1
+            # checks (validation.py); a first entry before the minimum age
             pl.when(pl.col("service_exceeds_span") & separated)
             .then(pl.lit("service_exceeds_span")),
-            # separated on or after the day the winning route's age was reached
+            pl.when(pl.col("entry_date") < date_reaching_age(birth, rules.min_entry_age))
+            .then(pl.lit("implausible_entry_age")),
+            # 3 L.P.R.A. § 766: separated on or after the day the winning
+            # route's age was reached
             pl.when(sep >= pl.col("route_age_date")).then(pl.lit("retirement_annuity_may_apply")),
+            # SPEC §9 later laws, for entitled participants only
+            pl.when(entitled & (sep > pl.lit(act3.accruals_frozen_after)))
+            .then(pl.lit("act_3_2013_accruals_frozen")),
+            pl.when(entitled & (elig_d > pl.lit(act3.ages_changed_after)))
+            .then(pl.lit("act_3_2013_ages_may_apply")),
+            pl.when(entitled & (pl.col("monthly_cents") < cents(act3.minimum_monthly)))
+            .then(pl.lit("act_3_2013_minimum_may_apply")),
         ]).alias("warnings"),
         pl.lit(rules.version).alias("rules_version"),
     )

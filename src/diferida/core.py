@@ -18,12 +18,19 @@ import polars as pl
 
 from . import article19
 from .determination import Determination
-from .explain import explain, formula_of, headline
+from .explain import explain, formula_of, headline, law_words
 from .fields import FIELD_NAMES
-from .i18n import DEFAULT_LANG, catalog, error_message
+from .i18n import DEFAULT_LANG, error_message, error_text, field_label
 from .money import cents_to_decimal
 from .rules import Rules, load_rules
-from .validation import PID_HASH, ROW, split_errors, unknown_field_errors, validate_lazy
+from .validation import (
+    ERROR_CODES,
+    PID_HASH,
+    ROW,
+    split_errors,
+    unknown_field_errors,
+    validate_lazy,
+)
 
 RulesArg = str | Path | Rules | None
 
@@ -125,15 +132,20 @@ def participant_frame(participant: Participant | Mapping[str, Any]) -> tuple[pl.
     return pl.DataFrame(cols, schema={k: pl.String for k in cols}), unknown
 
 
-def _rejected(errors: pl.DataFrame, lang: str) -> pl.DataFrame:
-    """Error rows with their message, "<label> (<field>): <why>", in `lang`."""
-    c = catalog(lang)
-    labels = {f: f"{c['fields'].get(f, f)} ({f}): " for f in FIELD_NAMES}
+def _rejected(errors: pl.DataFrame, lang: str, rules: Rules | None = None) -> pl.DataFrame:
+    """Error rows with their message, "<label> (<field>): <why>", in `lang`;
+    the law's words in labels and messages come from `rules`."""
+    words = law_words(load_rules(rules), lang)
+    labels = {f: f"{field_label(lang, f, words)} ({f}): " for f in FIELD_NAMES}
+    # one message per (field, code): some agree with their field
+    texts = {f"{f}|{code}": error_text(lang, code, f, words)
+             for f in FIELD_NAMES for code in ERROR_CODES}
     return errors.select(
         pl.col(ROW).alias("row"), "participant_id", "field", "code", "value",
         pl.concat_str(
             pl.col("field").replace_strict(labels, default=pl.col("field") + ": "),
-            pl.col("code").replace_strict(c["errors"], return_dtype=pl.String)
+            pl.concat_str(pl.col("field"), pl.lit("|"), pl.col("code"))
+            .replace_strict(texts, default=pl.col("code"), return_dtype=pl.String)
             .str.replace("{value}", pl.col("value").fill_null(""), literal=True),
         ).alias("message"),
     )
@@ -212,7 +224,7 @@ def evaluate_frame(
     full, errors, r = run(frame.rename(hidden), as_of=as_of, rules=rules, require_id=require_id,
                           keep=[*carry, *article19.RESULT_COLUMNS])
     out = public_columns(full, carry).rename({v: k for k, v in hidden.items()})
-    result = FrameResult(out, _rejected(errors, lang), frame.height, r)
+    result = FrameResult(out, _rejected(errors, lang, r), frame.height, r)
     result.check_accounting()
     return result
 
@@ -240,8 +252,14 @@ def determination_from_row(row: dict[str, Any], rules: Rules, lang: str) -> Dete
         minimum_applied=bool(row["minimum_applied"]),
         warnings=list(row["warnings"]),
         rules_version=row["rules_version"],
+        rules_name=rules.name,
+        rules_title=rules.title,
+        rules=rules,
+        deferred_right_1960=bool(row["deferred_right_1960"]),
+        deferred_right_1960_source=(
+            "declared" if row["deferred_right_1960_declared"] else "derived"),
         as_of=row["as_of"],
-        headline=headline(row, lang),
+        headline=headline(row, rules, lang),
         explanation=explain(row, rules, lang, formula),
         formula=formula,
         lang=lang,
@@ -258,7 +276,7 @@ def evaluate(
     if unknown:
         errors = pl.concat([errors, unknown_field_errors(unknown)])
     if errors.height:
-        rej = _rejected(errors, lang)
+        rej = _rejected(errors, lang, r)
         raise InputError([Problem(e["field"], e["code"], e["value"], e["message"])
                           for e in rej.iter_rows(named=True)])
     return determination_from_row(full.row(0, named=True), r, lang)

@@ -90,6 +90,13 @@ class Determination:
     rules_version: str
     as_of: date
     headline: str
+    rules_name: str = ""
+    rules_title: str = ""
+    # Regla 19.6's condition, and whether it was declared or derived (SPEC §6)
+    deferred_right_1960: bool = False
+    deferred_right_1960_source: str = "derived"  # derived | declared
+    # the rules it was decided with (not part of its data: `rules_version` is)
+    rules: Any = field(default=None, repr=False, compare=False)
     explanation: list[Finding] = field(default_factory=list)
     formula: Formula | None = None
     lang: str = "es"
@@ -111,6 +118,10 @@ class Determination:
             "minimum_applied": self.minimum_applied,
             "warnings": list(self.warnings),
             "rules_version": self.rules_version,
+            "rules_name": self.rules_name,
+            "rules_title": self.rules_title,
+            "deferred_right_1960": self.deferred_right_1960,
+            "deferred_right_1960_source": self.deferred_right_1960_source,
             "as_of": _d(self.as_of),
             "headline": self.headline,
             "formula": None if self.formula is None else self.formula.to_dict(),

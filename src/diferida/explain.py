@@ -3,12 +3,24 @@
 The engine (article19.py) computes every condition as a column; this module
 only reads those columns for one row and says, in es or en, which rule was
 checked, with which values, and whether it held. It decides nothing.
+
+What a finding may say (SPEC §7):
+* every finding's text names its own source once (its `rule`), so a reader
+  who sees one line alone knows where it comes from; renderers never repeat it;
+* dates after `as_of` are spoken of in the future, dates on or before it in
+  the past, and a route of a participant who is not entitled in the
+  conditional (it "would open"); a separation after `as_of` is a plan;
+* a **Decision** of SPEC is stated only where it shapes this answer;
+* the law's words (names of laws, rates, amounts, cut-off dates) come from the
+  rules, so a variant that changes a number changes its sentence too.
 """
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from .article19 import route_key
@@ -17,7 +29,18 @@ from .determination import Bracket, Finding, Formula, plain
 from .fields import SERVICE_UNITS
 from .i18n import catalog, fmt_date, fmt_wait, msg
 from .money import cents_to_decimal, format_money
-from .rules import Rules
+from .rules import Route, Rules, load_rules
+
+# ---- words that depend on the language ------------------------------------
+
+
+def cite(citation: str, lang: str) -> str:
+    """A citation as the language writes it ("Regla 19.1(a)" -> "Rule 19.1(a)")."""
+    words = catalog(lang).get("citation_words", {})
+    if not words:
+        return citation
+    pattern = re.compile(r"\b(" + "|".join(map(re.escape, words)) + r")\b")
+    return pattern.sub(lambda m: words[m.group(1)], citation)
 
 
 def years_text(units: int | None) -> str:
@@ -28,11 +51,107 @@ def years_text(units: int | None) -> str:
     return f"{d:f}"
 
 
+def years_phrase(years: str, lang: str) -> str:
+    """"22 años", "1 año", "12.25 años" ("25.1666… años" for a cut number)."""
+    forms = catalog(lang)["wait"]["years"]
+    return forms[0 if years == "1" else 1].format(n=years)
+
+
 _dec_text = plain
 
 
 def pct(rate: Decimal) -> str:
     return f"{(rate * 100).normalize():f}%"
+
+
+def listing(items: list[str], lang: str) -> str:
+    """"a", "a y b", "a, b y c"."""
+    join = catalog(lang)["wait"]["join"]
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + join + items[-1]
+
+
+def law_words(rules: Rules, lang: str) -> dict[str, str]:
+    """The law's words the texts use, from the rules: names of laws, rates,
+    amounts and cut-off dates."""
+    act3 = rules.act_3_2013
+    return {
+        "law_pre1990": cite(rules.laws["pre1990"], lang),
+        "law_new": cite(rules.laws["new"], lang),
+        "law_not_covered": cite(rules.laws["not_covered"], lang),
+        "not_covered_from": fmt_date(rules.not_covered_from, lang),
+        "new_after": fmt_date(rules.new_participant_after, lang),
+        "minimum_citation": cite(rules.minimum_citation, lang),
+        "minimum_rate": pct(rules.minimum_rate),
+        "cutoff_1960": fmt_date(rules.deferred_right_cutoff, lang),
+        "act3": cite(act3.name, lang),
+        "act3_frozen": fmt_date(act3.accruals_frozen_after, lang),
+        "act3_minimum": format_money(act3.minimum_monthly),
+        "act106": cite(rules.act_106_2017, lang),
+        "statute_pre1990": rules.reading_19_4.statute_pre1990,
+        "statute_new": rules.reading_19_4.statute_new,
+        "reading_19_4": cite(rules.reading_19_4.citation, lang),
+        "start_citation": cite(rules.citations["start"], lang),
+    }
+
+
+def regime_text(regime: str, rules: Rules, lang: str, plural: bool = False) -> str:
+    section = "regime_plural" if plural else "regime"
+    return msg(lang, section, regime, law=cite(rules.laws[regime], lang))
+
+
+def scope_text(rules: Rules, lang: str) -> str:
+    """SPEC §9: what this project does not apply, in one sentence."""
+    return msg(lang, "findings", "scope", citation=catalog(lang)["citations"]["scope"],
+               **law_words(rules, lang))
+
+
+def tense(day: date, as_of: date) -> str:
+    """"past" for a day on or before the determination's date, else "future"."""
+    return "past" if day <= as_of else "future"
+
+
+def feb29_moved(birth: date, age_date: date | None) -> bool:
+    """SPEC §4 Decision: a 29 February birthday falls on 28 February in a
+    common year; True when that moved this date."""
+    return (age_date is not None and (birth.month, birth.day) == (2, 29)
+            and (age_date.month, age_date.day) == (2, 28))
+
+
+def span_years(start: date, end_exclusive: date) -> Fraction:
+    """The exact time from `start` to `end_exclusive`, in years: completed
+    years plus the elapsed days of the current year of life over its length
+    (SPEC §1; the same measure as `dates.with_years_exceed`)."""
+    years = years_months_days(start, end_exclusive)[0]
+
+    def anniversary(n: int) -> date:
+        yy = start.year + n
+        day = start.day
+        if (start.month, start.day) == (2, 29) and not _leap(yy):
+            day = 28
+        return date(yy, start.month, day)
+
+    last, nxt = anniversary(years), anniversary(years + 1)
+    length = (nxt - last).days
+    return Fraction(years) + Fraction((end_exclusive - last).days, length)
+
+
+def _leap(year: int) -> bool:
+    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+
+
+def decimal_floor(value: Fraction, places: int) -> str:
+    """`value` cut (not rounded) to `places` decimals, with "…" when inexact:
+    a number that is never larger than the exact one."""
+    scale = 10**places
+    cut = Fraction(int(value * scale), scale)
+    text = f"{Decimal(cut.numerator) / Decimal(cut.denominator):f}"
+    text = plain(Decimal(text))
+    return text if cut == value else text + "…"
+
+
+# ---- the formula, as data ---------------------------------------------------
 
 
 def formula_of(row: dict[str, Any], rules: Rules) -> Formula:
@@ -58,147 +177,352 @@ def formula_of(row: dict[str, Any], rules: Rules) -> Formula:
     )
 
 
+# ---- the findings -----------------------------------------------------------
+
+
+class _Writer:
+    """Collects findings for one row; every text gets its citation."""
+
+    def __init__(self, lang: str, rules: Rules):
+        self.lang, self.rules, self.out = lang, rules, []
+        self.words = law_words(rules, lang)
+
+    def text(self, section: str, key: str, **fmt: Any) -> str:
+        return msg(self.lang, section, key, **{**self.words, **fmt})
+
+    def add(self, rule: str, condition: str, values: dict, held: bool | None, text: str) -> None:
+        rule = cite(rule, self.lang)
+        assert rule in text, (rule, text)  # every finding names its source once
+        self.out.append(Finding(rule, condition, values, held, text))
+
+
+def _iso(v: date | None) -> str | None:
+    return None if v is None else v.isoformat()
+
+
+def _routes_phrase(ids: list[str], rules: Rules, lang: str) -> str:
+    return listing([cite(rules.route(i).citation, lang) for i in ids], lang)
+
+
 def explain(row: dict[str, Any], rules: Rules, lang: str,
             formula: Formula | None = None) -> list[Finding]:
     """The findings for one result row of `article19.determine`, in order
     (`formula`: the row's `formula_of`, when the caller has it already)."""
-    out: list[Finding] = []
+    w = _Writer(lang, rules)
     d = lambda v: fmt_date(v, lang)  # noqa: E731
-    iso = lambda v: None if v is None else v.isoformat()  # noqa: E731
-
-    def add(rule: str, condition: str, values: dict, held: bool | None, key: str,
-            section: str = "findings", **fmt: Any) -> None:
-        out.append(Finding(rule, condition, values, held, msg(lang, section, key, **fmt)))
-
+    as_of = row["as_of"]
     entry, sep = row["entry_date"], row["separation_date"]
     service = years_text(row["service_units"])
+    service_words = years_phrase(service, lang)
     covered = bool(row["covered"])
-    add(rules.not_covered_citation, "covered",
-        {"entry_date": iso(entry), "not_covered_from": iso(rules.not_covered_from)}, covered,
-        f"covered_{str(covered).lower()}", entry_date=d(entry),
-        not_covered_from=d(rules.not_covered_from))
+    entitled = row["status"] != "not_entitled"
+    planned = sep is not None and sep > as_of
     regime = row["regime"]
-    # the regime classifies the participant; it is not a condition to meet
-    add(rules.new_participant_citation, "regime",
-        {"entry_date": iso(entry), "cutoff": iso(rules.new_participant_after), "regime": regime},
-        None, f"regime_{regime}", entry_date=d(entry),
-        cutoff=d(rules.new_participant_after))
+    ct = lambda c: cite(c, lang)  # noqa: E731
+
+    # Act 305-1999: who Article 19 covers at all (SPEC §2)
+    rule = rules.not_covered_citation
+    w.add(rule, "covered",
+          {"entry_date": _iso(entry), "not_covered_from": _iso(rules.not_covered_from)}, covered,
+          w.text("findings", f"covered_{str(covered).lower()}", citation=ct(rule),
+                 entry_date=d(entry)))
+
+    # The regime classifies a covered participant; it is not a condition to meet.
+    if covered:
+        rule = rules.new_participant_citation
+        text = w.text("findings", f"regime_{regime}", citation=ct(rule), entry_date=d(entry),
+                      conditions=ct(rules.citations[f"conditions_{regime}"]),
+                      amount=ct(rules.amount[regime].citation))
+        if entry == rules.new_participant_after:
+            # SPEC §2 Decision, stated only for an entry on that very day
+            text += w.text("findings", "regime_cutoff_day", citation=ct(rule))
+        w.add(rule, "regime", {"entry_date": _iso(entry),
+              "cutoff": _iso(rules.new_participant_after), "regime": regime}, None, text)
 
     # Regla 19.1 / 19.2: separated without a refund of contributions
-    common_rule = rules.citations[f"conditions_{regime}"]
-    add(common_rule, "separated", {"separation_date": iso(sep)}, sep is not None,
-        f"separated_{str(sep is not None).lower()}", separation_date=d(sep))
+    rule = rules.citations[f"conditions_{regime}"]
+    key = "separated_false" if sep is None else (
+        "separated_planned" if planned else "separated_past")
+    w.add(rule, "separated", {"separation_date": _iso(sep), "as_of": _iso(as_of)},
+          sep is not None, w.text("findings", key, citation=ct(rule), separation_date=d(sep)))
     no_refund = not row["refund_requested"]
-    add(common_rule, "no_refund", {"refund_requested": bool(row["refund_requested"])}, no_refund,
-        f"no_refund_{str(no_refund).lower()}")
+    w.add(rule, "no_refund", {"refund_requested": bool(row["refund_requested"])}, no_refund,
+          w.text("findings", f"no_refund_{str(no_refund).lower()}", citation=ct(rule)))
 
     # The routes, in the order of the rules file (SPEC §4)
-    applicable_mins = []
+    applicable: list[Route] = []
     for r in rules.routes:
-        k = route_key(r)
-        if not row[f"{k}_applies"]:
-            if regime not in r.regimes:
-                names = " / ".join(catalog(lang)["regime"][x] for x in r.regimes)
-                add(r.citation, "route_applies", {"route": r.id, "regime": regime}, False,
-                    "route_not_for_regime", citation=r.citation, regimes=names)
-            else:
-                add(r.citation, "route_applies", {"route": r.id, "group": row["group"]}, False,
-                    "route_not_for_group", citation=r.citation)
-            continue
-        applicable_mins.append(r.min_service)
-        holds = bool(row[f"{k}_holds"])
-        values = {"route": r.id, "service": service, "min_service": _dec_text(r.min_service),
-                  "max_service": None if r.max_service is None else _dec_text(r.max_service)}
-        key = "service_range" if r.max_service is not None else "service_min"
-        add(r.citation, "service", values, holds, f"{key}_{str(holds).lower()}",
-            citation=r.citation, min=_dec_text(r.min_service),
-            max="" if r.max_service is None else _dec_text(r.max_service), service=service)
-        if holds:
-            age_date, opens = row[f"{k}_age_date"], row[f"{k}_opens"]
-            vals = {"route": r.id, "age": r.age, "age_date": iso(age_date), "opens": iso(opens),
-                    "as_of": iso(row["as_of"])}
-            if opens is None:
-                add(r.citation, "age", vals, None, "age_not_separated", citation=r.citation,
-                    age=r.age, age_date=d(age_date))
-            else:
-                add(r.citation, "age", vals, opens <= row["as_of"], "age_opens",
-                    citation=r.citation, age=r.age, age_date=d(age_date), opens=d(opens))
+        _route_findings(w, row, r, applicable, entitled, service, service_words)
 
     reasons = list(row["reasons"])
-    if "insufficient_service" in reasons and applicable_mins:
-        needed = min(applicable_mins)
-        add(common_rule, "insufficient_service", {"needed": _dec_text(needed), "service": service},
-            False, "insufficient_service", needed=_dec_text(needed), service=service)
+    if "insufficient_service" in reasons and applicable:
+        needed = min(applicable, key=lambda r: r.min_service)
+        key = "insufficient_service_frozen" if sep is not None and not planned else (
+            "insufficient_service_open")
+        text = w.text("findings", key, citation=ct(needed.citation),
+                      needed=years_phrase(_dec_text(needed.min_service), lang),
+                      service=service_words)
+        if row["deferred_right_1960"]:
+            text += w.text("findings", "minimum_no_substitute")
+        w.add(needed.citation, "insufficient_service",
+              {"needed": _dec_text(needed.min_service), "service": service}, False, text)
 
-    if row["status"] != "not_entitled":
+    if entitled:
+        _entitled_findings(w, row, rules, formula or formula_of(row, rules))
+
+    for code in row["warnings"]:
+        _warning(w, row, code, service)
+
+    w.add(catalog(lang)["citations"]["scope"], "scope", {}, None, scope_text(rules, lang))
+    return w.out
+
+
+def _route_findings(w: _Writer, row: dict[str, Any], r: Route, applicable: list[Route],
+                    entitled: bool, service: str, service_words: str) -> None:
+    lang, rules = w.lang, w.rules
+    d = lambda v: fmt_date(v, lang)  # noqa: E731
+    k = route_key(r)
+    regime, group = row["regime"], row["group"]
+    route = cite(r.citation, lang)
+    if not row[f"{k}_applies"]:
+        if group not in r.groups:
+            # the article's own condition: members of the Police or Fire Corps
+            w.add(r.citation, "route_applies", {"route": r.id, "group": group}, False,
+                  w.text("findings", "route_not_for_group", citation=route))
+        elif r.regimes_source is None:
+            regimes = listing([regime_text(x, rules, lang, plural=True) for x in r.regimes], lang)
+            w.add(r.citation, "route_applies", {"route": r.id, "regime": regime}, False,
+                  w.text("findings", "route_not_for_regime", citation=route, regimes=regimes))
+        else:
+            # a limit that comes from this rules set's reading of the statute
+            source = f"{rules.name} ({r.regimes_source})"
+            regimes = listing([regime_text(x, rules, lang, plural=True) for x in r.regimes], lang)
+            w.add(source, "route_applies",
+                  {"route": r.id, "regime": regime, "source": r.regimes_source}, False,
+                  w.text("findings", "route_not_for_regime_reading", citation=cite(source, lang),
+                         route=route, regime_plural=regime_text(regime, rules, lang, True),
+                         regimes=regimes, source=r.regimes_source))
+        return
+    applicable.append(r)
+    holds = bool(row[f"{k}_holds"])
+    values = {"route": r.id, "service": service, "min_service": _dec_text(r.min_service),
+              "max_service": None if r.max_service is None else _dec_text(r.max_service)}
+    key = "service_range" if r.max_service is not None else "service_min"
+    w.add(r.citation, "service", values, holds,
+          w.text("findings", f"{key}_{str(holds).lower()}", citation=route,
+                 min=_dec_text(r.min_service),
+                 max="" if r.max_service is None else _dec_text(r.max_service),
+                 service=service_words))
+    if not holds:
+        return
+    as_of = row["as_of"]
+    age_date, opens = row[f"{k}_age_date"], row[f"{k}_opens"]
+    vals = {"route": r.id, "age": r.age, "age_date": _iso(age_date), "opens": _iso(opens),
+            "as_of": _iso(as_of)}
+    text = w.text("findings", f"age_{tense(age_date, as_of)}", citation=route, age=r.age,
+                  age_date=d(age_date))
+    if opens is None:
+        text += w.text("findings", "opens_not_separated")
+    elif not entitled:
+        text += w.text("findings", "opens_would", opens=d(opens))
+    else:
+        text += w.text("findings", f"opens_{tense(opens, as_of)}", opens=d(opens))
+    if feb29_moved(row["birth_date"], age_date):
+        text += w.text("findings", "feb29")
+    w.add(r.citation, "age", vals, None if opens is None else opens <= as_of, text)
+
+
+def _entitled_findings(w: _Writer, row: dict[str, Any], rules: Rules, f: Formula) -> None:
+    lang = w.lang
+    d = lambda v: fmt_date(v, lang)  # noqa: E731
+    ct = lambda c: cite(c, lang)  # noqa: E731
+    r = rules.route(row["route"])
+    elig, as_of = row["eligibility_date"], row["as_of"]
+    met = list(row["routes_met"])
+    vals = {"eligibility_date": _iso(elig), "route": r.id, "as_of": _iso(as_of),
+            "routes_met": met}
+    others = [x for x in met if x != r.id]
+    key = f"eligibility_{tense(elig, as_of)}" + ("" if others else "_only")
+    text = w.text("findings", key, eligibility_date=d(elig), citation=ct(r.citation),
+                  others=_routes_phrase(others, rules, lang))
+    if elig > as_of:
+        y, m, dd = years_months_days(as_of, elig)
+        one = sum(1 for n in (y, m, dd) if n) == 1 and 1 in (y, m, dd)
+        text += w.text("findings", "wait_one" if one else "wait_many",
+                       wait=fmt_wait(y, m, dd, lang), as_of=d(as_of))
+    tied = [x.id for x in rules.routes if row[f"{route_key(x)}_opens"] == elig]
+    if len(tied) > 1:
+        # SPEC §4 Decision: ties go to the first route in the table
+        vals["tied_routes"] = tied
+        the = catalog(lang)["the_rule"]
+        tied_text = listing([the.format(citation=cite(rules.route(i).citation, lang))
+                             for i in tied if i != r.id], lang)
+        text += w.text("findings", "tie_one" if len(tied) == 2 else "tie_many", tied=tied_text)
+    w.add(r.citation, "eligibility", vals, elig <= as_of, text)
+
+    _reading_19_4(w, row, rules, r)
+
+    req = row["requested_start_date"]
+    svals = {"requested_start_date": _iso(req), "eligibility_date": _iso(elig)}
+    start_rule = rules.citations["start"]
+    if req is None:
+        w.add(start_rule, "start", svals, None,
+              w.text("findings", "start_open", citation=ct(start_rule), eligibility_date=d(elig)))
+    elif row["premature_request"]:
+        w.add(start_rule, "start", svals, False,
+              w.text("findings", "start_premature", citation=ct(start_rule), requested=d(req),
+                     eligibility_date=d(elig)))
+    else:
+        w.add(start_rule, "start", svals, True,
+              w.text("findings", "start_requested", citation=ct(start_rule), requested=d(req)))
+
+    comp = format_money(f.average_compensation)
+    parts = [w.text("findings", "bracket", rate=pct(b.rate), compensation=comp,
+                    years=years_phrase(_dec_text(b.years), lang), amount=format_money(b.amount))
+             for b in f.brackets]
+    text = w.text("findings", "amount", citation=ct(f.citation), parts=" + ".join(parts),
+                  formula=format_money(f.formula_amount))
+    regime = row["regime"]
+    if len(r.regimes) > 1:
+        # SPEC §6 Decision: the formula follows the regime, whatever the route
+        text += w.text("findings", "amount_follows_regime", route=ct(r.citation),
+                       regime=regime_text(regime, rules, lang), citation=ct(f.citation))
+    w.add(f.citation, "amount", f.to_dict(), None, text)
+
+    _minimum_19_6(w, row, rules, f)
+
+    annual = cents_to_decimal(row["annual_cents"])
+    monthly = cents_to_decimal(row["monthly_cents"])
+    rule = rules.minimum_citation if f.minimum_applied else f.citation
+    key = "totals_minimum" if f.minimum_applied else "totals_formula"
+    w.add(rule, "totals", {"annual": f"{annual:.2f}", "monthly": f"{monthly:.2f}"}, None,
+          w.text("findings", key, citation=ct(rule), annual=format_money(annual),
+                 monthly=format_money(monthly)))
+
+
+def _reading_19_4(w: _Writer, row: dict[str, Any], rules: Rules, r: Route) -> None:
+    """SPEC §2 Decision, stated for a new participant whose route is 19.4
+    under the reading that opens it to both regimes: the doubt, the name of
+    the stricter rules set and the date it would give."""
+    reading = rules.reading_19_4
+    regime = row["regime"]
+    if reading.reading != "both_regimes" or r.id not in reading.routes or regime == "pre1990":
+        return
+    lang = w.lang
+    d = lambda v: fmt_date(v, lang)  # noqa: E731
+    other = load_rules(reading.other_reading)
+    # the routes that still hold under the other reading (it changes only
+    # which regimes a route serves), and the earliest of their openings
+    kept = [x for x in rules.routes if row[f"{route_key(x)}_opens"] is not None
+            and regime in other.route(x.id).regimes]
+    vals: dict[str, Any] = {"reading": reading.reading, "other_reading": other.name,
+                            "other_eligibility_date": None, "other_route": None}
+    if kept:
+        first = min(kept, key=lambda x: row[f"{route_key(x)}_opens"])
+        when = row[f"{route_key(first)}_opens"]
+        vals |= {"other_eligibility_date": _iso(when), "other_route": first.id}
+        alternative = w.text("findings", "reading_alternative", date=d(when),
+                             route=cite(first.citation, lang))
+    else:
+        alternative = w.text("findings", "reading_no_alternative")
+    w.add(reading.citation, "reading_19_4", vals, None,
+          w.text("findings", "reading_19_4_both", citation=cite(reading.citation, lang),
+                 other=other.name, alternative=alternative))
+
+
+def _minimum_19_6(w: _Writer, row: dict[str, Any], rules: Rules, f: Formula) -> None:
+    """Regla 19.6, always one finding for an entitled participant: whether
+    its condition holds (declared or derived, SPEC §6), and if so, whether
+    the minimum is higher than the formula."""
+    lang = w.lang
+    rule = rules.minimum_citation
+    ct = cite(rule, lang)
+    has_right = bool(row["deferred_right_1960"])
+    declared = bool(row["deferred_right_1960_declared"])
+    source = "declared" if declared else "derived"
+    vals: dict[str, Any] = {"deferred_right_1960": has_right, "source": source,
+                            "entry_date": _iso(row["entry_date"]),
+                            "cutoff": _iso(rules.deferred_right_cutoff)}
+    entry = fmt_date(row["entry_date"], lang)
+    if not has_right:
+        w.add(rule, "minimum", vals, None,
+              w.text("findings", f"minimum_{source}_false", citation=ct, entry_date=entry))
+        return
+    text = w.text("findings", "minimum_condition", citation=ct)
+    text += w.text("findings", f"minimum_{source}_true", entry_date=entry)
+    key = "minimum_applied" if f.minimum_applied else "minimum_not_applied"
+    text += w.text("findings", key, compensation=format_money(f.average_compensation),
+                   minimum=format_money(f.minimum_amount), formula=format_money(f.formula_amount))
+    vals |= {"minimum": f"{f.minimum_amount:.2f}", "formula": f"{f.formula_amount:.2f}"}
+    w.add(rule, "minimum", vals, f.minimum_applied, text)
+
+
+def _warning(w: _Writer, row: dict[str, Any], code: str, service: str) -> None:
+    lang, rules = w.lang, w.rules
+    d = lambda v: fmt_date(v, lang)  # noqa: E731
+    birth, entry, sep, as_of = (row["birth_date"], row["entry_date"], row["separation_date"],
+                                row["as_of"])
+    data_check = catalog(lang)["citations"]["data_check"]
+    act3 = rules.act_3_2013
+    if code == "service_exceeds_span":
+        # the separation day is the last day of service (see validation.py)
+        end = date.fromordinal(sep.toordinal() + 1)
+        span = span_years(entry, end)
+        w.add(data_check, code, {"service": service, "entry_date": _iso(entry),
+              "separation_date": _iso(sep), "span_years": str(span)}, False,
+              w.text("warnings", code, citation=data_check, service=years_phrase(service, lang),
+                     span=fmt_wait(*years_months_days(entry, end), lang),
+                     span_years=years_phrase(decimal_floor(span, 4), lang)))
+    elif code == "implausible_entry_age":
+        w.add(data_check, code, {"birth_date": _iso(birth), "entry_date": _iso(entry),
+              "min_entry_age": rules.min_entry_age}, False,
+              w.text("warnings", code, citation=data_check, entry_date=d(entry),
+                     birth_date=d(birth), age=rules.min_entry_age))
+    elif code == "retirement_annuity_may_apply":
         r = rules.route(row["route"])
-        elig, as_of = row["eligibility_date"], row["as_of"]
-        vals = {"eligibility_date": iso(elig), "route": r.id, "as_of": iso(as_of),
-                "routes_met": list(row["routes_met"])}
-        met = ", ".join(row["routes_met"])
-        if row["status"] == "eligible":
-            add(r.citation, "eligibility", vals, True, "eligibility_eligible",
-                eligibility_date=d(elig), citation=r.citation, routes_met=met)
-        else:
-            y, m, dd = years_months_days(as_of, elig)
-            add(r.citation, "eligibility", vals, False, "eligibility_future",
-                eligibility_date=d(elig), citation=r.citation, routes_met=met,
-                wait=fmt_wait(y, m, dd, lang), as_of=d(as_of))
-        req = row["requested_start_date"]
-        svals = {"requested_start_date": iso(req), "eligibility_date": iso(elig)}
-        start_rule = rules.citations["start"]
-        if req is None:
-            add(start_rule, "start", svals, None, "start_open", eligibility_date=d(elig))
-        elif row["premature_request"]:
-            add(start_rule, "start", svals, False, "start_premature", requested=d(req),
-                eligibility_date=d(elig))
-        else:
-            add(start_rule, "start", svals, True, "start_requested", requested=d(req))
-
-        f = formula or formula_of(row, rules)
-        comp = cents_to_decimal(row["compensation_cents"])
-        parts = [
-            msg(lang, "findings", "bracket", rate=pct(b.rate), compensation=format_money(comp),
-                years=_dec_text(b.years), amount=format_money(b.amount))
-            for b in f.brackets
-        ]
-        add(f.citation, "amount", f.to_dict(), None, "amount", citation=f.citation,
-            parts=" + ".join(parts), formula=format_money(f.formula_amount))
-        if f.minimum_amount is not None:
-            key = "minimum_applied" if f.minimum_applied else "minimum_not_applied"
-            add(rules.minimum_citation, "minimum",
-                {"minimum": f"{f.minimum_amount:.2f}", "formula": f"{f.formula_amount:.2f}"},
-                f.minimum_applied, key, citation=rules.minimum_citation,
-                rate=pct(rules.minimum_rate), minimum=format_money(f.minimum_amount),
-                formula=format_money(f.formula_amount))
-        annual = cents_to_decimal(row["annual_cents"])
+        rule = rules.citations["retirement_annuity"]
+        key = f"{code}_{'planned' if sep > as_of else 'past'}"
+        w.add(rule, code, {"separation_date": _iso(sep), "age_date": _iso(row["route_age_date"]),
+              "route": r.id}, None,
+              w.text("warnings", key, citation=cite(rule, lang), separation_date=d(sep),
+                     age=r.age, route=cite(r.citation, lang)))
+    elif code == "act_3_2013_accruals_frozen":
+        w.add(act3.citation, code, {"separation_date": _iso(sep),
+              "date": _iso(act3.accruals_frozen_after)}, None,
+              w.text("warnings", code, citation=cite(act3.citation, lang),
+                     separation_date=d(sep), date=d(act3.accruals_frozen_after)))
+    elif code == "act_3_2013_ages_may_apply":
+        w.add(act3.citation, code, {"eligibility_date": _iso(row["eligibility_date"]),
+              "date": _iso(act3.ages_changed_after)}, None,
+              w.text("warnings", code, citation=cite(act3.citation, lang),
+                     eligibility_date=d(row["eligibility_date"]),
+                     date=d(act3.ages_changed_after)))
+    elif code == "act_3_2013_minimum_may_apply":
         monthly = cents_to_decimal(row["monthly_cents"])
-        add(f.citation, "totals", {"annual": f"{annual:.2f}", "monthly": f"{monthly:.2f}"}, None,
-            "totals", annual=format_money(annual), monthly=format_money(monthly))
-
-    for w in row["warnings"]:
-        if w == "service_exceeds_span":
-            # the separation day is the last day of service (see article19.py)
-            span = years_months_days(entry, date.fromordinal(sep.toordinal() + 1))
-            add(rules.citations["service_span"], "service_exceeds_span", {"service": service,
-                "entry_date": iso(entry), "separation_date": iso(sep)}, False, w, "warnings",
-                service=service, span=fmt_wait(*span, lang))
-        elif w == "retirement_annuity_may_apply":
-            r = rules.route(row["route"])
-            add(r.citation, w, {"separation_date": iso(sep),
-                "age_date": iso(row["route_age_date"])}, None, w, "warnings",
-                separation_date=d(sep), citation=r.citation)
-    add(rules.citations["scope"], "scope", {}, None, "scope")
-    return out
+        w.add(act3.citation, code, {"monthly": f"{monthly:.2f}",
+              "minimum_monthly": f"{act3.minimum_monthly:.2f}"}, None,
+              w.text("warnings", code, citation=cite(act3.citation, lang),
+                     monthly=format_money(monthly), minimum=format_money(act3.minimum_monthly)))
+    else:  # pragma: no cover - every code of article19.WARNINGS is handled above
+        raise KeyError(code)
 
 
-def headline(row: dict[str, Any], lang: str) -> str:
+def headline(row: dict[str, Any], rules: Rules, lang: str) -> str:
     status = row["status"]
-    return msg(lang, "headline", status, date=fmt_date(row["eligibility_date"], lang))
+    key = status
+    sep = row["separation_date"]
+    if status == "not_yet_eligible" and sep is not None and sep > row["as_of"]:
+        key = "not_yet_eligible_planned"
+    if status == "not_entitled" and "not_covered" in row["reasons"]:
+        key = "not_entitled_not_covered"
+    return msg(lang, "headline", key, date=fmt_date(row["eligibility_date"], lang),
+               separation_date=fmt_date(sep, lang), **law_words(rules, lang))
 
 
-def reason_texts(reasons: list[str], lang: str) -> list[str]:
-    return [catalog(lang)["reasons"][r] for r in reasons]
+def reason_texts(reasons: list[str], rules: Rules, lang: str) -> list[str]:
+    words = law_words(rules, lang)
+    return [catalog(lang)["reasons"][r].format(**words) for r in reasons]
 
 
-__all__ = ["explain", "formula_of", "headline", "years_text"]
+__all__ = ["cite", "explain", "formula_of", "headline", "law_words", "reason_texts",
+           "regime_text", "scope_text", "years_text"]

@@ -26,7 +26,7 @@ FIELDS: tuple[Field, ...] = (
     Field("average_compensation", "decimal", True, MONEY_PLACES),
     Field("group", "group", True),
     Field("refund_requested", "bool", True),
-    Field("deferred_right_1960", "bool", False),  # default false
+    Field("deferred_right_1960", "bool", False),  # empty: derived from entry_date
     Field("requested_start_date", "date", False),
     Field("as_of", "date", False),  # default: the evaluation's as_of (today)
 )

@@ -19,6 +19,14 @@ def round_half_up(numerator: pl.Expr, denominator: int) -> pl.Expr:
     return ((numerator.cast(EXACT) * two + den) // (two * den)).cast(pl.Int64)
 
 
+def cents(dollars: Decimal) -> int:
+    """Whole cents of an amount of the rules file; finer amounts are refused."""
+    value = dollars * CENTS_PER_DOLLAR
+    if value != value.to_integral_value():
+        raise ValueError(f"{dollars} has fractions of a cent")
+    return int(value)
+
+
 def cents_to_decimal(cents: int | None) -> Decimal | None:
     if cents is None:
         return None

@@ -26,7 +26,13 @@ from .fields import SERVICE_PLACES
 DEFAULT_RULES = "article19"
 REGIMES = ("pre1990", "new")
 GROUPS = ("general", "police", "firefighter")
-CITATION_KEYS = ("conditions_pre1990", "conditions_new", "start", "service_span", "scope")
+CITATION_KEYS = ("conditions_pre1990", "conditions_new", "start", "retirement_annuity")
+# Sections added to the rules file after the first release. A rules table
+# stored with an older determination lacks them; it is read with these
+# sections of the current built-in base, so that it can still be reproduced
+# (its version, the hash of what was stored, is unchanged).
+LATER_SECTIONS = (("regime", "laws"), ("citations", "retirement_annuity"),
+                  ("decisions",), ("later_laws",), ("data_checks",))
 
 
 class RulesError(ValueError):
@@ -42,6 +48,9 @@ class Route:
     age: int
     min_service: Decimal
     max_service: Decimal | None  # exclusive upper bound, when the rule has one
+    # where a limit to some regimes comes from when it is not the article's own
+    # text (a variant's reading of the statute); None: the route's own rule
+    regimes_source: str | None = None
 
 
 @dataclass(frozen=True)
@@ -54,6 +63,30 @@ class Bracket:
 class Scale:
     citation: str
     brackets: tuple[Bracket, ...]
+
+
+@dataclass(frozen=True)
+class RegimeReading:
+    """SPEC §2 Decision: which regimes Regla 19.4 serves, and the doubt."""
+
+    citation: str
+    routes: tuple[str, ...]
+    reading: str  # both_regimes | pre1990_only
+    statute_pre1990: str
+    statute_new: str
+    other_reading: str  # the rules set with the other reading
+
+
+@dataclass(frozen=True)
+class LaterLaw:
+    """Act 3-2013, which this project does not apply (SPEC §9), and the
+    points at which a determination warns that it may touch a case (§7)."""
+
+    name: str
+    citation: str
+    accruals_frozen_after: date
+    ages_changed_after: date
+    minimum_monthly: Decimal  # dollars a month
 
 
 @dataclass(frozen=True)
@@ -71,7 +104,12 @@ class Rules:
     amount: dict[str, Scale]  # by regime
     minimum_rate: Decimal
     minimum_citation: str
-    citations: dict[str, str]  # conditions_pre1990, conditions_new, start, service_span, scope
+    citations: dict[str, str]  # conditions_pre1990, conditions_new, start, retirement_annuity
+    laws: dict[str, str]  # the law of each regime (pre1990, new) and of not_covered
+    reading_19_4: RegimeReading
+    act_3_2013: LaterLaw
+    act_106_2017: str
+    min_entry_age: int  # data check: a first entry before this birthday is implausible
     resolved: dict[str, Any]  # the resolved content, as stored with a determination
     version: str
 
@@ -187,10 +225,47 @@ def _canonical(obj: Any) -> Any:
     return obj
 
 
+def _with_later_sections(resolved: dict[str, Any]) -> dict[str, Any]:
+    """`resolved`, with each of LATER_SECTIONS it lacks taken from the built-in base."""
+    # a section inside another is filled only where that one exists, so a
+    # table without it is still refused for what it lacks
+    missing = [path for path in LATER_SECTIONS
+               if not _has(resolved, path) and _has(resolved, path[:-1])]
+    if not missing:
+        return resolved
+    base = _canonical(_resolve(_read_toml(_builtin_path(DEFAULT_RULES)), DEFAULT_RULES))
+    out = copy.deepcopy(resolved)
+    for path in missing:
+        into, src = out, base
+        for key in path[:-1]:
+            into, src = into.setdefault(key, {}), src[key]
+        into[path[-1]] = copy.deepcopy(src[path[-1]])
+    return out
+
+
+def _has(table: dict[str, Any], path: tuple[str, ...]) -> bool:
+    for key in path:
+        if not isinstance(table, dict) or key not in table:
+            return False
+        table = table[key]
+    return True
+
+
+def _int(value: Any, where: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise RulesError(f"{where}: must be a whole number, got {value!r}")
+    return value
+
+
 def rules_from_resolved(resolved: dict[str, Any], origin: str = "rules") -> Rules:
     """Build Rules from a resolved table (a rules file's content, or the copy
     stored with a determination)."""
     resolved = _canonical(resolved)
+    digest = hashlib.sha256(
+        json.dumps(resolved, sort_keys=True, ensure_ascii=False).encode()
+    ).hexdigest()
+    stored = resolved
+    resolved = _with_later_sections(resolved)
     meta = _need(resolved, "meta", origin)
     regime = _need(resolved, "regime", origin)
     w = f"{origin} [regime]"
@@ -221,6 +296,7 @@ def rules_from_resolved(resolved: dict[str, Any], origin: str = "rules") -> Rule
                 max_service=(
                     _years(r["max_service"], f"{rw}.max_service") if "max_service" in r else None
                 ),
+                regimes_source=str(r["regimes_source"]) if "regimes_source" in r else None,
             )
         )
     if not routes:
@@ -247,9 +323,37 @@ def rules_from_resolved(resolved: dict[str, Any], origin: str = "rules") -> Rule
     cites = _need(resolved, "citations", origin)
     citations = {k: str(_need(cites, k, cw)) for k in CITATION_KEYS}
     minimum = _need(resolved, "minimum", origin)
-    digest = hashlib.sha256(
-        json.dumps(resolved, sort_keys=True, ensure_ascii=False).encode()
-    ).hexdigest()
+    laws_w = f"{origin} [regime.laws]"
+    laws_t = _need(regime, "laws", w)
+    laws = {k: str(_need(laws_t, k, laws_w)) for k in (*REGIMES, "not_covered")}
+    dw = f"{origin} [decisions.route_19_4_regimes]"
+    d194 = _need(_need(resolved, "decisions", origin), "route_19_4_regimes", dw)
+    reading = RegimeReading(
+        citation=str(_need(d194, "citation", dw)),
+        routes=tuple(str(x) for x in _need(d194, "routes", dw)),
+        reading=str(_need(d194, "reading", dw)),
+        statute_pre1990=str(_need(d194, "statute_pre1990", dw)),
+        statute_new=str(_need(d194, "statute_new", dw)),
+        other_reading=str(_need(d194, "other_reading", dw)),
+    )
+    if reading.reading not in ("both_regimes", "pre1990_only"):
+        raise RulesError(f"{dw}.reading: must be both_regimes or pre1990_only")
+    ids = {r.id for r in routes}
+    if not set(reading.routes) <= ids:
+        raise RulesError(f"{dw}.routes: unknown routes {sorted(set(reading.routes) - ids)}")
+    later = _need(resolved, "later_laws", origin)
+    lw = f"{origin} [later_laws.act_3_2013]"
+    a3 = _need(later, "act_3_2013", lw)
+    act_3_2013 = LaterLaw(
+        name=str(_need(a3, "name", lw)),
+        citation=str(_need(a3, "citation", lw)),
+        accruals_frozen_after=_date(_need(a3, "accruals_frozen_after", lw),
+                                    f"{lw}.accruals_frozen_after"),
+        ages_changed_after=_date(_need(a3, "ages_changed_after", lw), f"{lw}.ages_changed_after"),
+        minimum_monthly=_dec(_need(a3, "minimum_monthly", lw), f"{lw}.minimum_monthly"),
+    )
+    a106 = _need(later, "act_106_2017", f"{origin} [later_laws]")
+    checks = _need(resolved, "data_checks", origin)
     name = str(_need(meta, "name", f"{origin} [meta]"))
     return Rules(
         name=name,
@@ -266,7 +370,13 @@ def rules_from_resolved(resolved: dict[str, Any], origin: str = "rules") -> Rule
         minimum_rate=_dec(_need(minimum, "rate", f"{origin} [minimum]"), "minimum.rate"),
         minimum_citation=str(_need(minimum, "citation", f"{origin} [minimum]")),
         citations=citations,
-        resolved=resolved,
+        laws=laws,
+        reading_19_4=reading,
+        act_3_2013=act_3_2013,
+        act_106_2017=str(_need(a106, "name", f"{origin} [later_laws.act_106_2017]")),
+        min_entry_age=_int(_need(checks, "min_entry_age", f"{origin} [data_checks]"),
+                           f"{origin} [data_checks].min_entry_age"),
+        resolved=stored,
         version=f"{name}@{digest[:12]}",
     )
 

@@ -209,8 +209,8 @@ def _build_stages(
         blank = raw.is_null() if typed_in else _blank(raw)
         if name not in schema:
             needed = field.required or (name == "participant_id" and require_id)
-            default = {"deferred_right_1960": pl.lit(False),
-                       "as_of": pl.lit(as_of, dtype=pl.Date)}.get(name, pl.lit(None))
+            # an absent deferred_right_1960 is derived below (SPEC §6)
+            default = {"as_of": pl.lit(as_of, dtype=pl.Date)}.get(name, pl.lit(None))
             dtype = {"date": pl.Date, "decimal": pl.Int64,
                      "bool": pl.Boolean}.get(field.kind, pl.String)
             values.append(default.cast(dtype).alias(f"_v_{name}"))
@@ -232,8 +232,6 @@ def _build_stages(
             value, err = pl.when(~blank).then(raw), NONE
         if field.required or (name == "participant_id" and require_id):
             err = pl.when(blank).then(pl.lit("missing")).otherwise(err)
-        if name == "deferred_right_1960":  # SPEC §1 default: false
-            value = pl.when(blank).then(False).otherwise(value)
         if name == "as_of":  # SPEC §1 default: the evaluation's date
             value = pl.when(blank).then(pl.lit(as_of)).otherwise(value)
         values.append(value.alias(f"_v_{name}"))
@@ -249,6 +247,15 @@ def _build_stages(
 
     # stage 4: checks between fields, only where both values parsed
     birth, entry, sep = pl.col("birth_date"), pl.col("entry_date"), pl.col("separation_date")
+    # SPEC §6 Decision (Regla 19.6 read with "o"): a declared value stands; an
+    # empty one is derived, true exactly when the first entry is on or before
+    # the cut-off (a member that day, or a holder of a deferred right).
+    declared = pl.col("deferred_right_1960")
+    lf = lf.with_columns(
+        declared.is_not_null().alias("deferred_right_1960_declared"),
+        pl.coalesce(declared, entry <= pl.lit(rules.deferred_right_cutoff))
+        .alias("deferred_right_1960"),
+    )
     lf = with_years_exceed(lf, "service_units", SERVICE_UNITS, {
         # exact time lived at separation, or at as_of when not separated (SPEC §1)
         "_service_over_age": ("birth_date", pl.coalesce(sep, pl.col("as_of"))),

@@ -35,7 +35,9 @@ FORM_ORDER = (
     HELPER_MONTHS, "average_compensation", "group", "refund_requested", "deferred_right_1960",
     "requested_start_date", "as_of", "rules", "participant_id",
 )
-RADIOS = {"group": ("general", "police", "firefighter"), "refund_requested": ("true", "false")}
+RADIOS = {"group": ("general", "police", "firefighter"), "refund_requested": ("true", "false"),
+          # an error on this field is a declared "true" the entry date refutes
+          "deferred_right_1960": ("true", "derive", "false")}
 _WHOLE = re.compile(r"^[0-9]{1,3}$")
 MONTHS_A_YEAR = 12
 
@@ -66,7 +68,7 @@ class FormState:
     @property
     def summary(self) -> list[dict[str, str]]:
         """The errors in form order, each with the label of its field and a link."""
-        t = labels(self.lang)
+        t = labels(self.lang, self.rules_name)
         out = []
         order = [n for n in FORM_ORDER if n in self.errors]
         order += [n for n in self.errors if n not in FORM_ORDER]
@@ -79,6 +81,12 @@ class FormState:
     @property
     def rules(self) -> str:
         return self.values.get("rules") or DEFAULT_RULES
+
+    @property
+    def rules_name(self) -> str:
+        """The rules the page's words come from: the ones asked for, when
+        shipped with the package (a typed path never reaches the loader)."""
+        return self.rules if self.rules in builtin_names() else DEFAULT_RULES
 
 
 def _label(t: dict[str, Any], name: str) -> str:
@@ -147,7 +155,7 @@ def convert(state: FormState) -> FormState:
 
 def evaluate(state: FormState) -> FormState:
     """Ask the core; keep its answer or its messages, each by its field."""
-    t = labels(state.lang)
+    t = labels(state.lang, state.rules_name)
     rules = state.rules
     if rules not in builtin_names():
         # Only the rules shipped with the package: a path typed into a web
@@ -158,7 +166,7 @@ def evaluate(state: FormState) -> FormState:
         d = diferida.evaluate(participant(state.values), rules=rules, lang=state.lang)
     except diferida.InputError as exc:
         for p in exc.problems:
-            state.add_error(p.field, error_message(state.lang, p.code, p.value))
+            state.add_error(p.field, error_message(state.lang, p.code, p.value, p.field))
         d = None
     service_typed = state.values.get("creditable_service_years", "").strip()
     helper_typed = [state.values.get(n, "").strip() for n in (HELPER_YEARS, HELPER_MONTHS)]

@@ -9,17 +9,42 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from diferida.explain import law_words
 from diferida.i18n import DEFAULT_LANG, LANGS
+from diferida.rules import DEFAULT_RULES, load_rules
 
 __all__ = ["DEFAULT_LANG", "LANGS", "choose_lang", "labels", "plural"]
 
 
 @cache
-def labels(lang: str) -> dict[str, Any]:
+def _raw(lang: str) -> dict[str, Any]:
     if lang not in LANGS:
         raise ValueError(f"unknown language {lang!r}; use one of {', '.join(LANGS)}")
     text = (resources.files("diferida.web") / f"labels_{lang}.toml").read_text("utf-8")
     return tomllib.loads(text)
+
+
+class _Keep(dict):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def _fill(value: Any, words: _Keep) -> Any:
+    if isinstance(value, str):
+        return value.format_map(words) if "{" in value else value
+    if isinstance(value, dict):
+        return {k: _fill(v, words) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_fill(v, words) for v in value]
+    return value
+
+
+@cache
+def labels(lang: str, rules: str = DEFAULT_RULES) -> dict[str, Any]:
+    """The page's texts, with the law's words (dates, rates, names of laws,
+    citations) taken from `rules`: a rules set that changes a number changes
+    the page's words too. Placeholders of other values stay to be filled."""
+    return _fill(_raw(lang), _Keep(law_words(load_rules(rules), lang)))
 
 
 def choose_lang(value: str | None) -> str:

@@ -85,11 +85,12 @@ def _context(state: FormState, printable: bool) -> dict:
         "printable": printable,
         "back_query": query(state),
         "other_query": query(state, other),
-        "t": labels(lang),
+        "t": labels(lang, state.rules_name),
         "state": state,
         "v": state.values,
         "rule_names": builtin_names(),
         "default_rules_version": default.version,
+        "default_rules_name": default.name,
         "result": result_view(state, _today()) if state.determination else None,
     }
 

@@ -12,10 +12,12 @@ from urllib.parse import urlencode
 
 from diferida.dates import years_months_days
 from diferida.determination import Determination, Finding, plain
-from diferida.explain import pct, reason_texts
+from diferida.explain import cite, pct, reason_texts
 from diferida.fields import FIELD_NAMES
 from diferida.i18n import catalog, fmt_date, fmt_wait
 from diferida.money import format_money
+from diferida.render import regime_line, rules_line, rules_of
+from diferida.rules import DEFAULT_RULES
 
 from .forms import FormState, participant
 from .labels import labels
@@ -55,7 +57,8 @@ def _iso(value: str | None) -> date | None:
 
 def _data_rows(state: FormState) -> list[dict[str, str]]:
     """The participant's details as the determination read them."""
-    lang, t, c = state.lang, labels(state.lang), catalog(state.lang)
+    lang, t, c = state.lang, labels(state.lang, state.rules_name), catalog(state.lang)
+    d = state.determination
     v = participant(state.values)
     empty = t["result"]["empty"]
     rows = []
@@ -67,8 +70,10 @@ def _data_rows(state: FormState) -> list[dict[str, str]]:
             continue
         if raw is None:
             shown = empty
-            if name == "deferred_right_1960":
-                shown = c["no"]
+            if name == "deferred_right_1960" and d is not None:
+                # SPEC §6: derived from the entry date, and said so
+                shown = t["result"]["derived"].format(
+                    value=c["yes"] if d.deferred_right_1960 else c["no"])
         elif name in DATE_FIELDS:
             shown = fmt_date(date.fromisoformat(raw.strip()), lang)
         elif name == "average_compensation":
@@ -87,11 +92,11 @@ def _data_rows(state: FormState) -> list[dict[str, str]]:
     return rows
 
 
-def _formula(d: Determination, lang: str) -> dict[str, Any] | None:
+def _formula(d: Determination, lang: str, rules: str) -> dict[str, Any] | None:
     f = d.formula
     if f is None:
         return None
-    t = labels(lang)["result"]
+    t = labels(lang, rules)["result"]
     comp = format_money(f.average_compensation)
     rows = []
     for b in f.brackets:
@@ -112,11 +117,11 @@ def _formula(d: Determination, lang: str) -> dict[str, Any] | None:
         })
     minimum = None
     if f.minimum_amount is not None:
-        minimum = {"title": t["minimum"].format(citation=f.minimum_citation),
+        minimum = {"title": t["minimum"].format(citation=cite(f.minimum_citation, lang)),
                    "amount": format_money(f.minimum_amount),
                    "note": t["minimum_applied" if f.minimum_applied else "minimum_not_applied"]}
-    return {"citation": f.citation, "rows": rows, "total": format_money(f.formula_amount),
-            "minimum": minimum}
+    return {"citation": cite(f.citation, lang), "rows": rows,
+            "total": format_money(f.formula_amount), "minimum": minimum}
 
 
 def query(state: FormState, lang: str | None = None) -> str:
@@ -130,13 +135,17 @@ def result_view(state: FormState, today: date) -> dict[str, Any]:
     d = state.determination
     assert d is not None
     lang = state.lang
-    t, c = labels(lang)["result"], catalog(lang)
+    t, c = labels(lang, state.rules_name)["result"], catalog(lang)
     out: dict[str, Any] = {
         "status": d.status,
         "status_text": c["status"][d.status],
         "symbol": "✗" if d.status == "not_entitled" else "✓",
         "headline": d.headline,
-        "regime": c["regime"][d.regime],
+        "regime": regime_line(d),
+        "rules_name": d.rules_name,
+        "rules_title": d.rules_title,
+        "rules_line": rules_line(d),
+        "default_rules": d.rules_name == DEFAULT_RULES,
         "annual": format_money(d.annual_amount) if d.annual_amount is not None else None,
         "monthly": format_money(d.monthly_amount) if d.monthly_amount is not None else None,
         "eligibility_date": fmt_date(d.eligibility_date, lang) if d.eligibility_date else None,
@@ -146,9 +155,11 @@ def result_view(state: FormState, today: date) -> dict[str, Any]:
         "start": None,
         "why": [],
         "needed": [],
-        "formula": _formula(d, lang),
+        "formula": _formula(d, lang, state.rules_name),
+        # each finding's text names its own source: it is not repeated beside it
         "explanation": [{**_mark(f, d, t), "rule": f.rule, "text": f.text}
                         for f in d.explanation],
+        "reading": next((f.text for f in d.explanation if f.condition == "reading_19_4"), None),
         "warnings": [f.text for w in d.warnings if (f := _finding(d, w)) is not None],
         "data": _data_rows(state),
         "rules_version": d.rules_version,
@@ -169,7 +180,7 @@ def result_view(state: FormState, today: date) -> dict[str, Any]:
             out["start"] = f"{t['start_date']}: {fmt_date(d.start_date, lang)}"
         else:
             out["start"] = t["start_open"]
-    for reason, text in zip(d.reasons, reason_texts(d.reasons, lang)):
+    for reason, text in zip(d.reasons, reason_texts(d.reasons, rules_of(d), lang)):
         out["why"].append(text[:1].upper() + text[1:])
         f = _finding(d, REASON_FINDING[reason])
         values = f.values if f is not None else {}
@@ -177,7 +188,11 @@ def result_view(state: FormState, today: date) -> dict[str, Any]:
             needed = t["needed_not_covered"].format(
                 date=fmt_date(_iso(values.get("not_covered_from")), lang))
         elif reason == "insufficient_service" and values:
-            needed = t["needed_insufficient_service"].format(**values)
+            sep = d.explanation and _finding(d, "separated")
+            frozen = sep is not None and sep.values.get("separation_date") is not None and (
+                sep.values["separation_date"] <= sep.values["as_of"])
+            key = "needed_insufficient_service" if frozen else "needed_insufficient_service_open"
+            needed = t[key].format(**values)
         elif reason == "insufficient_service":
             # No route is open to this participant at all: the finding that
             # says so is the one of each route.
