@@ -110,7 +110,10 @@ def main() -> None:
 @click.option("--refund/--no-refund", "refund", default=None,
               help="Whether a refund of contributions was requested (required).")
 @click.option("--deferred-right-1960/--no-deferred-right-1960", "deferred_right_1960",
-              default=None, help="In the System with a right to a deferred pension on 1960-06-30.")
+              default=None,
+              help="A member of the System, or holding a right to a deferred pension, on the "
+                   "cut-off date of Regla 19.6 (its minimum). Omit it to derive it from "
+                   "--entry-date: true exactly when the first entry is on or before that date.")
 @click.option("--start", "requested_start_date", default=None, metavar="YYYY-MM-DD",
               help="Date the participant asks the pension to start (Regla 19.3).")
 @as_of_option

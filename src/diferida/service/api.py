@@ -46,7 +46,7 @@ MAX_DB_ID = 2**63 - 1
 NOTE_LIMIT = 2000
 # Texts of the explanation may be reworded between releases without changing
 # the decision; `decision_identical` compares everything else.
-TEXT_KEYS = ("headline", "explanation")
+TEXT_KEYS = ("headline", "explanation", "rules_title")
 
 ERRORS_422 = {422: {"model": Errors, "description": "Bad input: every bad field named."}}
 ERRORS_AUTH = {401: {"model": Errors, "description": "Missing or unknown token."},
@@ -376,13 +376,17 @@ def _reproduce(store: Store, case: Case) -> dict[str, Any]:
                               lang=case.lang).to_dict()
     except (RulesError, InputError) as exc:
         return {**base, "identical": False, "decision_identical": False, "differences": [],
-                "recomputed": None, "problem": str(exc)}
+                "added": [], "recomputed": None, "problem": str(exc)}
+    # A key the stored determination lacks was added by a later release: it is
+    # reported under "added", not as a difference in what was decided.
     keys = list(dict.fromkeys([*stored, *recomputed]))
     differences = [{"key": k, "stored": stored.get(k), "recomputed": recomputed.get(k)}
-                   for k in keys if stored.get(k) != recomputed.get(k)]
+                   for k in keys if k in stored and stored.get(k) != recomputed.get(k)]
+    added = sorted(k for k in recomputed if k not in stored)
     return {**base, "identical": not differences,
             "decision_identical": not [x for x in differences if x["key"] not in TEXT_KEYS],
-            "differences": differences, "recomputed": recomputed, "problem": None}
+            "differences": differences, "added": added, "recomputed": recomputed,
+            "problem": None}
 
 
 # -- audit trail ---------------------------------------------------------------------

@@ -46,8 +46,10 @@ class ParticipantFields(BaseModel):
     refund_requested: bool | str | None = Field(
         None, description="Whether a refund of contributions was requested (required).")
     deferred_right_1960: bool | str | None = Field(
-        None, description="In the System with a right to a deferred pension on 1960-06-30 "
-        "(default false).")
+        None, description="A member of the System, or holding a right to a deferred pension, "
+        "on the cut-off date of Regla 19.6 (30 June 1960 in the default rules). Omitted or "
+        "null: derived from entry_date, true exactly when the first entry is on or before that "
+        "date; a declared value stands.")
     requested_start_date: str | None = Field(
         None, description="Date the participant asks the pension to start (Regla 19.3).")
     as_of: str | None = Field(None, description="Date the determination speaks for "
@@ -98,6 +100,10 @@ class Determination(BaseModel):
     minimum_applied: bool
     warnings: list[str]
     rules_version: str
+    rules_name: str = Field(description="The rules set's name (article19, a variant, a file).")
+    rules_title: str = Field(description="The rules set's title.")
+    deferred_right_1960: bool = Field(description="Regla 19.6's condition, as applied.")
+    deferred_right_1960_source: str = Field(description="declared | derived (from entry_date).")
     as_of: str
     headline: str
     formula: dict[str, Any] | None
@@ -142,6 +148,8 @@ class Reproduction(BaseModel):
     decision_identical: bool = Field(description="Status, dates, routes, amounts, formula and "
                                      "warnings are equal (explanation texts aside).")
     differences: list[Difference]
+    added: list[str] = Field(default_factory=list, description="Keys of the determination "
+                             "added by a later release, which the stored one lacks.")
     recomputed: Determination | None
     problem: str | None = None
 
