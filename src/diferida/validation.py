@@ -297,7 +297,13 @@ def _build_stages(
         .alias(f"_err_{k}")
         for k in FIELD_NAMES
     ]).with_columns(
-        pl.all_horizontal([pl.col(f"_err_{k}").is_null() for k in FIELD_NAMES]).alias("_ok")
+        pl.all_horizontal([pl.col(f"_err_{k}").is_null() for k in FIELD_NAMES]).alias("_ok"),
+        # A row with a bad field is rejected, never paid: no amount is computed
+        # from its values (absurd ones would overflow the exact arithmetic).
+        # Only the id's check can be undone later (`_confirm_duplicates`).
+        pl.when(pl.all_horizontal([pl.col(f"_err_{k}").is_null() for k in FIELD_NAMES
+                                   if k != "participant_id"]))
+        .then(pl.col("compensation_cents")).alias("compensation_cents"),
     )
     return lf.drop("_service_over_age", *[f"_perr_{k}" for k in FIELD_NAMES])
 

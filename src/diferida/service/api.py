@@ -29,12 +29,11 @@ from .schemas import (
     BatchOut,
     CaseList,
     CaseOut,
-    CaseRequest,
     Determination,
     Errors,
     Health,
-    ParticipantFields,
     Reproduction,
+    participant_schema,
     request_body,
 )
 from .store import AuditQuery, Case, CaseConflict, CaseProblem, NewEvent, Store, User
@@ -83,7 +82,7 @@ def health(request: Request) -> JSONResponse:
 
 @router.post("/api/v1/determinations", tags=["determinations"],
              response_model=Determination, responses=ERRORS_422,
-             openapi_extra=request_body(ParticipantFields))
+             openapi_extra=request_body(participant_schema(case=False)))
 async def post_determination(request: Request) -> JSONResponse:
     """Evaluate one participant: a JSON object of SPEC §1 fields, plus `lang`
     (es | en) and optionally `rules`. Public; nothing is stored or logged."""
@@ -251,7 +250,7 @@ def _check_case_options(parsed, lang: str) -> tuple[int | None, str | None]:
              responses={**ERRORS_422, **ERRORS_AUTH,
                         409: {"model": Errors, "description": "The participant already has a "
                               "case, or the superseded case is not the current version."}},
-             openapi_extra=request_body(CaseRequest))
+             openapi_extra=request_body(participant_schema(case=True)))
 async def post_case(request: Request, user: Analyst) -> JSONResponse:
     """Record a determination for a participant. The server evaluates the inputs
     itself. A correction names the current version in `supersedes`; nothing is

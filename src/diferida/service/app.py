@@ -16,6 +16,7 @@ from .api import router as api_router
 from .errors import GuardMiddleware, install_error_handlers
 from .evaluator import Evaluator
 from .logs import install_log_filters
+from .schemas import complete_responses
 from .settings import Settings
 from .throttle import FailureDigest, Limiter, PublicRateLimit
 
@@ -63,6 +64,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    generated = app.openapi
+
+    def openapi() -> dict:
+        if app.openapi_schema is None:
+            complete_responses(generated())
+        return app.openapi_schema
+
+    app.openapi = openapi
     app.state.limiter = Limiter(settings.public_limit, settings.auth_failure_limit)
     app.state.digest = FailureDigest(settings.audit_collapse_seconds)
     install_error_handlers(app)

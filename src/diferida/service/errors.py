@@ -68,6 +68,11 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException):
+        if exc.status_code == 400:
+            # a body the framework cannot read (broken multipart): bad input, 422
+            # as everywhere in this API
+            return error_response(422, [problem(None, "invalid_body", messages.text(
+                _lang(request), "invalid_body", detail=str(exc.detail)))])
         code = {404: "not_found_path", 405: "method_not_allowed"}.get(exc.status_code)
         msg = messages.text(_lang(request), code) if code else str(exc.detail)
         headers = dict(getattr(exc, "headers", None) or {})

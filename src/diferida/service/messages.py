@@ -12,6 +12,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the body is not valid JSON ({detail})",
         "es": "el cuerpo no es JSON válido ({detail})",
     },
+    "invalid_body": {
+        "en": "the body cannot be read ({detail})",
+        "es": "no se puede leer el cuerpo ({detail})",
+    },
     "not_an_object": {
         "en": "the body must be a JSON object of fields",
         "es": "el cuerpo debe ser un objeto JSON de campos",
