@@ -9,13 +9,13 @@ from contextlib import asynccontextmanager, suppress
 
 from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
-from starlette.routing import Route
+from starlette.routing import Mount, Route
 
 from .. import __version__
 from .api import router as api_router
 from .errors import GuardMiddleware, install_error_handlers
 from .evaluator import Evaluator
-from .logs import install_log_filters
+from .logs import install_log_filters, register_routes
 from .schemas import complete_responses
 from .settings import Settings
 from .throttle import FailureDigest, Limiter, PublicRateLimit
@@ -96,6 +96,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.route_table = [r for r in (*app.router.routes,
                                          *(r for x in included for r in x.routes))
                              if isinstance(r, Route)]
+    register_routes([*app.state.route_table,
+                     *(r for r in app.router.routes if isinstance(r, Mount))])
     return app
 
 

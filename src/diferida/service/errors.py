@@ -20,6 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
 from . import messages
+from .logs import shown_path
 
 log = logging.getLogger("diferida.service")
 
@@ -171,13 +172,20 @@ class GuardMiddleware:
                 await too_large()
         except ClientDisconnect:
             # the client went away before its body arrived: nobody to answer, nothing wrong here
-            log.info("client disconnected during %s %s", scope.get("method"), scope.get("path"))
+            log.info("client disconnected during %s %s", scope.get("method"), _route(scope))
         except Exception as exc:  # the last line of defence: log where, never what
             log.error("unhandled %s in %s %s at %s", type(exc).__name__, scope.get("method"),
-                      scope.get("path"), where(exc))
+                      _route(scope), where(exc))
             if not started:
                 await error_response(500, [problem(None, "server_error", messages.text(
                     lang, "server_error"))])(scope, receive, send_wrapper)
+
+
+def _route(scope) -> str:
+    """The request's route template (/api/v1/cases/{case_id}), never values a
+    client put in the path."""
+    route = getattr(scope.get("route"), "path", None)
+    return route or shown_path(scope.get("path", ""))
 
 
 def where(exc: BaseException) -> str:
