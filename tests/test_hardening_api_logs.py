@@ -206,6 +206,7 @@ def test_an_unexpected_error_is_one_line_and_a_gone_client_is_not_an_error(tmp_p
         httpx.get(f"{base}/health")
     text = log.read_text("utf-8", errors="replace")
     assert "Traceback" not in text and "ERROR" not in text
+    assert text.count("client disconnected during POST /api/v1/determinations") == 5
     assert PID not in text
 
 

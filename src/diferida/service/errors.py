@@ -22,7 +22,8 @@ from starlette.requests import ClientDisconnect
 from . import messages
 from .logs import shown_path
 
-log = logging.getLogger("diferida.service")
+# uvicorn configures its loggers; the app's lines go where its lines go
+log = logging.getLogger("uvicorn.error")
 
 
 def problem(field: str | None, code: str, message: str, value: Any = None,

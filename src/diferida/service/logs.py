@@ -91,4 +91,3 @@ def _add_once(logger: logging.Logger, kind: type[logging.Filter]) -> None:
 def install_log_filters() -> None:
     _add_once(logging.getLogger(ACCESS_LOGGER), DropQueryString)
     _add_once(logging.getLogger(ERROR_LOGGER), OneLineErrors)
-    _add_once(logging.getLogger("diferida.service"), OneLineErrors)
