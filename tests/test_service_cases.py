@@ -52,7 +52,11 @@ def svc(request, tmp_path_factory):
     with database_for_tests(request.param, folder) as url:
         store = Store(url)
         store.upgrade()
-        with running_server(url, log_path=folder / "server.log") as base:
+        # every refused attempt written on its own, none refused for its rate:
+        # collapsing and limits are tested in test_hardening_api_abuse.py
+        with running_server(url, log_path=folder / "server.log", env={
+                "DIFERIDA_AUDIT_COLLAPSE_SECONDS": "0",
+                "DIFERIDA_RATE_LIMIT_AUTH_FAILURES": "off"}) as base:
             s = Service(base, store)
             yield s
             s.http.close()

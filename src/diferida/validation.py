@@ -46,7 +46,13 @@ ERROR_CODES = (
     "unknown_field",
     "not_text",
     "reserved_column",
+    "date_out_of_range",
 )
+# The calendar dates can be computed with: years 1 to 9999 (Python's and
+# ISO 8601's ordinary range), for the dates given and for the birthdays the
+# rules count from a birth date.
+MIN_YEAR, MAX_YEAR = 1, 9999
+MAX_DATE = date(MAX_YEAR, 12, 31)
 
 
 @dataclass
@@ -87,17 +93,24 @@ NONE = pl.lit(None, dtype=pl.String)
 
 
 def _parse_date(name: str, dtype: pl.DataType, raw: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
-    """(value, error code) for a date field."""
+    """(value, error code) for a date field. A date outside the years
+    MIN_YEAR..MAX_YEAR (0000-01-01, or a typed date of year 20000) is refused
+    whatever the file format."""
     col = pl.col(name)
     if dtype == pl.Date:
-        return col, NONE
-    if isinstance(dtype, pl.Datetime):
+        value, err = col, NONE
+    elif isinstance(dtype, pl.Datetime):
         # A spreadsheet date arrives as midnight; any other time is not a date.
         has_time = col.dt.time() != pl.time(0, 0, 0)
-        return (pl.when(~has_time).then(col.dt.date()),
-                pl.when(has_time).then(pl.lit("not_a_date")))
-    parsed = pl.when(raw.str.contains(_DATE_RE)).then(raw.str.to_date("%Y-%m-%d", strict=False))
-    return parsed, pl.when(~_blank(raw) & parsed.is_null()).then(pl.lit("not_a_date"))
+        value, err = (pl.when(~has_time).then(col.dt.date()),
+                      pl.when(has_time).then(pl.lit("not_a_date")))
+    else:
+        value = pl.when(raw.str.contains(_DATE_RE)).then(
+            raw.str.to_date("%Y-%m-%d", strict=False))
+        err = pl.when(~_blank(raw) & value.is_null()).then(pl.lit("not_a_date"))
+    outside = ~value.dt.year().is_between(MIN_YEAR, MAX_YEAR)
+    return (pl.when(~outside).then(value),
+            pl.when(outside).then(pl.lit("date_out_of_range")).otherwise(err))
 
 
 def _decimal_stage(name: str, dtype: pl.DataType, raw: pl.Expr) -> list[pl.Expr]:
@@ -246,6 +259,7 @@ def _build_stages(
     lf = lf.rename(rename)
 
     # stage 4: checks between fields, only where both values parsed
+    last_birth = pl.lit(_last_birth_date(rules), dtype=pl.Date)
     birth, entry, sep = pl.col("birth_date"), pl.col("entry_date"), pl.col("separation_date")
     # SPEC §6 Decision (Regla 19.6 read with "o"): a declared value stands; an
     # empty one is derived, true exactly when the first entry is on or before
@@ -267,7 +281,9 @@ def _build_stages(
     cross = {
         "average_compensation": pl.when(pl.col("compensation_cents") == 0).then(
             pl.lit("not_positive")),
-        "birth_date": pl.when(birth > entry).then(pl.lit("birth_after_entry")),
+        # the birthdays the rules count from must be dates too (SPEC §4)
+        "birth_date": pl.when(birth > last_birth).then(
+            pl.lit("date_out_of_range")).when(birth > entry).then(pl.lit("birth_after_entry")),
         "entry_date": pl.when(entry > sep).then(pl.lit("entry_after_separation")),
         "creditable_service_years": pl.when(pl.col("_service_over_age")).then(
             pl.lit("service_exceeds_age")),
@@ -288,12 +304,28 @@ def _build_stages(
         .alias(f"_err_{k}")
         for k in FIELD_NAMES
     ]).with_columns(
-        pl.all_horizontal([pl.col(f"_err_{k}").is_null() for k in FIELD_NAMES]).alias("_ok")
+        pl.all_horizontal([pl.col(f"_err_{k}").is_null() for k in FIELD_NAMES]).alias("_ok"),
+        # A row with a bad field is rejected, never paid: no amount is computed
+        # from its values (absurd ones would overflow the exact arithmetic).
+        # Only the id's check can be undone later (`_confirm_duplicates`).
+        pl.when(pl.all_horizontal([pl.col(f"_err_{k}").is_null() for k in FIELD_NAMES
+                                   if k != "participant_id"]))
+        .then(pl.col("compensation_cents")).alias("compensation_cents"),
     )
     return lf.drop("_service_over_age", *[f"_perr_{k}" for k in FIELD_NAMES])
 
 
 PID_HASH = "_pid_hash"
+
+
+def _last_birth_date(rules: Rules) -> date:
+    """The last birth date whose every birthday the rules count (the route
+    ages) is on or before MAX_DATE. Someone born on 29 February reaches an age
+    on 28 February of a common year (SPEC §4), never later than 31 December."""
+    oldest = max((r.age for r in rules.routes), default=0)
+    if oldest >= MAX_YEAR:
+        return date.min
+    return date(MAX_YEAR - oldest, 12, 31)
 
 
 def _confirm_duplicates(typed: pl.DataFrame) -> pl.DataFrame:

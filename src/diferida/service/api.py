@@ -23,18 +23,17 @@ from ..rules import RulesError, builtin_names, load_rules, rules_from_resolved
 from . import messages
 from .auth import Analyst, Auditor, Reader, store_of
 from .errors import APIError, parse_json_object, problem
-from .participant import RequestProblems, field_problem, parse
+from .participant import RequestProblems, field_problem, normalised_id, parse
 from .schemas import (
     AuditList,
     BatchOut,
     CaseList,
     CaseOut,
-    CaseRequest,
     Determination,
     Errors,
     Health,
-    ParticipantFields,
     Reproduction,
+    participant_schema,
     request_body,
 )
 from .store import AuditQuery, Case, CaseConflict, CaseProblem, NewEvent, Store, User
@@ -44,6 +43,7 @@ __all__ = ["router"]
 router = APIRouter()
 MAX_DB_ID = 2**63 - 1
 NOTE_LIMIT = 2000
+PID_LIMIT = 200  # the store's column
 # Texts of the explanation may be reworded between releases without changing
 # the decision; `decision_identical` compares everything else.
 TEXT_KEYS = ("headline", "explanation", "rules_title")
@@ -82,7 +82,7 @@ def health(request: Request) -> JSONResponse:
 
 @router.post("/api/v1/determinations", tags=["determinations"],
              response_model=Determination, responses=ERRORS_422,
-             openapi_extra=request_body(ParticipantFields))
+             openapi_extra=request_body(participant_schema(case=False)))
 async def post_determination(request: Request) -> JSONResponse:
     """Evaluate one participant: a JSON object of SPEC §1 fields, plus `lang`
     (es | en) and optionally `rules`. Public; nothing is stored or logged."""
@@ -186,6 +186,21 @@ def _evaluate_file(data: bytes, filename: str, separator: str | None, as_of: dat
 
 # -- cases ----------------------------------------------------------------------
 
+# Query texts: no NUL (no database stores it); an id has something besides spaces.
+TEXT_PATTERN = r"^[^\x00]*$"
+ID_PATTERN = r"^[^\x00]*\S[^\x00]*$"
+
+
+def _id_filter(value: str | None, lang: str) -> str | None:
+    """A participant id given as a filter, trimmed as the core trims ids."""
+    if value is None:
+        return None
+    pid = normalised_id(value)
+    if pid is None:
+        raise APIError(422, [field_problem(lang, "participant_id", "blank", value)])
+    return pid
+
+
 def case_json(case: Case, superseded_by: int | None, author: str) -> dict[str, Any]:
     return {
         "id": case.id, "participant_id": case.participant_id, "version": case.version,
@@ -217,9 +232,17 @@ def _check_case_options(parsed, lang: str) -> tuple[int | None, str | None]:
     elif note is not None and len(note) > NOTE_LIMIT:
         parsed.problems.append(field_problem(lang, "note", "too_long", None, limit=NOTE_LIMIT))
         note = None
-    pid = parsed.fields.get("participant_id")
-    if pid is None or (isinstance(pid, str) and not pid.strip()):
-        parsed.problems.append(field_problem(lang, "participant_id", "missing"))
+    elif note is not None and "\x00" in note:
+        parsed.problems.append(field_problem(lang, "note", "nul_character"))
+        note = None
+    # the id as the core reads it (trimmed): "AZ-1 " and "AZ-1" are one participant
+    pid = normalised_id(parsed.fields.get("participant_id"))
+    if pid is None:
+        if not any(p["field"] == "participant_id" for p in parsed.problems):
+            parsed.problems.append(field_problem(lang, "participant_id", "missing"))
+    elif len(pid) > PID_LIMIT:
+        parsed.problems.append(field_problem(lang, "participant_id", "too_long", None,
+                                             limit=PID_LIMIT))
     return supersedes, note
 
 
@@ -227,7 +250,7 @@ def _check_case_options(parsed, lang: str) -> tuple[int | None, str | None]:
              responses={**ERRORS_422, **ERRORS_AUTH,
                         409: {"model": Errors, "description": "The participant already has a "
                               "case, or the superseded case is not the current version."}},
-             openapi_extra=request_body(CaseRequest))
+             openapi_extra=request_body(participant_schema(case=True)))
 async def post_case(request: Request, user: Analyst) -> JSONResponse:
     """Record a determination for a participant. The server evaluates the inputs
     itself. A correction names the current version in `supersedes`; nothing is
@@ -244,8 +267,8 @@ async def post_case(request: Request, user: Analyst) -> JSONResponse:
     parsed = parse(body, ("supersedes", "note"))
     supersedes, note = _check_case_options(parsed, parsed.lang)
     action = "case.correct" if supersedes is not None else "case.create"
-    raw_pid = parsed.fields.get("participant_id")
-    pid = None if raw_pid is None else str(raw_pid)[:200]
+    pid = normalised_id(parsed.fields.get("participant_id"))
+    pid = pid if pid is not None and len(pid) <= PID_LIMIT else None
 
     async def refused(status: int, problems: list[dict[str, Any]], detail: str,
                       current: int | None = None) -> APIError:
@@ -274,7 +297,7 @@ async def post_case(request: Request, user: Analyst) -> JSONResponse:
     try:
         case = await run_in_threadpool(
             lambda: store.record_case(
-                participant_id=str(inputs["participant_id"]), inputs=inputs, result=result,
+                participant_id=d.participant_id, inputs=inputs, result=result,
                 rules_version=rules.version, rules_name=rules.name, rules_content=rules.resolved,
                 as_of=d.as_of, lang=parsed.lang, author=user, supersedes=supersedes, note=note,
                 event=event))
@@ -324,14 +347,16 @@ async def get_case(request: Request, case_id: CaseId,
 async def list_cases(
     request: Request,
     user: Reader,
-    participant_id: Annotated[str | None, Query(max_length=200,
-                                                description="All versions of this participant's "
-                                                            "case, oldest first.")] = None,
+    participant_id: Annotated[str | None, Query(
+        max_length=PID_LIMIT, pattern=ID_PATTERN,
+        description="All versions of this participant's case, oldest first (surrounding "
+                    "spaces are ignored, as when the case was recorded).")] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_DB_ID)] = 0,
 ) -> JSONResponse:
     """Cases in order: one participant's versions, or every case by id."""
     store: Store = store_of(request)
+    participant_id = _id_filter(participant_id, _lang(request))
     cases = await run_in_threadpool(store.cases, participant_id, limit, offset)
     out = await run_in_threadpool(_cases_json, store, cases)
     await run_in_threadpool(store.audit, NewEvent(
@@ -397,28 +422,40 @@ async def audit_trail(
     request: Request,
     user: Auditor,
     case_id: Annotated[int | None, Query(ge=1, le=MAX_DB_ID)] = None,
-    user_name: Annotated[str | None, Query(alias="user", max_length=100,
+    user_name: Annotated[str | None, Query(alias="user", max_length=100, pattern=TEXT_PATTERN,
                                            description="User name.")] = None,
     action: Annotated[str | None, Query(
-        max_length=40, description="case.create, case.correct, case.read, case.list, "
-        "case.reproduce, audit.read, auth.unauthorized, auth.forbidden")] = None,
-    participant_id: Annotated[str | None, Query(max_length=200)] = None,
+        max_length=40, pattern=TEXT_PATTERN,
+        description="case.create, case.correct, case.read, case.list, case.reproduce, "
+        "audit.read, auth.unauthorized, auth.forbidden")] = None,
+    participant_id: Annotated[str | None, Query(max_length=PID_LIMIT,
+                                                pattern=ID_PATTERN)] = None,
     since: Annotated[datetime | None, Query(description="From this time (ISO 8601; "
                                                         "UTC if no zone).")] = None,
     until: Annotated[datetime | None, Query(description="Before this time.")] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_DB_ID)] = 0,
 ) -> JSONResponse:
     """The audit trail, oldest first: who created, corrected or read which
     case, and every refused attempt, with filters."""
     from datetime import UTC
 
-    def utc(t: datetime | None) -> datetime | None:
-        return None if t is None else (t.replace(tzinfo=UTC) if t.tzinfo is None else t)
+    lang = _lang(request)
 
+    def utc(name: str, t: datetime | None) -> datetime | None:
+        if t is None:
+            return None
+        try:
+            return t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)
+        except OverflowError:  # 0001-01-01T00:00+05:00 is before the first UTC instant
+            raise APIError(422, [field_problem(lang, name, "not_a_datetime",
+                                               t.isoformat())]) from None
+
+    since, until = utc("since", since), utc("until", until)
+    participant_id = _id_filter(participant_id, lang)
     store: Store = store_of(request)
     q = AuditQuery(case_id=case_id, user=user_name, action=action,
-                   participant_id=participant_id, since=utc(since), until=utc(until),
+                   participant_id=participant_id, since=since, until=until,
                    limit=limit, offset=offset)
     # the reading is recorded before it happens, so it appears in its own answer
     await run_in_threadpool(store.audit, NewEvent(

@@ -3,16 +3,22 @@ web calculator's pages when the web package is installed."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 
 from fastapi import FastAPI
+from fastapi_offline import FastAPIOffline
+from starlette.routing import Mount, Route
 
 from .. import __version__
 from .api import router as api_router
 from .errors import GuardMiddleware, install_error_handlers
 from .evaluator import Evaluator
+from .logs import install_log_filters, register_routes
+from .schemas import complete_responses
 from .settings import Settings
+from .throttle import FailureDigest, Limiter, PublicRateLimit
 
 # uvicorn configures its own loggers; the startup line goes where its lines go
 log = logging.getLogger("uvicorn.error")
@@ -20,6 +26,7 @@ log = logging.getLogger("uvicorn.error")
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings.from_env()
+    install_log_filters()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -34,13 +41,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.evaluator = Evaluator()
         log.info("diferida %s: database %s", __version__,
                  make_url(settings.database_url).render_as_string(hide_password=True))
+        flusher = asyncio.create_task(_flush_digest(app))
         try:
             yield
         finally:
+            flusher.cancel()
+            with suppress(asyncio.CancelledError):
+                await flusher
+            # the counts of repeated failures still open are written, never dropped
+            for event in app.state.digest.flush(force=True):
+                store.audit(event)
             app.state.evaluator.close()
             store.dispose()
 
-    app = FastAPI(
+    # Swagger UI and ReDoc from files shipped in a package, not from a CDN:
+    # /docs works offline and serves no third-party script where tokens are pasted.
+    app = FastAPIOffline(
         title="diferida",
         version=__version__,
         summary="Deferred pensions under Article 19 (Puerto Rico Government Employees "
@@ -48,10 +64,23 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    generated = app.openapi
+
+    def openapi() -> dict:
+        if app.openapi_schema is None:
+            complete_responses(generated())
+        return app.openapi_schema
+
+    app.openapi = openapi
+    app.state.limiter = Limiter(settings.public_limit, settings.auth_failure_limit)
+    app.state.digest = FailureDigest(settings.audit_collapse_seconds)
     install_error_handlers(app)
+    # the public limit sits inside the guard, so its refusals get the API's headers
+    app.add_middleware(PublicRateLimit, limiter=app.state.limiter)
     app.add_middleware(GuardMiddleware, max_json_bytes=settings.max_json_bytes,
                        max_upload_bytes=settings.max_upload_bytes)
     app.include_router(api_router)
+    included = [api_router]
 
     # The web calculator is optional for the API, but an import error inside
     # it must surface, never be mistaken for its absence.
@@ -62,4 +91,29 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise
     else:
         app.include_router(web_router)
+        included.append(web_router)
+    # every route with its full path, for the Allow header of a 405
+    app.state.route_table = [r for r in (*app.router.routes,
+                                         *(r for x in included for r in x.routes))
+                             if isinstance(r, Route)]
+    register_routes([*app.state.route_table,
+                     *(r for r in app.router.routes if isinstance(r, Mount))])
     return app
+
+
+async def _flush_digest(app: FastAPI) -> None:
+    """Write the counts of collapsed failures as their windows close, even
+    when no further failure comes to trigger it."""
+    from fastapi.concurrency import run_in_threadpool
+
+    digest: FailureDigest = app.state.digest
+    period = max(1.0, min(digest.seconds, 30.0)) if digest.seconds > 0 else 30.0
+    while True:
+        await asyncio.sleep(period)
+        for event in digest.flush():
+            try:
+                await run_in_threadpool(app.state.store.audit, event)
+            except Exception as exc:  # the database is away: keep the count for later
+                digest.restore(event)
+                log.warning("audit trail not reachable (%s); collapsed count kept",
+                            type(exc).__name__)

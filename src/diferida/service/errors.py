@@ -17,10 +17,13 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from . import messages
+from .logs import shown_path
 
-log = logging.getLogger("diferida.service")
+# uvicorn configures its loggers; the app's lines go where its lines go
+log = logging.getLogger("uvicorn.error")
 
 
 def problem(field: str | None, code: str, message: str, value: Any = None,
@@ -67,10 +70,33 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException):
+        if exc.status_code == 400:
+            # a body the framework cannot read (broken multipart): bad input, 422
+            # as everywhere in this API
+            return error_response(422, [problem(None, "invalid_body", messages.text(
+                _lang(request), "invalid_body", detail=str(exc.detail)))])
         code = {404: "not_found_path", 405: "method_not_allowed"}.get(exc.status_code)
         msg = messages.text(_lang(request), code) if code else str(exc.detail)
+        headers = dict(getattr(exc, "headers", None) or {})
+        if exc.status_code == 405:
+            # every method of the path, not only those of the first route that matched it
+            headers["Allow"] = ", ".join(allowed_methods(request))
         return error_response(exc.status_code, [problem(None, code or "http_error", msg)],
-                              getattr(exc, "headers", None))
+                              headers or None)
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """The methods some route of the app answers on this request's path."""
+    from starlette.routing import Match
+
+    methods: set[str] = set()
+    routes = getattr(request.app.state, "route_table", None) or request.app.router.routes
+    for route in routes:
+        match, _ = route.matches(request.scope)
+        if match != Match.NONE:
+            methods |= set(getattr(route, "methods", None) or ())
+    order = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+    return sorted(methods, key=lambda m: (order.index(m) if m in order else len(order), m))
 
 
 API_HEADERS = [(b"cache-control", b"no-store"), (b"x-content-type-options", b"nosniff")]
@@ -145,13 +171,42 @@ class GuardMiddleware:
         except BodyTooLarge:
             if not started:
                 await too_large()
+        except ClientDisconnect:
+            # the client went away before its body arrived: nobody to answer, nothing wrong here
+            log.info("client disconnected during %s %s", scope.get("method"), _route(scope))
         except Exception as exc:  # the last line of defence: log where, never what
-            where = "".join(traceback.format_tb(exc.__traceback__))
-            log.error("unhandled %s in %s %s\n%s", type(exc).__name__, scope.get("method"),
-                      scope.get("path"), where)
+            log.error("unhandled %s in %s %s at %s", type(exc).__name__, scope.get("method"),
+                      _route(scope), where(exc))
             if not started:
                 await error_response(500, [problem(None, "server_error", messages.text(
                     lang, "server_error"))])(scope, receive, send_wrapper)
+
+
+def _route(scope) -> str:
+    """The request's route template (/api/v1/cases/{case_id}), never values a
+    client put in the path."""
+    route = getattr(scope.get("route"), "path", None)
+    return route or shown_path(scope.get("path", ""))
+
+
+def where(exc: BaseException) -> str:
+    """Where an exception was raised, on one line: the innermost frame of this
+    package and the innermost frame of all (file:line function). Frames only:
+    an exception's message may hold a request's data."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return "?"
+
+    def shown(f: traceback.FrameSummary) -> str:
+        parts = f.filename.replace("\\", "/").split("/")
+        name = "/".join(parts[parts.index("diferida"):]) if "diferida" in parts else parts[-1]
+        return f"{name}:{f.lineno} {f.name}"
+
+    ours = [f for f in frames if "/diferida/" in f.filename.replace("\\", "/")]
+    out = [shown(frames[-1])]
+    if ours and ours[-1] is not frames[-1]:
+        out.append(shown(ours[-1]))
+    return " < ".join(out)
 
 
 def parse_json_object(body: bytes, lang: str) -> dict[str, Any]:
@@ -189,8 +244,34 @@ def parse_json_object(body: bytes, lang: str) -> dict[str, Any]:
                                      messages.text(lang, "invalid_json", detail=detail))]) from None
     if not isinstance(data, dict):
         raise APIError(422, [problem(None, "not_an_object", messages.text(lang, "not_an_object"))])
+    bad_text = [shown_key(k) for k, v in data.items() if not _is_unicode(k) or not _is_unicode(v)]
+    if bad_text:
+        # JSON allows "\ud800", Unicode text does not: nothing can store or print it
+        raise APIError(422, [problem(k, "not_unicode",
+                                     f"{k}: " + messages.text(lang, "not_unicode"))
+                             for k in bad_text])
     if duplicates:
         raise APIError(422, [problem(k, "duplicate_key", f"{k}: "
                                      + messages.text(lang, "duplicate_key"))
                              for k in dict.fromkeys(duplicates)])
     return data
+
+
+def _is_unicode(value: Any) -> bool:
+    """False when a text anywhere in `value` holds a lone surrogate."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+    if isinstance(value, dict):
+        return all(_is_unicode(k) and _is_unicode(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_is_unicode(v) for v in value)
+    return True
+
+
+def shown_key(key: str) -> str:
+    """A key as it can be printed: a lone surrogate written as its escape."""
+    return key.encode("utf-8", "backslashreplace").decode("utf-8")

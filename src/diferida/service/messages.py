@@ -12,6 +12,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the body is not valid JSON ({detail})",
         "es": "el cuerpo no es JSON válido ({detail})",
     },
+    "invalid_body": {
+        "en": "the body cannot be read ({detail})",
+        "es": "no se puede leer el cuerpo ({detail})",
+    },
     "not_an_object": {
         "en": "the body must be a JSON object of fields",
         "es": "el cuerpo debe ser un objeto JSON de campos",
@@ -35,6 +39,22 @@ MESSAGES: dict[str, dict[str, str]] = {
     "not_an_integer": {
         "en": "'{value}' is not a whole number",
         "es": "'{value}' no es un número entero",
+    },
+    "not_unicode": {
+        "en": "holds a character that is not valid Unicode (a lone surrogate such as \\ud800)",
+        "es": "contiene un carácter que no es Unicode válido (un sustituto aislado como \\ud800)",
+    },
+    "nul_character": {
+        "en": "must not contain the NUL character (\\u0000)",
+        "es": "no puede contener el carácter NUL (\\u0000)",
+    },
+    "blank": {
+        "en": "is blank",
+        "es": "está en blanco",
+    },
+    "too_many_requests": {
+        "en": "too many requests from this client; try again in {retry} seconds",
+        "es": "demasiadas solicitudes de este cliente; vuelva a intentarlo en {retry} segundos",
     },
     "too_long": {
         "en": "is longer than {limit} characters",

@@ -73,7 +73,26 @@ def parse(body: dict[str, Any], option_names: tuple[str, ...]) -> Parsed:
             fields[key] = input_value(value)
         else:
             problems.append(field_problem(lang, key, "not_a_scalar", None))
+    pid = fields.get("participant_id")
+    if isinstance(pid, str) and "\x00" in pid:
+        # no database stores it (PostgreSQL refuses it): refused alike everywhere
+        problems.append(field_problem(lang, "participant_id", "nul_character"))
+        del fields["participant_id"]
     return Parsed(fields, options, lang, rules, problems)
+
+
+def normalised_id(value: Any) -> str | None:
+    """A participant id as the core reads it: text with surrounding whitespace
+    removed (the same strip as `validation._raw`); None when blank."""
+    import polars as pl
+
+    if value is None:
+        return None
+    text = value if isinstance(value, str) else input_value(value)
+    if isinstance(text, bool):
+        text = "true" if text else "false"
+    stripped = pl.Series([str(text)], dtype=pl.String).str.strip_chars().item()
+    return stripped or None
 
 
 def determine(parsed: Parsed) -> Determination:

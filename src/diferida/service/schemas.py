@@ -1,14 +1,17 @@
 """Shapes of requests and responses, for the OpenAPI documentation at /docs.
 
 The endpoints parse bodies themselves (exact decimals, every bad field named
-at once, the core's own messages), so these models document; they do not
-validate."""
+at once, the core's own messages), so the request schemas document; they do
+not validate. They say what is required and what each field accepts; the
+core still checks what a schema cannot (a real calendar date, a birth before
+entry, ...) and answers 422 naming the field."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 Scalar = str | int | float | bool | None
 
@@ -25,49 +28,101 @@ EXAMPLE_PARTICIPANT = {
 }
 
 
-class ParticipantFields(BaseModel):
-    """The fields of SPEC §1. Dates as YYYY-MM-DD; decimals as strings or JSON
-    numbers (read as exact decimals); booleans as true/false."""
-
-    model_config = ConfigDict(extra="forbid",
-                              json_schema_extra={"example": {**EXAMPLE_PARTICIPANT, "lang": "en"}})
-
-    participant_id: str | None = Field(None, description="Participant id.")
-    birth_date: str | None = Field(None, description="Birth date, YYYY-MM-DD (required).")
-    entry_date: str | None = Field(None, description="First entry into the System (required).")
-    separation_date: str | None = Field(None, description="Separation from service; empty "
-                                        "or absent when still in service.")
-    creditable_service_years: str | int | float | None = Field(
-        None, description="Years of creditable service, ≥ 0, up to 4 decimals (required).")
-    average_compensation: str | int | float | None = Field(
-        None, description="Average compensation, dollars a year, > 0, up to 2 decimals "
-        "(required).")
-    group: str | None = Field(None, description="general | police | firefighter (required).")
-    refund_requested: bool | str | None = Field(
-        None, description="Whether a refund of contributions was requested (required).")
-    deferred_right_1960: bool | str | None = Field(
-        None, description="A member of the System, or holding a right to a deferred pension, "
-        "on the cut-off date of Regla 19.6 (30 June 1960 in the default rules). Omitted or "
-        "null: derived from entry_date, true exactly when the first entry is on or before that "
-        "date; a declared value stands.")
-    requested_start_date: str | None = Field(
-        None, description="Date the participant asks the pension to start (Regla 19.3).")
-    as_of: str | None = Field(None, description="Date the determination speaks for "
-                              "(default: today).")
-    lang: str | None = Field("es", description="Language of the explanation: es | en.")
-    rules: str | None = Field(None, description="Built-in rules name: article19 (default) "
-                              "or article19-strict-19_4.")
+# What each kind of SPEC §1 field accepts in JSON. The core reads every value
+# as text with surrounding spaces removed, so a JSON number or true/false is
+# read as its text; these schemas say so, and mark the required fields.
+_SPACE = r"\s*"
+_DATE = {"type": "string", "pattern": rf"^{_SPACE}\d{{4}}-\d{{2}}-\d{{2}}{_SPACE}$",
+         "description": "YYYY-MM-DD, a year from 0001 to 9999.", "examples": ["1970-05-10"]}
+_BOOL = {"anyOf": [{"type": "boolean"},
+                   {"type": "string",
+                    "pattern": rf"^{_SPACE}([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]){_SPACE}$"}],
+         "description": "true or false (the text \"true\"/\"false\", any case, is read the "
+                        "same)."}
 
 
-class CaseRequest(ParticipantFields):
-    model_config = ConfigDict(extra="forbid", json_schema_extra={
-        "example": {**EXAMPLE_PARTICIPANT, "lang": "en", "note": "first determination"}})
+def _decimal(places: int) -> dict[str, Any]:
+    return {"anyOf": [{"type": "string", "pattern": rf"^{_SPACE}\+?\d{{1,15}}(\.\d*)?{_SPACE}$"},
+                      {"type": "number", "minimum": 0}],
+            "description": f"An exact decimal, at most {places} decimal places (a JSON number "
+                           "is read as the exact decimal written)."}
 
-    supersedes: int | None = Field(None, description="Id of the case this one corrects "
-                                   "(required when the participant already has a case; it "
-                                   "must be the current version).")
-    note: str | None = Field(None, description="Why this case was recorded or corrected "
-                             "(at most 2000 characters).")
+
+_DESCRIPTIONS = {
+    "participant_id": "Participant id (surrounding spaces are ignored).",
+    "birth_date": "Birth date.",
+    "entry_date": "First entry into the System.",
+    "separation_date": "Separation from service; absent or null when still in service.",
+    "creditable_service_years": "Years of creditable service, ≥ 0.",
+    "average_compensation": "Average compensation, dollars a year, > 0.",
+    "group": "Group at separation.",
+    "refund_requested": "Whether a refund of contributions was requested.",
+    "deferred_right_1960": "A member of the System, or holding a right to a deferred "
+                           "pension, on the cut-off date of Regla 19.6 (30 June 1960 in the "
+                           "default rules). Absent or null: derived from entry_date, true "
+                           "exactly when the first entry is on or before that date; a declared "
+                           "value stands.",
+    "requested_start_date": "Date the participant asks the pension to start (Regla 19.3).",
+    "as_of": "Date the determination speaks for (default: today).",
+}
+
+
+def _field_schema(f, id_limit: int | None) -> dict[str, Any]:
+    from ..rules import GROUPS
+
+    if f.kind == "date":
+        schema = copy.deepcopy(_DATE)
+    elif f.kind == "bool":
+        schema = copy.deepcopy(_BOOL)
+    elif f.kind == "decimal":
+        schema = _decimal(f.places or 0)
+    elif f.kind == "group":
+        schema = {"type": "string", "enum": list(GROUPS)}
+    else:
+        text: dict[str, Any] = {"type": "string", "pattern": r"^[^\x00]*\S[^\x00]*$"}
+        if id_limit:
+            text["maxLength"] = id_limit
+        schema = {"anyOf": [text, {"type": "integer"}]}
+    schema["description"] = " ".join(
+        x for x in (_DESCRIPTIONS.get(f.name), schema.get("description")) if x)
+    optional = not f.required and not (f.name == "participant_id" and id_limit)
+    if optional:  # null reads as absent
+        if "anyOf" in schema:
+            schema["anyOf"].append({"type": "null"})
+        else:
+            inner = {k: v for k, v in schema.items() if k != "description"}
+            schema = {"anyOf": [inner, {"type": "null"}], "description": schema["description"]}
+    return schema
+
+
+def participant_schema(*, case: bool) -> dict[str, Any]:
+    """The JSON schema of a request body: the SPEC §1 fields and the options.
+    For a case, the participant id is required too."""
+    from ..fields import FIELDS
+    from ..i18n import LANGS
+    from ..rules import builtin_names
+
+    id_limit = 200 if case else None
+    props = {f.name: _field_schema(f, id_limit) for f in FIELDS}
+    props["lang"] = {"type": "string", "enum": list(LANGS), "default": "es",
+                     "description": "Language of the explanation and messages."}
+    props["rules"] = {"type": "string", "enum": list(builtin_names()),
+                      "description": "Built-in rules name (default article19)."}
+    required = [f.name for f in FIELDS if f.required]
+    example: dict[str, Any] = {**EXAMPLE_PARTICIPANT, "lang": "en"}
+    if case:
+        props["supersedes"] = {"anyOf": [{"type": "integer", "minimum": 1,
+                                          "maximum": 2**63 - 1}, {"type": "null"}],
+                               "description": "Id of the case this one corrects (required when "
+                               "the participant already has a case; it must be the current "
+                               "version)."}
+        props["note"] = {"anyOf": [{"type": "string", "maxLength": 2000,
+                                    "pattern": r"^[^\x00]*$"}, {"type": "null"}],
+                         "description": "Why this case was recorded or corrected."}
+        required = ["participant_id", *required]
+        example["note"] = "first determination"
+    return {"type": "object", "properties": props, "required": required,
+            "additionalProperties": False, "example": example}
 
 
 class Problem(BaseModel):
@@ -199,7 +254,31 @@ class Health(BaseModel):
     version: str
 
 
-def request_body(model: type[BaseModel]) -> dict[str, Any]:
+def request_body(schema: dict[str, Any]) -> dict[str, Any]:
     """`openapi_extra` documenting a JSON body that the endpoint reads itself."""
-    return {"requestBody": {"required": True, "content": {
-        "application/json": {"schema": model.model_json_schema()}}}}
+    return {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}}}
+
+
+def complete_responses(openapi: dict[str, Any]) -> dict[str, Any]:
+    """Every answer an operation can give, in the one error shape: 422 for
+    bad input (FastAPI would document its own shape), 413 for a body over
+    the limit, 429 when a client is over its rate limit."""
+    errors = {"$ref": "#/components/schemas/Errors"}
+
+    def answer(text: str) -> dict[str, Any]:
+        return {"description": text, "content": {"application/json": {"schema": errors}}}
+
+    for path, operations in openapi.get("paths", {}).items():
+        for method, op in operations.items():
+            responses = op.setdefault("responses", {})
+            if op.get("parameters") or op.get("requestBody") or "422" in responses:
+                responses["422"] = answer("Bad input: every bad field named.")
+            if method == "post":
+                responses.setdefault("413", answer("The body is larger than the limit."))
+            if path != "/health":
+                responses["429"] = answer("Too many requests from this client (public "
+                                          "requests, or failed sign-ins); see Retry-After.")
+    schemas = openapi.get("components", {}).get("schemas", {})
+    for unused in ("HTTPValidationError", "ValidationError"):
+        schemas.pop(unused, None)
+    return openapi

@@ -10,6 +10,9 @@ from pathlib import Path
 DEFAULT_SQLITE_PATH = Path("var") / "diferida.db"
 DEFAULT_MAX_UPLOAD_BYTES = 50 * 1024 * 1024
 DEFAULT_MAX_JSON_BYTES = 1024 * 1024
+DEFAULT_RATE_LIMIT_PUBLIC = "600/minute"
+DEFAULT_RATE_LIMIT_AUTH_FAILURES = "30/minute"
+DEFAULT_AUDIT_COLLAPSE_SECONDS = 60.0
 
 
 def default_database_url() -> str:
@@ -28,6 +31,24 @@ def _int_env(name: str, default: int) -> int:
         return int(raw)
     except ValueError as exc:
         raise ValueError(f"{name} must be a whole number of bytes, got {raw!r}") from exc
+
+
+def _str_env(name: str, default: str) -> str:
+    raw = os.environ.get(name)
+    return default if raw is None or raw == "" else raw
+
+
+def _float_env(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        raise ValueError(f"{name} must be a number of seconds (0 or more), got {raw!r}")
+    return value
 
 
 def _bool_env(name: str, default: bool) -> bool:
@@ -53,6 +74,28 @@ class Settings:
     # Apply pending migrations when the app starts (off: run `diferida db upgrade`).
     migrate_on_start: bool = field(
         default_factory=lambda: _bool_env("DIFERIDA_MIGRATE_ON_START", True))
+
+    # Public requests (calculator pages, /api/v1/determinations, /api/v1/batches,
+    # /docs) per client, in the `limits` notation ("300/minute"), or "off".
+    rate_limit_public: str = field(
+        default_factory=lambda: _str_env("DIFERIDA_RATE_LIMIT_PUBLIC", DEFAULT_RATE_LIMIT_PUBLIC))
+    # Failed sign-ins (401, 403) per client before further attempts get 429.
+    rate_limit_auth_failures: str = field(
+        default_factory=lambda: _str_env("DIFERIDA_RATE_LIMIT_AUTH_FAILURES",
+                                         DEFAULT_RATE_LIMIT_AUTH_FAILURES))
+    # Repeated anonymous failures of one kind are written to the audit trail
+    # once per this many seconds, with their count (0: each one is written).
+    audit_collapse_seconds: float = field(
+        default_factory=lambda: _float_env("DIFERIDA_AUDIT_COLLAPSE_SECONDS",
+                                           DEFAULT_AUDIT_COLLAPSE_SECONDS))
+
+    def __post_init__(self) -> None:
+        from .throttle import parse_limit
+
+        # a mistyped limit stops the start, never silently means "no limit"
+        self.public_limit = parse_limit("DIFERIDA_RATE_LIMIT_PUBLIC", self.rate_limit_public)
+        self.auth_failure_limit = parse_limit("DIFERIDA_RATE_LIMIT_AUTH_FAILURES",
+                                              self.rate_limit_auth_failures)
 
     @classmethod
     def from_env(cls) -> Settings:

@@ -1,11 +1,14 @@
 """The web calculator's pages.
 
-    GET  /                          the calculator (prefilled from the query, if any)
+    GET  /                          the calculator (`?lang=en` for English)
     POST /calcular                  the same page with the answer, or the messages
                                     (the path without JavaScript)
     POST /calcular/fragmento        only the form and the answer, for the page's
                                     script to swap in without a reload
-    GET  /determinacion/imprimir    the printable determination
+    POST /determinacion/imprimir    the printable determination of the posted fields
+
+A participant's details travel only in posted forms, never in a URL: URLs
+are kept in access logs, browser history and Referer headers.
     GET  /web/static/{name}         the page's CSS and JavaScript
 
 The router is self-contained: the service includes it and needs nothing else.
@@ -29,7 +32,7 @@ from diferida.rules import builtin_names, load_rules
 from . import forms
 from .forms import FormState
 from .labels import LANGS, choose_lang, labels
-from .view import query, result_view
+from .view import carried, result_view
 
 STATIC_DIR = Path(str(resources.files("diferida.web") / "static"))
 _MEDIA = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
@@ -83,8 +86,8 @@ def _context(state: FormState, printable: bool) -> dict:
         "lang": lang,
         "other_lang": other,
         "printable": printable,
-        "back_query": query(state),
-        "other_query": query(state, other),
+        "carry": carried(state),
+        "other_carry": carried(state, other),
         "t": labels(lang, state.rules_name),
         "state": state,
         "v": state.values,
@@ -122,8 +125,8 @@ async def _handle(request: Request) -> FormState:
 
 @router.get("/", response_class=HTMLResponse)
 async def calculator(request: Request) -> HTMLResponse:
-    q = request.query_params
-    state = FormState(lang=choose_lang(q.get("lang")), values=forms.read_values(q))
+    # only the language comes from the URL: a participant's details are posted
+    state = FormState(lang=choose_lang(request.query_params.get("lang")))
     return _page("index.html", state)
 
 
@@ -140,10 +143,11 @@ async def calculate_fragment(request: Request) -> HTMLResponse:
     return _page("_app.html", state)
 
 
-@router.get("/determinacion/imprimir", response_class=HTMLResponse)
+@router.post("/determinacion/imprimir", response_class=HTMLResponse)
 async def printable(request: Request) -> HTMLResponse:
-    q = request.query_params
-    state = FormState(lang=choose_lang(q.get("lang")), values=forms.read_values(q))
+    form = await request.form()
+    items = {k: v for k, v in form.items() if isinstance(v, str)}
+    state = FormState(lang=choose_lang(items.get("lang")), values=forms.read_values(items))
     state = await run_in_threadpool(forms.evaluate, state)
     return _page("print.html", state, 422 if state.errors else 200)
 

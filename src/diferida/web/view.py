@@ -8,7 +8,6 @@ from __future__ import annotations
 from datetime import date
 from decimal import Decimal
 from typing import Any
-from urllib.parse import urlencode
 
 from diferida.dates import years_months_days
 from diferida.determination import Determination, Finding, plain
@@ -124,11 +123,12 @@ def _formula(d: Determination, lang: str, rules: str) -> dict[str, Any] | None:
             "total": format_money(f.formula_amount), "minimum": minimum}
 
 
-def query(state: FormState, lang: str | None = None) -> str:
-    """The participant's details as a query string: the printable page of
-    exactly what was evaluated, or the calculator prefilled with it."""
+def carried(state: FormState, lang: str | None = None) -> dict[str, str]:
+    """The participant's details as the hidden fields of a posted form: the
+    printable page of exactly what was evaluated, or the calculator with it.
+    Posted, never put in a link: a URL ends up in logs and browser history."""
     q = {"lang": lang or state.lang, "rules": state.rules, **participant(state.values)}
-    return urlencode({k: q[k] for k in ("lang", "rules", *FIELD_NAMES) if k in q})
+    return {k: q[k] for k in ("lang", "rules", *FIELD_NAMES) if k in q}
 
 
 def result_view(state: FormState, today: date) -> dict[str, Any]:
@@ -165,7 +165,7 @@ def result_view(state: FormState, today: date) -> dict[str, Any]:
         "rules_version": d.rules_version,
         "as_of": fmt_date(d.as_of, lang),
         "issued": fmt_date(today, lang),
-        "query": query(state),
+        "carry": carried(state),
     }
     if d.status == "not_yet_eligible":
         y, m, dd = years_months_days(d.as_of, d.eligibility_date)
