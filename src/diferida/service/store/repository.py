@@ -1,5 +1,7 @@
 """Reading and writing the store. Every write is one transaction: a case and
-the audit event that records its creation are stored together or not at all."""
+the audit event that records its creation are stored together or not at all.
+Every row of cases, audit events and users is appended to its hash chain in
+the transaction that writes it (see `chain`)."""
 
 from __future__ import annotations
 
@@ -18,8 +20,9 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from . import migrate
+from .chain import CHAINS, VerifyReport, content_sha256, row_hash, verify_chain
 from .engine import make_engine
-from .models import ROLES, AuditEvent, Case, RulesVersion, User
+from .models import ROLES, AuditEvent, Base, Case, ChainHead, RulesVersion, User
 
 T = TypeVar("T")
 TOKEN_PREFIX = "dfr_"
@@ -34,6 +37,24 @@ def new_token() -> str:
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+# The triggers the migrations create; `verify` reports any that is missing
+# or disabled, because without them the database no longer refuses changes.
+TRIGGERS = {
+    "sqlite": [f"{t}_no_{v}" for t in ("cases", "audit_events", "rules_versions")
+               for v in ("update", "delete")]
+    + [f"{t}_no_replace" for t in ("cases", "audit_events", "rules_versions", "users",
+                                    "chain_heads")]
+    + [f"{t}_hash_required" for t in CHAINS]
+    + ["users_no_delete", "users_only_disable", "chain_heads_no_delete",
+       "chain_heads_only_grow"],
+    "postgresql": [f"{t}_append_only" for t in ("cases", "audit_events", "rules_versions")]
+    + [f"{t}_no_truncate" for t in ("cases", "audit_events", "rules_versions", "users",
+                                     "chain_heads")]
+    + ["users_only_disable", "chain_heads_only_grow"],
+}
+TRIGGER_TABLE = {"cases", "audit_events", "rules_versions", "users", "chain_heads"}
 
 
 def canonical_json(obj: Any) -> str:
@@ -148,9 +169,14 @@ class Store:
             raise ValueError("the user name is empty")
         token = new_token()
         user = User(name=name, role=role, token_hash=hash_token(token), created_at=now())
+
+        def work(session: Session) -> None:
+            if session.scalar(select(User.id).where(User.name == name)) is not None:
+                raise ValueError(f"a user named {name!r} already exists")
+            _append(session, "users", user)
+
         try:
-            with self._write.begin() as session:
-                session.add(user)
+            self._retrying(work)
         except IntegrityError as exc:
             raise ValueError(f"a user named {name!r} already exists") from exc
         return user, token
@@ -188,6 +214,8 @@ class Store:
         content_text = canonical_json(rules_content)
 
         def work(session: Session) -> Case:
+            # the chain's head is locked first: writers of cases queue here
+            head = _lock_head(session, "cases")
             latest = session.scalar(
                 select(Case).where(Case.participant_id == participant_id)
                 .order_by(Case.version.desc()).limit(1))
@@ -214,17 +242,18 @@ class Store:
                         f"case {supersedes} has already been superseded; the current version "
                         f"is case {latest.id} (version {latest.version})", latest.id)
                 version = latest.version + 1
-            if session.get(RulesVersion, rules_version) is None:
-                session.add(RulesVersion(version=rules_version, name=rules_name,
-                                         content=content_text, created_at=now()))
+            stored = session.get(RulesVersion, rules_version)
+            if stored is None:
+                stored = RulesVersion(version=rules_version, name=rules_name,
+                                      content=content_text, created_at=now())
+                session.add(stored)
                 session.flush()
             case = Case(participant_id=participant_id, version=version, supersedes=supersedes,
                         inputs=inputs_text, result=result_text, rules_version=rules_version,
                         as_of=as_of, lang=lang, status=str(result.get("status")),
                         author_id=author.id, note=note, created_at=now())
-            session.add(case)
-            session.flush()
-            session.add(event(case).row(case.created_at))
+            _append(session, "cases", case, content_sha256(stored.content), head=head)
+            _append(session, "audit_events", event(case).row(case.created_at))
             return case
 
         return self._retrying(work)
@@ -273,7 +302,7 @@ class Store:
 
     def audit(self, event: NewEvent) -> None:
         def work(session: Session) -> None:
-            session.add(event.row())
+            _append(session, "audit_events", event.row())
 
         self._retrying(work)
 
@@ -294,6 +323,88 @@ class Store:
         s = s.order_by(AuditEvent.id).limit(q.limit).offset(q.offset)
         with self._read() as session:
             return list(session.scalars(s))
+
+
+    # -- tamper-evidence -----------------------------------------------------
+
+    def verify(self) -> VerifyReport:
+        """Re-check every hash chain from its first row, each chain's head,
+        the stored rules content against its version's digest, and that the
+        protecting triggers are in place. Reads one consistent snapshot."""
+        from diferida.rules import RulesError, rules_from_resolved
+
+        report = VerifyReport()
+        conn = self.engine.connect()
+        if self.engine.dialect.name == "postgresql":
+            conn = conn.execution_options(isolation_level="REPEATABLE READ")
+        with conn, conn.begin():
+            heads = {r["chain"]: r for r in
+                     conn.execute(select(ChainHead.__table__)).mappings()}
+            contents = {v: c for v, c in
+                        conn.execute(select(RulesVersion.version, RulesVersion.content))}
+            for chain in CHAINS:
+                table = Base.metadata.tables[chain]
+                rows = conn.execution_options(yield_per=2000).execute(
+                    select(table).order_by(table.c.id)).mappings()
+                report.chains.append(verify_chain(
+                    chain, rows, heads.get(chain),
+                    {v: content_sha256(c) for v, c in contents.items()}))
+            for version, content in sorted(contents.items()):
+                try:
+                    rebuilt = rules_from_resolved(json.loads(content)).version
+                except (ValueError, RulesError) as exc:
+                    rebuilt = f"unreadable content ({exc})"
+                if rebuilt != version:
+                    report.rules_broken.append(
+                        f"rules version {version!r}: the stored content gives {rebuilt!r} "
+                        f"(changed after it was recorded)")
+            report.rules_checked = len(contents)
+            report.missing_triggers = _missing_triggers(conn)
+        return report
+
+
+def _lock_head(session: Session, chain: str) -> ChainHead:
+    """The chain's head row, locked until the transaction ends (SELECT ... FOR
+    UPDATE on PostgreSQL; on SQLite the writer already holds the database's
+    write lock)."""
+    head = session.scalar(select(ChainHead).where(ChainHead.chain == chain)
+                          .with_for_update().execution_options(populate_existing=True))
+    if head is None:
+        raise RuntimeError(f"the chain head {chain!r} is missing: run `diferida db upgrade`")
+    return head
+
+
+def _append(session: Session, chain: str, row: Any, rules_sha256: str | None = None,
+            head: ChainHead | None = None) -> None:
+    """Give `row` the next id and its place in the chain, insert it, and move
+    the head. The id is taken under the head's lock, so ids follow the chain."""
+    head = head or _lock_head(session, chain)
+    if session.get_bind().dialect.name == "postgresql":
+        row.id = session.execute(text(f"SELECT nextval(pg_get_serial_sequence('{chain}', "
+                                      f"'id'))")).scalar_one()
+    else:
+        row.id = session.execute(text(f"SELECT coalesce(max(id), 0) + 1 FROM {chain}")
+                                 ).scalar_one()
+    row.prev_hash = head.last_hash
+    row.row_hash = row_hash(chain, head.last_hash,
+                            {c: getattr(row, c) for c in ("id", *CHAINS[chain])}, rules_sha256)
+    session.add(row)
+    session.flush()
+    head.length, head.last_id, head.last_hash = head.length + 1, row.id, row.row_hash
+    session.flush()
+
+
+def _missing_triggers(conn) -> list[str]:
+    dialect = conn.dialect.name
+    if dialect == "postgresql":
+        present = {name for name, in conn.execute(text(
+            "SELECT t.tgname FROM pg_trigger t WHERE NOT t.tgisinternal AND t.tgenabled <> 'D' "
+            "AND t.tgrelid IN (SELECT to_regclass(n) FROM unnest(CAST(:tables AS text[])) n)"),
+            {"tables": sorted(TRIGGER_TABLE)})}
+    else:
+        present = {name for name, in conn.execute(text(
+            "SELECT name FROM sqlite_master WHERE type = 'trigger'"))}
+    return [t for t in TRIGGERS.get(dialect, []) if t not in present]
 
 
 def _transient(exc: OperationalError) -> bool:
