@@ -183,7 +183,10 @@ def audit_group() -> None:
 
 @audit_group.command("verify")
 @database_url_option
-def audit_verify(database_url: str | None) -> None:
+@click.option("--anchor", "anchors", multiple=True, metavar="CHAIN:ID:HASH",
+              help="A chain position printed by an earlier run and kept outside the "
+                   "database; checks that the chain still has it (repeatable).")
+def audit_verify(database_url: str | None, anchors: tuple[str, ...]) -> None:
     """Re-check the hash chains of cases, audit events and users from their
     first row, the stored rules content, and the database's protecting
     triggers. Names the first broken link of each chain.
@@ -193,8 +196,13 @@ def audit_verify(database_url: str | None) -> None:
     from sqlalchemy.exc import SQLAlchemyError
 
     from .store import sqlite_path
+    from .store.chain import parse_anchor
     from .store.migrate import head_revision
 
+    try:
+        parsed = [parse_anchor(a) for a in anchors]
+    except ValueError as exc:
+        raise click.UsageError(f"--anchor: {exc}") from None
     url = database_url or default_database_url()
     path = sqlite_path(url)
     if path is not None and not path.exists():
@@ -215,7 +223,7 @@ def audit_verify(database_url: str | None) -> None:
                        err=True)
             sys.exit(EXIT_CANNOT_VERIFY)
         try:
-            report = store.verify()
+            report = store.verify(parsed)
         except SQLAlchemyError as exc:
             # a table or column the schema revision promises cannot be read
             click.echo(f"database {_shown(url)}: the store cannot be read as recorded: "

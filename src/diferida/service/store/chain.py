@@ -88,29 +88,30 @@ class ChainReport:
     def summary(self) -> str:
         if self.broken:
             return f"{self.chain}: BROKEN at {self.broken}"
-        last = f"last id {self.last_id}, " if self.last_id is not None else ""
-        return f"{self.chain}: {self.rows} rows, chain intact ({last}head {self.last_hash})"
+        if self.last_id is None:
+            return f"{self.chain}: 0 rows, chain intact"
+        return (f"{self.chain}: {self.rows} rows, chain intact; "
+                f"anchor {self.chain}:{self.last_id}:{self.last_hash}")
 
 
 @dataclass
 class VerifyReport:
     chains: list[ChainReport] = field(default_factory=list)
     rules_checked: int = 0
-    rules_broken: list[str] = field(default_factory=list)
+    # what is wrong outside the chains: rules content, re-enabled users
+    findings: list[str] = field(default_factory=list)
     missing_triggers: list[str] = field(default_factory=list)
 
     @property
     def intact(self) -> bool:
-        return (all(c.intact for c in self.chains) and not self.rules_broken
+        return (all(c.intact for c in self.chains) and not self.findings
                 and not self.missing_triggers)
 
     def lines(self) -> list[str]:
         out = [c.summary() for c in self.chains]
-        if self.rules_broken:
-            out += [f"rules_versions: BROKEN at {b}" for b in self.rules_broken]
-        else:
-            out.append(f"rules_versions: {self.rules_checked} rows, each content matches its "
-                       f"version's digest")
+        out.append(f"rules_versions: {self.rules_checked} rows checked against their "
+                   f"version's digest")
+        out += [f"BROKEN at {f}" for f in self.findings]
         if self.missing_triggers:
             out.append("triggers MISSING or disabled (the database no longer refuses changes): "
                        + ", ".join(self.missing_triggers))
@@ -121,10 +122,14 @@ class VerifyReport:
 
 def verify_chain(chain: str, rows: Iterable[Mapping[str, Any]],
                  head: Mapping[str, Any] | None,
-                 rules_sha256: Mapping[str, str] | None = None) -> ChainReport:
+                 rules_sha256: Mapping[str, str] | None = None,
+                 anchors: Iterable[tuple[int, str]] = ()) -> ChainReport:
     """Re-check one chain, rows in id order, and its head row. Stops at the
-    first broken link."""
+    first broken link. An anchor is an (id, hash) pair recorded outside the
+    database earlier (`audit verify` prints one for each chain): a chain
+    rewritten and re-hashed from that row or before no longer has it."""
     report = ChainReport(chain)
+    pending = dict(anchors)
     prev_hash, prev_id = GENESIS, None
     for row in rows:
         rid = int(row["id"])
@@ -151,9 +156,15 @@ def verify_chain(chain: str, rows: Iterable[Mapping[str, Any]],
             what = "or the rules content it names " if chain == "cases" else ""
             return _broken(report, rid, f"{where}: the stored content {what}does not match "
                                         f"its hash (changed after it was recorded)")
+        if rid in pending and pending.pop(rid) != row["row_hash"]:
+            return _broken(report, rid, f"{where}: its hash is not the anchor recorded for it "
+                                        f"(the chain was rewritten from this row or before)")
         prev_hash, prev_id = row["row_hash"], rid
         report.rows += 1
     report.last_id, report.last_hash = prev_id, prev_hash
+    if pending:
+        rid = min(pending)
+        return _broken(report, rid, f"{chain} id {rid}: anchored, but no longer in the chain")
     if head is None:
         return _broken(report, None, f"{chain}: the chain head row is missing")
     if (int(head["length"]), head["last_id"], head["last_hash"]) != (
@@ -163,6 +174,16 @@ def verify_chain(chain: str, rows: Iterable[Mapping[str, Any]],
                        f"id {head['last_id']}, the table has {report.rows} ending at id "
                        f"{prev_id} (rows removed from the end, or the head was changed)")
     return report
+
+
+def parse_anchor(text: str) -> tuple[str, int, str]:
+    """`chain:id:hash`, as `audit verify` prints it."""
+    parts = text.strip().split(":")
+    if (len(parts) != 3 or parts[0] not in CHAINS or not parts[1].isdigit()
+            or len(parts[2]) != 64 or any(c not in "0123456789abcdef" for c in parts[2])):
+        raise ValueError(f"{text!r} is not CHAIN:ID:HASH (CHAIN one of {', '.join(CHAINS)}, "
+                         f"HASH 64 hex digits)")
+    return parts[0], int(parts[1]), parts[2]
 
 
 def _broken(report: ChainReport, rid: int | None, message: str) -> ChainReport:

@@ -186,13 +186,22 @@ class Store:
             return list(session.scalars(select(User).order_by(User.id)))
 
     def disable_user(self, name: str) -> bool:
-        with self._write.begin() as session:
+        """Disable a user for good; recorded in the audit trail (`user.disable`),
+        which is how `verify` tells a user re-enabled behind the store's back."""
+
+        def work(session: Session) -> bool:
             user = session.scalar(select(User).where(User.name == name))
             if user is None:
                 return False
             if user.disabled_at is None:
                 user.disabled_at = now()
+                _append(session, "audit_events", NewEvent(
+                    "user.disable", "CLI", "diferida users disable", 200,
+                    detail=canonical_json({"user_id": user.id, "name": user.name}),
+                ).row(user.disabled_at))
             return True
+
+        return self._retrying(work)
 
     def user_for_token(self, token: str) -> User | None:
         with self._read() as session:
@@ -327,10 +336,11 @@ class Store:
 
     # -- tamper-evidence -----------------------------------------------------
 
-    def verify(self) -> VerifyReport:
+    def verify(self, anchors: Iterable[tuple[str, int, str]] = ()) -> VerifyReport:
         """Re-check every hash chain from its first row, each chain's head,
         the stored rules content against its version's digest, and that the
-        protecting triggers are in place. Reads one consistent snapshot."""
+        protecting triggers are in place. Reads one consistent snapshot.
+        `anchors` are (chain, id, hash) recorded earlier outside the database."""
         from diferida.rules import RulesError, rules_from_resolved
 
         report = VerifyReport()
@@ -348,17 +358,19 @@ class Store:
                     select(table).order_by(table.c.id)).mappings()
                 report.chains.append(verify_chain(
                     chain, rows, heads.get(chain),
-                    {v: content_sha256(c) for v, c in contents.items()}))
+                    {v: content_sha256(c) for v, c in contents.items()},
+                    [(i, h) for c, i, h in anchors if c == chain]))
             for version, content in sorted(contents.items()):
                 try:
                     rebuilt = rules_from_resolved(json.loads(content)).version
                 except (ValueError, RulesError) as exc:
                     rebuilt = f"unreadable content ({exc})"
                 if rebuilt != version:
-                    report.rules_broken.append(
-                        f"rules version {version!r}: the stored content gives {rebuilt!r} "
+                    report.findings.append(
+                        f"rules_versions {version!r}: the stored content gives {rebuilt!r} "
                         f"(changed after it was recorded)")
             report.rules_checked = len(contents)
+            report.findings += _re_enabled_users(conn)
             report.missing_triggers = _missing_triggers(conn)
         return report
 
@@ -377,14 +389,10 @@ def _lock_head(session: Session, chain: str) -> ChainHead:
 def _append(session: Session, chain: str, row: Any, rules_sha256: str | None = None,
             head: ChainHead | None = None) -> None:
     """Give `row` the next id and its place in the chain, insert it, and move
-    the head. The id is taken under the head's lock, so ids follow the chain."""
+    the head. The id is the next after the largest, taken under the head's
+    lock: ids follow the chain, with no gaps from rolled-back writers."""
     head = head or _lock_head(session, chain)
-    if session.get_bind().dialect.name == "postgresql":
-        row.id = session.execute(text(f"SELECT nextval(pg_get_serial_sequence('{chain}', "
-                                      f"'id'))")).scalar_one()
-    else:
-        row.id = session.execute(text(f"SELECT coalesce(max(id), 0) + 1 FROM {chain}")
-                                 ).scalar_one()
+    row.id = session.execute(text(f"SELECT coalesce(max(id), 0) + 1 FROM {chain}")).scalar_one()
     row.prev_hash = head.last_hash
     row.row_hash = row_hash(chain, head.last_hash,
                             {c: getattr(row, c) for c in ("id", *CHAINS[chain])}, rules_sha256)
@@ -392,6 +400,26 @@ def _append(session: Session, chain: str, row: Any, rules_sha256: str | None = N
     session.flush()
     head.length, head.last_id, head.last_hash = head.length + 1, row.id, row.row_hash
     session.flush()
+
+
+def _re_enabled_users(conn) -> list[str]:
+    """Users the audit trail says were disabled and the users table says are
+    active (disabled_at is outside the users chain: it is the one field the
+    store changes)."""
+    disabled: dict[int, int] = {}
+    for event_id, detail in conn.execute(
+            select(AuditEvent.id, AuditEvent.detail).where(AuditEvent.action == "user.disable")
+            .order_by(AuditEvent.id)):
+        try:
+            disabled.setdefault(int(json.loads(detail)["user_id"]), event_id)
+        except (TypeError, ValueError, KeyError):
+            continue  # the event's own hash covers its content
+    if not disabled:
+        return []
+    active = conn.execute(select(User.id, User.name).where(
+        User.id.in_(sorted(disabled)), User.disabled_at.is_(None))).all()
+    return [f"users id {uid} ({name!r}): active, but disabled by audit event "
+            f"{disabled[uid]} (re-enabled behind the store's back)" for uid, name in active]
 
 
 def _missing_triggers(conn) -> list[str]:
