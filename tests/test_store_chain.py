@@ -216,3 +216,47 @@ def test_db_upgrade_from_the_command_line_creates_a_private_file(tmp_path):
     subprocess.run([sys.executable, "-m", "diferida.cli", "db", "upgrade", "--database-url",
                     f"sqlite:///{db}"], check=True, capture_output=True)
     assert _mode(db) == 0o600 and _mode(db.parent) == 0o700
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_events_written_together_fail_alone(kind, tmp_path):
+    """16 threads record 20 audit events each at once (they share
+    transactions); one thread's events cannot be stored (a value with no
+    canonical form). Exactly that thread's events fail, the other 300 are
+    stored, the chain is intact."""
+    import threading
+
+    from diferida.service.store import AuditQuery
+
+    with database_for_tests(kind, tmp_path) as url:
+        store = Store(url)
+        try:
+            store.upgrade()
+            user = store.add_user("a", "analyst")[0]
+            start = threading.Barrier(16)
+            failures: list[int] = []
+            lock = threading.Lock()
+
+            def writer(n: int) -> None:
+                start.wait()
+                for i in range(20):
+                    detail = object() if n == 7 else f"{n}/{i}"
+                    try:
+                        store.audit(NewEvent("case.read", "GET", "/x", 200, user=user,
+                                             detail=detail))
+                    except TypeError:
+                        with lock:
+                            failures.append(n)
+
+            threads = [threading.Thread(target=writer, args=(n,)) for n in range(16)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            assert failures == [7] * 20
+            stored = store.audit_events(AuditQuery(limit=1000))
+            assert sorted(e.detail for e in stored) == sorted(
+                f"{n}/{i}" for n in range(16) if n != 7 for i in range(20))
+            assert store.verify().intact
+        finally:
+            store.dispose()

@@ -9,13 +9,14 @@ import hashlib
 import json
 import random
 import secrets
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import func, select, text
+from sqlalchemy import func, select, text, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -125,6 +126,7 @@ class Store:
         self._read = sessionmaker(self.engine, expire_on_commit=False)
         self._write = sessionmaker(self.engine.execution_options(write=True),
                                    expire_on_commit=False)
+        self._audit_batches = _GroupCommit(self._write_events)
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -173,7 +175,7 @@ class Store:
         def work(session: Session) -> None:
             if session.scalar(select(User.id).where(User.name == name)) is not None:
                 raise ValueError(f"a user named {name!r} already exists")
-            _append(session, "users", user)
+            _move_head(session, _append(session, user, _lock_head(session, "users")))
 
         try:
             self._retrying(work)
@@ -195,10 +197,10 @@ class Store:
                 return False
             if user.disabled_at is None:
                 user.disabled_at = now()
-                _append(session, "audit_events", NewEvent(
+                _move_head(session, _append(session, NewEvent(
                     "user.disable", "CLI", "diferida users disable", 200,
                     detail=canonical_json({"user_id": user.id, "name": user.name}),
-                ).row(user.disabled_at))
+                ).row(user.disabled_at), _lock_head(session, "audit_events")))
             return True
 
         return self._retrying(work)
@@ -261,8 +263,10 @@ class Store:
                         inputs=inputs_text, result=result_text, rules_version=rules_version,
                         as_of=as_of, lang=lang, status=str(result.get("status")),
                         author_id=author.id, note=note, created_at=now())
-            _append(session, "cases", case, content_sha256(stored.content), head=head)
-            _append(session, "audit_events", event(case).row(case.created_at))
+            _move_head(session, _append(session, case, head, content_sha256(stored.content)))
+            _move_head(session, _append(session, event(case).row(case.created_at),
+                                        _lock_head(session, "audit_events")))
+            session.flush()
             return case
 
         return self._retrying(work)
@@ -310,8 +314,18 @@ class Store:
     # -- audit trail ---------------------------------------------------------
 
     def audit(self, event: NewEvent) -> None:
+        """Record `event`; returns once it is committed. Events recorded at
+        the same moment by several threads share one transaction (each writer
+        of the audit chain holds its head until it commits, so one commit per
+        event would make the commits queue one by one)."""
+        self._audit_batches.submit(event)
+
+    def _write_events(self, events: list[NewEvent]) -> None:
         def work(session: Session) -> None:
-            _append(session, "audit_events", event.row())
+            head = _lock_head(session, "audit_events")
+            for event in events:
+                head = _append(session, event.row(), head)
+            _move_head(session, head)
 
         self._retrying(work)
 
@@ -375,31 +389,102 @@ class Store:
         return report
 
 
-def _lock_head(session: Session, chain: str) -> ChainHead:
-    """The chain's head row, locked until the transaction ends (SELECT ... FOR
+HEADS = ChainHead.__table__
+
+
+@dataclass(frozen=True)
+class _Head:
+    chain: str
+    length: int
+    last_id: int | None
+    last_hash: str
+
+
+def _lock_head(session: Session, chain: str) -> _Head:
+    """The chain's head, locked until the transaction ends (SELECT ... FOR
     UPDATE on PostgreSQL; on SQLite the writer already holds the database's
-    write lock)."""
-    head = session.scalar(select(ChainHead).where(ChainHead.chain == chain)
-                          .with_for_update().execution_options(populate_existing=True))
-    if head is None:
+    write lock). Writers of one chain queue here."""
+    row = session.execute(select(HEADS.c.length, HEADS.c.last_id, HEADS.c.last_hash)
+                          .where(HEADS.c.chain == chain).with_for_update()).one_or_none()
+    if row is None:
         raise RuntimeError(f"the chain head {chain!r} is missing: run `diferida db upgrade`")
-    return head
+    return _Head(chain, row.length, row.last_id, row.last_hash)
 
 
-def _append(session: Session, chain: str, row: Any, rules_sha256: str | None = None,
-            head: ChainHead | None = None) -> None:
-    """Give `row` the next id and its place in the chain, insert it, and move
-    the head. The id is the next after the largest, taken under the head's
-    lock: ids follow the chain, with no gaps from rolled-back writers."""
-    head = head or _lock_head(session, chain)
-    row.id = session.execute(text(f"SELECT coalesce(max(id), 0) + 1 FROM {chain}")).scalar_one()
+def _append(session: Session, row: Any, head: _Head,
+            rules_sha256: str | None = None) -> _Head:
+    """Give `row` the id after the chain's last (`head`, locked), its place
+    in the chain and its hash; the row is inserted with the transaction's next
+    flush. Returns the chain's new head, for `_move_head`."""
+    chain = head.chain
+    row.id = (head.last_id or 0) + 1
     row.prev_hash = head.last_hash
     row.row_hash = row_hash(chain, head.last_hash,
                             {c: getattr(row, c) for c in ("id", *CHAINS[chain])}, rules_sha256)
     session.add(row)
-    session.flush()
-    head.length, head.last_id, head.last_hash = head.length + 1, row.id, row.row_hash
-    session.flush()
+    return _Head(chain, head.length + 1, row.id, row.row_hash)
+
+
+def _move_head(session: Session, head: _Head) -> None:
+    session.execute(update(HEADS).where(HEADS.c.chain == head.chain).values(
+        length=head.length, last_id=head.last_id, last_hash=head.last_hash))
+
+
+class _GroupCommit:
+    """Audit events submitted by several threads at once are written in one
+    transaction: whoever finds no write under way writes every event waiting
+    (its own included), the others wait for it. Each caller returns when its
+    own event is committed, or raises its own error. A batch that fails is
+    written again one event at a time, so one bad event fails alone."""
+
+    def __init__(self, write: Callable[[list[NewEvent]], None]):
+        self._write = write
+        self._cond = threading.Condition()
+        self._pending: list[_Slot] = []
+        self._writing = False
+
+    def submit(self, event: NewEvent) -> None:
+        slot = _Slot(event)
+        with self._cond:
+            self._pending.append(slot)
+            while not slot.done:
+                if self._writing:
+                    self._cond.wait()
+                    continue
+                self._writing = True
+                batch, self._pending = self._pending, []
+                self._cond.release()
+                try:
+                    self._write_batch(batch)
+                finally:
+                    self._cond.acquire()
+                    for s in batch:
+                        s.done = True
+                    self._writing = False
+                    self._cond.notify_all()
+        if slot.error is not None:
+            raise slot.error
+
+    def _write_batch(self, batch: list[_Slot]) -> None:
+        try:
+            self._write([s.event for s in batch])
+            return
+        except Exception as exc:
+            if len(batch) == 1:
+                batch[0].error = exc
+                return
+        for s in batch:
+            try:
+                self._write([s.event])
+            except Exception as exc:
+                s.error = exc
+
+
+@dataclass
+class _Slot:
+    event: NewEvent
+    done: bool = False
+    error: Exception | None = None
 
 
 def _re_enabled_users(conn) -> list[str]:
