@@ -210,6 +210,11 @@ def test_fifty_concurrent_writers_lose_and_duplicate_no_version(store, analyst):
     assert sum(len(store.cases(p)) for p in shared) == 50
     events = store.audit_events(AuditQuery(limit=1000))
     assert sorted(e.case_id for e in events) == sorted(i for _, i in accepted)
+    # the hash chains stayed linear: each row follows the one before it
+    report = store.verify()
+    assert report.intact, report.lines()
+    assert [(c.chain, c.rows) for c in report.chains] == [
+        ("cases", 100), ("audit_events", 100), ("users", 1)]
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "postgresql"])

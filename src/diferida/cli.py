@@ -71,6 +71,7 @@ class LazyGroup(click.Group):
         "serve": "diferida.service.cli:serve_cmd",
         "db": "diferida.service.cli:db_group",
         "users": "diferida.service.cli:users_group",
+        "audit": "diferida.service.cli:audit_group",
     }
 
     def list_commands(self, ctx):

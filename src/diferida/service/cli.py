@@ -1,4 +1,5 @@
-"""Commands of the service: `diferida serve`, `diferida db …`, `diferida users …`."""
+"""Commands of the service: `diferida serve`, `diferida db …`, `diferida users …`,
+`diferida audit verify`."""
 
 from __future__ import annotations
 
@@ -169,3 +170,71 @@ def users_disable(name: str, database_url: str | None) -> None:
     if not found:
         raise click.UsageError(f"no user named {name!r}")
     click.echo(f"user {name} disabled")
+
+
+EXIT_TAMPERED = 1
+EXIT_CANNOT_VERIFY = 2
+
+
+@click.group("audit")
+def audit_group() -> None:
+    """The tamper-evidence of the case store."""
+
+
+@audit_group.command("verify")
+@database_url_option
+@click.option("--anchor", "anchors", multiple=True, metavar="CHAIN:ID:HASH",
+              help="A chain position printed by an earlier run and kept outside the "
+                   "database; checks that the chain still has it (repeatable).")
+def audit_verify(database_url: str | None, anchors: tuple[str, ...]) -> None:
+    """Re-check the hash chains of cases, audit events and users from their
+    first row, the stored rules content, and the database's protecting
+    triggers. Names the first broken link of each chain.
+
+    Exit status: 0 intact, 1 tampering detected, 2 the database cannot be
+    verified (unreachable, or its schema is not the newest)."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from .store import sqlite_path
+    from .store.chain import parse_anchor
+    from .store.migrate import head_revision
+
+    try:
+        parsed = [parse_anchor(a) for a in anchors]
+    except ValueError as exc:
+        raise click.UsageError(f"--anchor: {exc}") from None
+    url = database_url or default_database_url()
+    path = sqlite_path(url)
+    if path is not None and not path.exists():
+        click.echo(f"no database at {path}", err=True)
+        sys.exit(EXIT_CANNOT_VERIFY)
+    store = _store(url)
+    try:
+        try:
+            store.ping()
+            revision = store.revision()
+        except SQLAlchemyError as exc:
+            click.echo(f"database {_shown(url)}: {type(exc).__name__}: "
+                       f"{getattr(exc, 'orig', None) or exc}", err=True)
+            sys.exit(EXIT_CANNOT_VERIFY)
+        if revision != head_revision():
+            click.echo(f"database {_shown(url)} is at schema revision {revision or '(none)'}, "
+                       f"the newest is {head_revision()}: run `diferida db upgrade` first",
+                       err=True)
+            sys.exit(EXIT_CANNOT_VERIFY)
+        try:
+            report = store.verify(parsed)
+        except SQLAlchemyError as exc:
+            # a table or column the schema revision promises cannot be read
+            click.echo(f"database {_shown(url)}: the store cannot be read as recorded: "
+                       f"{type(exc).__name__}: {getattr(exc, 'orig', None) or exc}")
+            click.echo("audit verify: TAMPERING DETECTED")
+            sys.exit(EXIT_TAMPERED)
+    finally:
+        store.dispose()
+    for line in report.lines():
+        click.echo(line)
+    if not report.intact:
+        click.echo("audit verify: TAMPERING DETECTED")
+        sys.exit(EXIT_TAMPERED)
+    click.echo("audit verify: intact")

@@ -3,6 +3,7 @@ to take concurrent writers safely."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event
@@ -37,9 +38,25 @@ def sqlite_path(url: str) -> Path | None:
     return Path(u.database)
 
 
+def create_private_file(path: Path) -> None:
+    """Create the database file readable and writable by its owner only
+    (0600), and each missing folder above it usable by its owner only (0700):
+    the store holds birth dates and salaries. SQLite gives its -wal and -shm
+    files the mode of the database file. An existing file or folder keeps its
+    mode."""
+    missing = [p for p in path.parents if not p.exists()]
+    for folder in reversed(missing):
+        folder.mkdir(mode=0o700, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        return
+    os.close(fd)
+
+
 def _sqlite_engine(u) -> Engine:
-    if u.database and u.database != ":memory:":
-        Path(u.database).parent.mkdir(parents=True, exist_ok=True)
+    if u.database and u.database != ":memory:" and not u.database.startswith("file:"):
+        create_private_file(Path(u.database))
     engine = create_engine(u, hide_parameters=True,
                            connect_args={"check_same_thread": False,
                                          "timeout": SQLITE_BUSY_MS / 1000})

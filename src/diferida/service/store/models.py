@@ -2,7 +2,9 @@
 
 Cases and audit events are append-only: a correction is a new case row that
 names the one it replaces (`supersedes`), and the database itself refuses
-UPDATE and DELETE on those tables (triggers created by the first migration).
+UPDATE, DELETE, TRUNCATE and replacing inserts on those tables (triggers of
+the migrations). Users can only be added and disabled. Cases, audit events and
+users carry a hash chained to the previous row (see `chain`).
 """
 
 from __future__ import annotations
@@ -73,6 +75,9 @@ class User(Base):
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     disabled_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    # the hash chain (see .chain): the previous row's hash and this row's
+    prev_hash: Mapped[str] = mapped_column(String(64))
+    row_hash: Mapped[str] = mapped_column(String(64))
 
 
 class RulesVersion(Base):
@@ -114,6 +119,9 @@ class Case(Base):
     author_id: Mapped[int] = mapped_column(Integer, ForeignKey("users.id"))
     note: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # the hash chain (see .chain): the previous row's hash and this row's
+    prev_hash: Mapped[str] = mapped_column(String(64))
+    row_hash: Mapped[str] = mapped_column(String(64))
 
 
 class AuditEvent(Base):
@@ -140,3 +148,19 @@ class AuditEvent(Base):
     path: Mapped[str] = mapped_column(String(500))
     status_code: Mapped[int] = mapped_column(Integer)
     detail: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # the hash chain (see .chain): the previous row's hash and this row's
+    prev_hash: Mapped[str] = mapped_column(String(64))
+    row_hash: Mapped[str] = mapped_column(String(64))
+
+
+class ChainHead(Base):
+    """The end of each hash chain: how many rows it has, and the id and hash
+    of the last. Writers lock this row first, which keeps each chain linear
+    under concurrent writers; the database lets it only grow."""
+
+    __tablename__ = "chain_heads"
+
+    chain: Mapped[str] = mapped_column(String(32), primary_key=True)
+    length: Mapped[int] = mapped_column(BigInteger)
+    last_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    last_hash: Mapped[str] = mapped_column(String(64))

@@ -1,5 +1,7 @@
 """Reading and writing the store. Every write is one transaction: a case and
-the audit event that records its creation are stored together or not at all."""
+the audit event that records its creation are stored together or not at all.
+Every row of cases, audit events and users is appended to its hash chain in
+the transaction that writes it (see `chain`)."""
 
 from __future__ import annotations
 
@@ -7,19 +9,21 @@ import hashlib
 import json
 import random
 import secrets
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import func, select, text
+from sqlalchemy import func, select, text, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from . import migrate
+from .chain import CHAINS, VerifyReport, content_sha256, row_hash, verify_chain
 from .engine import make_engine
-from .models import ROLES, AuditEvent, Case, RulesVersion, User
+from .models import ROLES, AuditEvent, Base, Case, ChainHead, RulesVersion, User
 
 T = TypeVar("T")
 TOKEN_PREFIX = "dfr_"
@@ -34,6 +38,24 @@ def new_token() -> str:
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+# The triggers the migrations create; `verify` reports any that is missing
+# or disabled, because without them the database no longer refuses changes.
+TRIGGERS = {
+    "sqlite": [f"{t}_no_{v}" for t in ("cases", "audit_events", "rules_versions")
+               for v in ("update", "delete")]
+    + [f"{t}_no_replace" for t in ("cases", "audit_events", "rules_versions", "users",
+                                    "chain_heads")]
+    + [f"{t}_hash_required" for t in CHAINS]
+    + ["users_no_delete", "users_only_disable", "chain_heads_no_delete",
+       "chain_heads_only_grow"],
+    "postgresql": [f"{t}_append_only" for t in ("cases", "audit_events", "rules_versions")]
+    + [f"{t}_no_truncate" for t in ("cases", "audit_events", "rules_versions", "users",
+                                     "chain_heads")]
+    + ["users_only_disable", "chain_heads_only_grow"],
+}
+TRIGGER_TABLE = {"cases", "audit_events", "rules_versions", "users", "chain_heads"}
 
 
 def canonical_json(obj: Any) -> str:
@@ -104,6 +126,7 @@ class Store:
         self._read = sessionmaker(self.engine, expire_on_commit=False)
         self._write = sessionmaker(self.engine.execution_options(write=True),
                                    expire_on_commit=False)
+        self._audit_batches = _GroupCommit(self._write_events)
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -148,9 +171,14 @@ class Store:
             raise ValueError("the user name is empty")
         token = new_token()
         user = User(name=name, role=role, token_hash=hash_token(token), created_at=now())
+
+        def work(session: Session) -> None:
+            if session.scalar(select(User.id).where(User.name == name)) is not None:
+                raise ValueError(f"a user named {name!r} already exists")
+            _move_head(session, _append(session, user, _lock_head(session, "users")))
+
         try:
-            with self._write.begin() as session:
-                session.add(user)
+            self._retrying(work)
         except IntegrityError as exc:
             raise ValueError(f"a user named {name!r} already exists") from exc
         return user, token
@@ -160,13 +188,22 @@ class Store:
             return list(session.scalars(select(User).order_by(User.id)))
 
     def disable_user(self, name: str) -> bool:
-        with self._write.begin() as session:
+        """Disable a user for good; recorded in the audit trail (`user.disable`),
+        which is how `verify` tells a user re-enabled behind the store's back."""
+
+        def work(session: Session) -> bool:
             user = session.scalar(select(User).where(User.name == name))
             if user is None:
                 return False
             if user.disabled_at is None:
                 user.disabled_at = now()
+                _move_head(session, _append(session, NewEvent(
+                    "user.disable", "CLI", "diferida users disable", 200,
+                    detail=canonical_json({"user_id": user.id, "name": user.name}),
+                ).row(user.disabled_at), _lock_head(session, "audit_events")))
             return True
+
+        return self._retrying(work)
 
     def user_for_token(self, token: str) -> User | None:
         with self._read() as session:
@@ -188,6 +225,8 @@ class Store:
         content_text = canonical_json(rules_content)
 
         def work(session: Session) -> Case:
+            # the chain's head is locked first: writers of cases queue here
+            head = _lock_head(session, "cases")
             latest = session.scalar(
                 select(Case).where(Case.participant_id == participant_id)
                 .order_by(Case.version.desc()).limit(1))
@@ -214,17 +253,20 @@ class Store:
                         f"case {supersedes} has already been superseded; the current version "
                         f"is case {latest.id} (version {latest.version})", latest.id)
                 version = latest.version + 1
-            if session.get(RulesVersion, rules_version) is None:
-                session.add(RulesVersion(version=rules_version, name=rules_name,
-                                         content=content_text, created_at=now()))
+            stored = session.get(RulesVersion, rules_version)
+            if stored is None:
+                stored = RulesVersion(version=rules_version, name=rules_name,
+                                      content=content_text, created_at=now())
+                session.add(stored)
                 session.flush()
             case = Case(participant_id=participant_id, version=version, supersedes=supersedes,
                         inputs=inputs_text, result=result_text, rules_version=rules_version,
                         as_of=as_of, lang=lang, status=str(result.get("status")),
                         author_id=author.id, note=note, created_at=now())
-            session.add(case)
+            _move_head(session, _append(session, case, head, content_sha256(stored.content)))
+            _move_head(session, _append(session, event(case).row(case.created_at),
+                                        _lock_head(session, "audit_events")))
             session.flush()
-            session.add(event(case).row(case.created_at))
             return case
 
         return self._retrying(work)
@@ -272,8 +314,18 @@ class Store:
     # -- audit trail ---------------------------------------------------------
 
     def audit(self, event: NewEvent) -> None:
+        """Record `event`; returns once it is committed. Events recorded at
+        the same moment by several threads share one transaction (each writer
+        of the audit chain holds its head until it commits, so one commit per
+        event would make the commits queue one by one)."""
+        self._audit_batches.submit(event)
+
+    def _write_events(self, events: list[NewEvent]) -> None:
         def work(session: Session) -> None:
-            session.add(event.row())
+            head = _lock_head(session, "audit_events")
+            for event in events:
+                head = _append(session, event.row(), head)
+            _move_head(session, head)
 
         self._retrying(work)
 
@@ -294,6 +346,178 @@ class Store:
         s = s.order_by(AuditEvent.id).limit(q.limit).offset(q.offset)
         with self._read() as session:
             return list(session.scalars(s))
+
+
+    # -- tamper-evidence -----------------------------------------------------
+
+    def verify(self, anchors: Iterable[tuple[str, int, str]] = ()) -> VerifyReport:
+        """Re-check every hash chain from its first row, each chain's head,
+        the stored rules content against its version's digest, and that the
+        protecting triggers are in place. Reads one consistent snapshot.
+        `anchors` are (chain, id, hash) recorded earlier outside the database."""
+        from diferida.rules import RulesError, rules_from_resolved
+
+        report = VerifyReport()
+        conn = self.engine.connect()
+        if self.engine.dialect.name == "postgresql":
+            conn = conn.execution_options(isolation_level="REPEATABLE READ")
+        with conn, conn.begin():
+            heads = {r["chain"]: r for r in
+                     conn.execute(select(ChainHead.__table__)).mappings()}
+            contents = {v: c for v, c in
+                        conn.execute(select(RulesVersion.version, RulesVersion.content))}
+            for chain in CHAINS:
+                table = Base.metadata.tables[chain]
+                rows = conn.execution_options(yield_per=2000).execute(
+                    select(table).order_by(table.c.id)).mappings()
+                report.chains.append(verify_chain(
+                    chain, rows, heads.get(chain),
+                    {v: content_sha256(c) for v, c in contents.items()},
+                    [(i, h) for c, i, h in anchors if c == chain]))
+            for version, content in sorted(contents.items()):
+                try:
+                    rebuilt = rules_from_resolved(json.loads(content)).version
+                except (ValueError, RulesError) as exc:
+                    rebuilt = f"unreadable content ({exc})"
+                if rebuilt != version:
+                    report.findings.append(
+                        f"rules_versions {version!r}: the stored content gives {rebuilt!r} "
+                        f"(changed after it was recorded)")
+            report.rules_checked = len(contents)
+            report.findings += _re_enabled_users(conn)
+            report.missing_triggers = _missing_triggers(conn)
+        return report
+
+
+HEADS = ChainHead.__table__
+
+
+@dataclass(frozen=True)
+class _Head:
+    chain: str
+    length: int
+    last_id: int | None
+    last_hash: str
+
+
+def _lock_head(session: Session, chain: str) -> _Head:
+    """The chain's head, locked until the transaction ends (SELECT ... FOR
+    UPDATE on PostgreSQL; on SQLite the writer already holds the database's
+    write lock). Writers of one chain queue here."""
+    row = session.execute(select(HEADS.c.length, HEADS.c.last_id, HEADS.c.last_hash)
+                          .where(HEADS.c.chain == chain).with_for_update()).one_or_none()
+    if row is None:
+        raise RuntimeError(f"the chain head {chain!r} is missing: run `diferida db upgrade`")
+    return _Head(chain, row.length, row.last_id, row.last_hash)
+
+
+def _append(session: Session, row: Any, head: _Head,
+            rules_sha256: str | None = None) -> _Head:
+    """Give `row` the id after the chain's last (`head`, locked), its place
+    in the chain and its hash; the row is inserted with the transaction's next
+    flush. Returns the chain's new head, for `_move_head`."""
+    chain = head.chain
+    row.id = (head.last_id or 0) + 1
+    row.prev_hash = head.last_hash
+    row.row_hash = row_hash(chain, head.last_hash,
+                            {c: getattr(row, c) for c in ("id", *CHAINS[chain])}, rules_sha256)
+    session.add(row)
+    return _Head(chain, head.length + 1, row.id, row.row_hash)
+
+
+def _move_head(session: Session, head: _Head) -> None:
+    session.execute(update(HEADS).where(HEADS.c.chain == head.chain).values(
+        length=head.length, last_id=head.last_id, last_hash=head.last_hash))
+
+
+class _GroupCommit:
+    """Audit events submitted by several threads at once are written in one
+    transaction: whoever finds no write under way writes every event waiting
+    (its own included), the others wait for it. Each caller returns when its
+    own event is committed, or raises its own error. A batch that fails is
+    written again one event at a time, so one bad event fails alone."""
+
+    def __init__(self, write: Callable[[list[NewEvent]], None]):
+        self._write = write
+        self._cond = threading.Condition()
+        self._pending: list[_Slot] = []
+        self._writing = False
+
+    def submit(self, event: NewEvent) -> None:
+        slot = _Slot(event)
+        with self._cond:
+            self._pending.append(slot)
+            while not slot.done:
+                if self._writing:
+                    self._cond.wait()
+                    continue
+                self._writing = True
+                batch, self._pending = self._pending, []
+                self._cond.release()
+                try:
+                    self._write_batch(batch)
+                finally:
+                    self._cond.acquire()
+                    for s in batch:
+                        s.done = True
+                    self._writing = False
+                    self._cond.notify_all()
+        if slot.error is not None:
+            raise slot.error
+
+    def _write_batch(self, batch: list[_Slot]) -> None:
+        try:
+            self._write([s.event for s in batch])
+            return
+        except Exception as exc:
+            if len(batch) == 1:
+                batch[0].error = exc
+                return
+        for s in batch:
+            try:
+                self._write([s.event])
+            except Exception as exc:
+                s.error = exc
+
+
+@dataclass
+class _Slot:
+    event: NewEvent
+    done: bool = False
+    error: Exception | None = None
+
+
+def _re_enabled_users(conn) -> list[str]:
+    """Users the audit trail says were disabled and the users table says are
+    active (disabled_at is outside the users chain: it is the one field the
+    store changes)."""
+    disabled: dict[int, int] = {}
+    for event_id, detail in conn.execute(
+            select(AuditEvent.id, AuditEvent.detail).where(AuditEvent.action == "user.disable")
+            .order_by(AuditEvent.id)):
+        try:
+            disabled.setdefault(int(json.loads(detail)["user_id"]), event_id)
+        except (TypeError, ValueError, KeyError):
+            continue  # the event's own hash covers its content
+    if not disabled:
+        return []
+    active = conn.execute(select(User.id, User.name).where(
+        User.id.in_(sorted(disabled)), User.disabled_at.is_(None))).all()
+    return [f"users id {uid} ({name!r}): active, but disabled by audit event "
+            f"{disabled[uid]} (re-enabled behind the store's back)" for uid, name in active]
+
+
+def _missing_triggers(conn) -> list[str]:
+    dialect = conn.dialect.name
+    if dialect == "postgresql":
+        present = {name for name, in conn.execute(text(
+            "SELECT t.tgname FROM pg_trigger t WHERE NOT t.tgisinternal AND t.tgenabled <> 'D' "
+            "AND t.tgrelid IN (SELECT to_regclass(n) FROM unnest(CAST(:tables AS text[])) n)"),
+            {"tables": sorted(TRIGGER_TABLE)})}
+    else:
+        present = {name for name, in conn.execute(text(
+            "SELECT name FROM sqlite_master WHERE type = 'trigger'"))}
+    return [t for t in TRIGGERS.get(dialect, []) if t not in present]
 
 
 def _transient(exc: OperationalError) -> bool:
