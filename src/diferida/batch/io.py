@@ -141,12 +141,15 @@ def load_table(source: Path | str | bytes, filename: str | None = None, *,
 
 
 def text_bytes(frame: pl.DataFrame) -> int:
-    """Bytes of text in the frame's text columns."""
-    text = [c for c, t in frame.schema.items() if t == pl.String]
-    if not text or frame.height == 0:
+    """Bytes of text in the frame's text columns, every use of a repeated
+    value counted (computed without writing the values out)."""
+    parts = [pl.col(c).str.len_bytes().sum() if t == pl.String else
+             pl.col(c).cat.len_bytes().sum()
+             for c, t in frame.schema.items()
+             if isinstance(t, (pl.String, pl.Categorical, pl.Enum))]
+    if not parts or frame.height == 0:
         return 0
-    return int(frame.select(pl.sum_horizontal(
-        [pl.col(c).str.len_bytes().sum() for c in text])).item() or 0)
+    return int(frame.select(pl.sum_horizontal(parts)).item() or 0)
 
 
 def read_table(source: Path | str | bytes, filename: str | None = None, *,
@@ -397,7 +400,7 @@ class CsvSource(Source):
         # makes Polars fail (then the rows are counted one by one to name it).
         expected = (len(self.names) - 1) * int((~blank).sum())
         if int(np.count_nonzero(seps)) != expected:
-            self._ragged(seps, starts, blank, lines)
+            self._ragged(seps, starts, blank, lines, arr)
         if blank.all():
             frame = self.empty().rename({v: k for k, v in self.rename.items()})
             if project is not None:
@@ -406,7 +409,7 @@ class CsvSource(Source):
             try:
                 frame = self._read(piece, line, project)
             except FileProblem:
-                self._ragged(seps, starts, blank, lines)
+                self._ragged(seps, starts, blank, lines, arr)
                 raise
             if frame.height != len(starts):
                 raise FileProblem("unparsable", file=self.file, line=line,
@@ -416,12 +419,16 @@ class CsvSource(Source):
         return Chunk(self._finish(frame), lines[~blank], int(blank.sum()), done)
 
     def _ragged(self, seps: np.ndarray, starts: np.ndarray, blank: np.ndarray,
-                lines: np.ndarray) -> None:
+                lines: np.ndarray, arr: np.ndarray) -> None:
         """Raise for the first row whose number of values is not the header's."""
         fields = np.diff(np.searchsorted(np.flatnonzero(seps), np.append(starts, len(seps)))) + 1
         ragged = np.flatnonzero(~blank & (fields != len(self.names)))
         if len(ragged):
             i = int(ragged[0])
+            stop = int(starts[i + 1]) - 1 if i + 1 < len(starts) else len(arr)
+            if np.count_nonzero(arr[int(starts[i]):max(stop - 1, int(starts[i]))] == _CR):
+                # lines joined by bare CRs (a CR-LF's CR is the row's last byte)
+                raise FileProblem("cr_line_ends", file=self.file, line=int(lines[i]))
             raise FileProblem("ragged", file=self.file, line=int(lines[i]), found=int(fields[i]),
                               expected=len(self.names), separator=self.separator)
 
@@ -515,7 +522,7 @@ def _check_type(file: str, column: str, dtype: pl.DataType) -> None:
                                                          pl.Null))):
             raise FileProblem("unsupported_type", file=file, column=column, dtype=str(dtype),
                               hint="a field must be text, a number, a date or a boolean")
-    elif dtype.is_nested() or isinstance(dtype, (pl.Object, pl.Binary)):
+    elif dtype.is_nested() or isinstance(dtype, (pl.Object, pl.Binary, pl.Duration)):
         raise FileProblem("unsupported_type", file=file, column=column, dtype=str(dtype),
                           hint="a carried column must hold single values (text, numbers, "
                                "dates); flatten it or leave it out")
@@ -594,9 +601,10 @@ class XlsxSource(Source):
         header = [("" if v is None else str(v).strip()) for v in raw.row(0)]
         body = raw.slice(1)
         # a column with neither a name nor any value is only formatting left behind
-        keep = [i for i, n in enumerate(header)
-                if n or body.get_column(raw.columns[i]).null_count() < body.height]
-        body = body.select([raw.columns[i] for i in keep])
+        nulls = body.null_count().row(0) if body.height else (0,) * len(header)
+        keep = [i for i, n in enumerate(header) if n or nulls[i] < body.height]
+        raw_columns = raw.columns
+        body = body.select([raw_columns[i] for i in keep])
         names = [header[i] for i in keep]
         super().__init__(file, names, mapping, limits)
         body.columns = names

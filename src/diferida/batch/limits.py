@@ -86,6 +86,7 @@ _REF = re.compile(rb"([A-Za-z]{1,7})(\d{1,12})")
 _CELL_TAGS = (b"<c ", b"<c>", b"<c/>")
 _SHARED = (b't="s"', b"t='s'")
 _SHARED_INDEX = re.compile(rb"""<c\b[^>]*\st\s*=\s*["']s["'][^>]*>\s*<(?:[\w.-]+:)?v>\s*(\d+)""")
+_SI_MARKUP = len(b"<si><t></t></si>")
 _SI = re.compile(rb"<(?:[\w.-]+:)?si\b.*?</(?:[\w.-]+:)?si>", re.S)
 
 
@@ -138,15 +139,15 @@ def _check_zip(file: str, z: zipfile.ZipFile, limits: Limits) -> XlsxShape:
     if shape is None:
         raise FileProblem("not_format", file=file, kind="Excel (.xlsx)", detail="no worksheet")
     limits.check_shape(file, max(shape.rows - 1, 0), shape.columns)
-    # shared strings, as many times as cells use them
-    if len(lengths) and shape.shared_cells:
-        bound = shape.shared_cells * int(lengths.max())
-        if shape.text_bytes + bound > limits.text_bytes:
-            idx = shape_indices(file, z, z.getinfo(sheet), limits)
-            idx = idx[idx < len(lengths)]
-            shape.text_bytes += int(lengths[idx].sum())
-        else:
-            shape.text_bytes += bound
+    # the sheet's XML, and shared strings as many times as cells use them: a
+    # quick bound first, counted exactly only when the bound is over the limit
+    bound = shape.shared_cells * int(lengths.max()) if len(lengths) else 0
+    if shape.text_bytes + bound > limits.text_bytes:
+        text, idx = _sheet_text(file, z, z.getinfo(sheet), limits)
+        idx = idx[idx < len(lengths)]
+        shape.text_bytes = text + int(lengths[idx].sum())
+    else:
+        shape.text_bytes += bound
     limits.check_text(file, shape.text_bytes)
     return XlsxShape(shape.rows, shape.columns, shape.text_bytes)
 
@@ -248,26 +249,41 @@ def _scan_sheet(file: str, z: zipfile.ZipFile, info: zipfile.ZipInfo, budget: li
     return scan
 
 
-def shape_indices(file: str, z: zipfile.ZipFile, info: zipfile.ZipInfo,
-                  limits: Limits) -> np.ndarray:
-    """The shared-string index of every cell that uses one."""
-    parts, pending = [], b""
+def _sheet_text(file: str, z: zipfile.ZipFile, info: zipfile.ZipInfo,
+                limits: Limits) -> tuple[int, np.ndarray]:
+    """Bytes of the sheet's XML outside its tags (the cells' own text), and
+    the shared-string index of every cell that uses one."""
+    parts, pending, text = [], b"", 0
     for block in _stream(file, z, info, [limits.unzipped_bytes], limits):
         buf = pending + block
         cut = buf.rfind(b"<c")
-        buf, pending = buf[:cut] if cut > 0 else b"", buf[cut:] if cut > 0 else buf
+        if cut <= 0:
+            pending = buf
+            continue
+        buf, pending = buf[:cut], buf[cut:]
+        text += _outside_tags(buf)
         found = _SHARED_INDEX.findall(buf)
         if found:
             parts.append(np.array(found).astype(np.int64))
+    text += _outside_tags(pending)
     found = _SHARED_INDEX.findall(pending)
     if found:
         parts.append(np.array(found).astype(np.int64))
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    return text, (np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64))
+
+
+def _outside_tags(buf: bytes) -> int:
+    """Bytes of `buf` (cut between tags) that are not inside a tag."""
+    arr = np.frombuffer(buf, dtype=np.uint8)
+    depth = np.cumsum((arr == 60).astype(np.int8) - (arr == 62).astype(np.int8),
+                      dtype=np.int64)  # '<' opens a tag, '>' closes it
+    return int(np.count_nonzero((depth == 0) & (arr != 62)))
 
 
 def _shared_lengths(file: str, z: zipfile.ZipFile, info: zipfile.ZipInfo, budget: list[int],
                     limits: Limits) -> np.ndarray:
-    """Bytes of each shared string's XML (at least its text's length)."""
+    """Bytes of each shared string: its XML less the markup of a plain one,
+    <si><t></t></si> (at least its text's length)."""
     parts, pending = [], b""
     for block in _stream(file, z, info, budget, limits):
         buf = pending + block
@@ -281,4 +297,4 @@ def _shared_lengths(file: str, z: zipfile.ZipFile, info: zipfile.ZipInfo, budget
                                  dtype=np.int64))
     parts.append(np.fromiter((m.end() - m.start() for m in _SI.finditer(pending)),
                              dtype=np.int64))
-    return np.concatenate(parts)
+    return np.maximum(np.concatenate(parts) - _SI_MARKUP, 0)
