@@ -17,6 +17,7 @@ import os
 import random
 import re
 import subprocess
+import tempfile
 import zipfile
 from dataclasses import dataclass
 from datetime import timedelta
@@ -25,7 +26,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 from click.testing import CliRunner
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from diferida.batch import FileProblem
@@ -573,3 +574,51 @@ def test_an_output_that_cannot_be_written_exits_2_with_a_message(tmp_path, where
     assert r.exit_code == 2, r.output
     assert r.exception is None or isinstance(r.exception, SystemExit)
     assert where in r.stderr and "cannot be written" in r.stderr
+
+
+_TOKENS = [b"\r", b"\n", b"\r\n", b'"', b",", b";", b"\t", b"\x00", b"\xff", b"\xef\xbb\xbf",
+           b"=", b"-", b" ", b'""', b"\n\n", b"9" * 30, b"0000-01-01"]
+_SEED = csv([row(i) for i in range(1, 8)] + [row(8, birth_date="1970-02-30"),
+                                            row(9, participant_id="p1")])
+
+
+@st.composite
+def mutated_csv(draw) -> bytes:
+    data = bytearray(_SEED)
+    start = _SEED.index(b"\n") + 1 if draw(st.booleans()) else 0  # header kept, or not
+    for _ in range(draw(st.integers(1, 6))):
+        i = draw(st.integers(start, len(data)))
+        op = draw(st.sampled_from(["byte", "token", "delete", "cut", "copy"]))
+        if op == "byte" and i < len(data):
+            data[i] = draw(st.integers(0, 255))
+        elif op == "token":
+            data[i:i] = draw(st.sampled_from(_TOKENS))
+        elif op == "delete":
+            del data[i:i + draw(st.integers(1, 20))]
+        elif op == "cut":
+            del data[max(i, start + 1):]
+        else:
+            j = draw(st.integers(0, len(data)))
+            data[i:i] = data[j:j + draw(st.integers(1, 40))]
+    return bytes(data)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated_csv())
+def test_a_mutated_csv_is_refused_with_a_message_or_every_row_is_accounted_for(data):
+    from datetime import date
+
+    from diferida.batch import evaluate_file
+
+    with tempfile.TemporaryDirectory() as folder:
+        src, out, rej = (Path(folder) / n for n in ("in.csv", "out.csv", "rej.csv"))
+        src.write_bytes(data)
+        try:
+            s = evaluate_file(src, out, rej, as_of=date(2026, 11, 29))
+        except FileProblem as exc:
+            assert exc.text("en") and exc.text("es")
+            assert sorted(p.name for p in Path(folder).iterdir()) == ["in.csv"]
+            return
+        det = pl.read_csv(out, infer_schema=False).height
+        rejected = pl.read_csv(rej, infer_schema=False)["row"].n_unique()
+        assert s.rows_read == det + rejected == s.rows_determined + s.rows_rejected
