@@ -68,14 +68,19 @@ def test_ctrl_c_at_any_moment_leaves_the_old_pair_or_the_complete_new_one(inputs
     assert "Traceback" not in message and "KeyboardInterrupt" not in message, message
     after = _pair(tmp_path)
     assert sorted(after) == ["det.csv", "rej.csv"]  # no temporary file left either
+    if proc.returncode == -signal.SIGINT:
+        # the interpreter's own first or last milliseconds, before or after any of
+        # the program's code: ended by the signal itself, silently
+        assert message == ""
     if after == before:
-        assert proc.returncode == 130
-        assert message.strip() == ("Interrumpido: no se escribió ningún resultado (los archivos "
-                                   "que ya existían quedan como estaban)")
+        assert proc.returncode in (130, -signal.SIGINT)
+        assert proc.returncode != 130 or message.strip() == (
+            "Interrumpido: no se escribió ningún resultado (los archivos que ya existían "
+            "quedan como estaban)")
     else:  # the run had finished, or was putting its outputs in place
         assert _complete(tmp_path, ROWS)
-        assert proc.returncode == 0 or "están completos" in message, message
-        assert proc.returncode in (0, 130)
+        assert proc.returncode in (0, 130, -signal.SIGINT)
+        assert proc.returncode != 130 or "están completos" in message, message
 
 
 def test_an_interrupt_while_the_outputs_are_renamed_is_held_until_both_are_in_place(
