@@ -42,8 +42,8 @@ class Limits:
 
     rows: int | None = None
     columns: int = EXCEL_COLUMNS
-    cells: int = 50_000_000
-    text_bytes: int = 2 << 30
+    cells: int = 30_000_000  # a whole sheet's rows x 28 columns: ~2 GB to read
+    text_bytes: int = 1 << 30
     unzipped_bytes: int = 4 << 30
 
     def check_shape(self, file: str, rows: int, columns: int) -> None:
