@@ -3,7 +3,9 @@
 Exit status: 0 when the run completed (rejected rows included, unless
 --strict, which makes any reject exit 1); 2 when a file or an option cannot
 be used (nothing is written); 3 when the row accounting fails (a bug:
-nothing is written); 130 when interrupted (nothing is written).
+nothing is written); 130 when interrupted (nothing is written, or, when the
+interrupt came while the completed outputs were being renamed into place,
+both outputs are complete: the message says which).
 """
 
 from __future__ import annotations
@@ -32,12 +34,18 @@ class _Stopped(KeyboardInterrupt):
 
 
 _signals: list[int] = []
+# Set once the completed outputs start being renamed into place: from then on
+# an interrupt is remembered, not raised, so that the run ends with both
+# outputs in place (never one without the other).
+_renaming: list[bool] = []
 
 
 def _on_signal(signum, frame):  # noqa: ARG001
     # Remembered as well as raised: an interrupt raised inside a Polars call
     # can come out as another exception (seen: a TypeError).
     _signals.append(signum)
+    if _renaming or len(_signals) > 1:  # a second interrupt lets the first one's cleanup end
+        return
     raise _Stopped()
 
 
@@ -75,8 +83,10 @@ def _run(bar: _Bar, say: str, *args, **kwargs):
     """evaluate_file, its failures turned into messages (in `say`) and exit codes."""
     try:
         try:
-            return evaluate_file(*args, **kwargs)
+            return evaluate_file(*args, **kwargs, on_rename=lambda: _renaming.append(True))
         except BaseException as exc:
+            if isinstance(exc, FileProblem | RulesError | AccountingError):
+                raise
             if _signals or isinstance(exc, KeyboardInterrupt):
                 raise _Stopped() from exc
             raise
@@ -133,17 +143,35 @@ def batch_cmd(input, output, rejects, as_of, rules_name, lang, separator, column
             click.echo(f"--as-of (as_of): '{as_of}' is not a valid YYYY-MM-DD date", err=True)
             sys.exit(EXIT_UNUSABLE)
     bar = _Bar(summary_text(lang, "progress"), enabled=not quiet and sys.stderr.isatty())
-    previous = {s: signal.signal(s, _on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     _signals.clear()
+    _renaming.clear()
+    previous = {s: signal.signal(s, _on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        summary = _run(bar, lang, input, output, rejects, as_of=day, rules=rules_name,
-                       lang=lang, separator=separator, columns=columns_map,
-                       overwrite=overwrite, chunk_rows=chunk_rows, progress=bar)
+        try:
+            summary = _run(bar, lang, input, output, rejects, as_of=day, rules=rules_name,
+                           lang=lang, separator=separator, columns=columns_map,
+                           overwrite=overwrite, chunk_rows=chunk_rows, progress=bar)
+        except _Stopped:  # before the run started
+            bar.close()
+            click.echo(summary_text(lang, "interrupted"), err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        bar.close()
+        _report(summary, lang, rejects is None, quiet, as_json)
+        if _signals:  # came once the outputs were being put in place: they are complete
+            paths = " + ".join(p for p in (summary.output, summary.rejects) if p)
+            click.echo(summary_text(lang, "interrupted_after", paths=paths), err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        if strict and summary.rows_rejected:
+            click.echo(summary_text(lang, "strict"), err=True)
+            sys.exit(EXIT_STRICT)
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
-    bar.close()
-    if rejects is None and summary.problems:
+        _renaming.clear()
+
+
+def _report(summary, lang: str, no_rejects_file: bool, quiet: bool, as_json: bool) -> None:
+    if no_rejects_file and summary.problems:
         sample = summary.sample
         click.echo(summary_text(lang, "no_rejects_file", shown=sample.height,
                                 problems=summary.problems), err=True)
@@ -156,6 +184,3 @@ def batch_cmd(input, output, rejects, as_of, rules_name, lang, separator, column
         click.echo(json.dumps(summary.to_dict(), ensure_ascii=False, indent=2))
     elif not quiet:
         click.echo("\n".join(summary.lines(lang)))
-    if strict and summary.rows_rejected:
-        click.echo(summary_text(lang, "strict"), err=True)
-        sys.exit(EXIT_STRICT)

@@ -23,7 +23,7 @@ import csv
 import io
 import os
 import secrets
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -36,10 +36,12 @@ from ..fields import BY_NAME, FIELD_NAMES
 from ..validation import ROW
 from .columns import ColumnsArg, load_column_map, renames
 from .errors import FileProblem
+from .limits import Limits, check_xlsx
 
 __all__ = [
     "FileProblem",
     "KINDS",
+    "Limits",
     "REQUIRED_COLUMNS",
     "Table",
     "first_row",
@@ -47,6 +49,7 @@ __all__ = [
     "load_table",
     "open_source",
     "open_sink",
+    "put_in_place",
     "read_table",
     "row_numbers",
 ]
@@ -116,9 +119,13 @@ class Table:
 
 
 def load_table(source: Path | str | bytes, filename: str | None = None, *,
-               separator: str | None = None, columns: ColumnsArg = None) -> Table:
-    """Read a whole file into memory (for uploads and small files)."""
-    src = open_source(source, filename, separator=separator, columns=columns)
+               separator: str | None = None, columns: ColumnsArg = None,
+               limits: Limits | None = None) -> Table:
+    """Read a whole file into memory (for uploads and small files), refusing
+    a table over `limits` (rows, columns, cells, text) before reading it
+    where the file tells, else as soon as it is read."""
+    limits = limits or Limits()
+    src = open_source(source, filename, separator=separator, columns=columns, limits=limits)
     frames, rows, blank = [], [], 0
     for chunk in src.chunks(chunk_rows=1 << 40):
         frames.append(chunk.frame)
@@ -127,8 +134,22 @@ def load_table(source: Path | str | bytes, filename: str | None = None, *,
     frame = pl.concat(frames, how="vertical") if frames else src.empty()
     if frame.height == 0:
         raise FileProblem("no_rows", file=src.file)
+    limits.check_shape(src.file, frame.height, frame.width)
+    limits.check_text(src.file, text_bytes(frame))
     numbers = pl.Series("row", np.concatenate(rows), dtype=pl.Int64)
     return Table(frame, numbers, src.kind, blank)
+
+
+def text_bytes(frame: pl.DataFrame) -> int:
+    """Bytes of text in the frame's text columns, every use of a repeated
+    value counted (computed without writing the values out)."""
+    parts = [pl.col(c).str.len_bytes().sum() if t == pl.String else
+             pl.col(c).cat.len_bytes().sum()
+             for c, t in frame.schema.items()
+             if isinstance(t, (pl.String, pl.Categorical, pl.Enum))]
+    if not parts or frame.height == 0:
+        return 0
+    return int(frame.select(pl.sum_horizontal(parts)).item() or 0)
 
 
 def read_table(source: Path | str | bytes, filename: str | None = None, *,
@@ -158,8 +179,13 @@ class Source:
 
     kind = ""
 
-    def __init__(self, file: str, names: list[str], mapping: Mapping[str, str]):
+    def __init__(self, file: str, names: list[str], mapping: Mapping[str, str],
+                 limits: Limits):
         self.file = file
+        self.limits = limits
+        if len(names) > limits.columns:
+            raise FileProblem("too_many_columns", file=file, n=f"{len(names):,}",
+                              limit=f"{limits.columns:,}")
         _check_names(file, names)
         self.names = names
         self.rename = renames(file, names, mapping)
@@ -202,8 +228,11 @@ def _check_names(file: str, names: list[str]) -> None:
 
 
 def open_source(source: Path | str | bytes, filename: str | None = None, *,
-                separator: str | None = None, columns: ColumnsArg = None) -> Source:
-    """Open a file (a path, or its bytes with a `filename`) and check its header."""
+                separator: str | None = None, columns: ColumnsArg = None,
+                limits: Limits | None = None) -> Source:
+    """Open a file (a path, or its bytes with a `filename`) and check its header
+    (and, where the file tells before it is read, its size against `limits`)."""
+    limits = limits or Limits()
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
         file = filename or "upload"
@@ -224,10 +253,10 @@ def open_source(source: Path | str | bytes, filename: str | None = None, *,
         raise FileProblem("empty", file=file)
     mapping = load_column_map(columns)
     if kind == "csv":
-        return CsvSource(file, opener, size, separator, mapping)
+        return CsvSource(file, opener, size, separator, mapping, limits)
     if kind == "parquet":
-        return ParquetSource(file, target, mapping)
-    return XlsxSource(file, target, mapping)
+        return ParquetSource(file, target, mapping, limits)
+    return XlsxSource(file, target, mapping, limits)
 
 
 def _separator(value: str | None) -> int | None:
@@ -246,7 +275,7 @@ class CsvSource(Source):
     kind = "csv"
 
     def __init__(self, file: str, opener, size: int, separator: str | None,
-                 mapping: Mapping[str, str]):
+                 mapping: Mapping[str, str], limits: Limits):
         sep = _separator(separator)
         self._open = opener
         with opener() as fh:
@@ -269,11 +298,17 @@ class CsvSource(Source):
             text = header.decode("utf-8").rstrip("\r\n")
         except UnicodeDecodeError as exc:
             raise _not_utf8(file, header, exc, 1) from None
-        if sep is None:
-            sep = _detect_separator(text)
-        self.separator = chr(sep)
-        names = [n.strip() for n in next(csv.reader([text], delimiter=self.separator))]
-        super().__init__(file, names, mapping)
+        if "\r" in text:
+            # a bare CR ends no line here: the file's lines end that way, or the header has one
+            raise FileProblem("cr_line_ends", file=file, line=1)
+        try:
+            if sep is None:
+                sep = _detect_separator(text)
+            self.separator = chr(sep)
+            names = [n.strip() for n in next(csv.reader([text], delimiter=self.separator))]
+        except csv.Error as exc:
+            raise FileProblem("unparsable", file=file, line=1, detail=str(exc)) from None
+        super().__init__(file, names, mapping, limits)
         self._sep = sep
         self._sep_byte = bytes([sep])
         self._data_offset = end + 1 if end >= 0 else len(head)
@@ -283,6 +318,11 @@ class CsvSource(Source):
         self._row_bytes = len(sample) / lines if lines else 100.0
         self._schema = pl.Schema({n: pl.String for n in names})
         self.total = size
+        if limits.rows is not None:
+            with opener() as fh:
+                fh.seek(self._data_offset)
+                rows = _count_rows(fh, limits.rows)
+            limits.check_shape(file, rows, len(names))
 
     def chunks(self, chunk_rows: int, columns: list[str] | None = None) -> Iterator[Chunk]:
         block = max(1, int(self._row_bytes * min(chunk_rows, 1 << 40)))
@@ -360,7 +400,7 @@ class CsvSource(Source):
         # makes Polars fail (then the rows are counted one by one to name it).
         expected = (len(self.names) - 1) * int((~blank).sum())
         if int(np.count_nonzero(seps)) != expected:
-            self._ragged(seps, starts, blank, lines)
+            self._ragged(seps, starts, blank, lines, arr)
         if blank.all():
             frame = self.empty().rename({v: k for k, v in self.rename.items()})
             if project is not None:
@@ -369,7 +409,7 @@ class CsvSource(Source):
             try:
                 frame = self._read(piece, line, project)
             except FileProblem:
-                self._ragged(seps, starts, blank, lines)
+                self._ragged(seps, starts, blank, lines, arr)
                 raise
             if frame.height != len(starts):
                 raise FileProblem("unparsable", file=self.file, line=line,
@@ -379,12 +419,16 @@ class CsvSource(Source):
         return Chunk(self._finish(frame), lines[~blank], int(blank.sum()), done)
 
     def _ragged(self, seps: np.ndarray, starts: np.ndarray, blank: np.ndarray,
-                lines: np.ndarray) -> None:
+                lines: np.ndarray, arr: np.ndarray) -> None:
         """Raise for the first row whose number of values is not the header's."""
         fields = np.diff(np.searchsorted(np.flatnonzero(seps), np.append(starts, len(seps)))) + 1
         ragged = np.flatnonzero(~blank & (fields != len(self.names)))
         if len(ragged):
             i = int(ragged[0])
+            stop = int(starts[i + 1]) - 1 if i + 1 < len(starts) else len(arr)
+            if np.count_nonzero(arr[int(starts[i]):max(stop - 1, int(starts[i]))] == _CR):
+                # lines joined by bare CRs (a CR-LF's CR is the row's last byte)
+                raise FileProblem("cr_line_ends", file=self.file, line=int(lines[i]))
             raise FileProblem("ragged", file=self.file, line=int(lines[i]), found=int(fields[i]),
                               expected=len(self.names), separator=self.separator)
 
@@ -394,13 +438,35 @@ class CsvSource(Source):
                 piece, has_header=False, schema=self._schema, separator=self.separator,
                 quote_char='"', columns=project, infer_schema=False,
             )
-        except (pl.exceptions.ComputeError, pl.exceptions.NoDataError) as exc:
+        except pl.exceptions.PolarsError as exc:
             try:
                 piece.decode("utf-8")
             except UnicodeDecodeError as bad:
                 raise _not_utf8(self.file, piece, bad, line) from None
             raise FileProblem("unparsable", file=self.file, line=line,
                               detail=str(exc).splitlines()[0]) from None
+
+
+def _count_rows(fh: IO[bytes], limit: int) -> int:
+    """Rows (records that are not blank lines) from here to the end, counted
+    in blocks; stops counting once past `limit`."""
+    rows, inside, last = 0, 0, _NL
+    while rows <= limit and (block := fh.read(1 << 24)):
+        arr = np.frombuffer(block, dtype=np.uint8)
+        quotes = (arr == _QUOTE).view(np.uint8)
+        parity = np.bitwise_xor.accumulate(quotes) ^ inside
+        ends = np.flatnonzero((arr == _NL) & (parity == 0))
+        inside = int(parity[-1])
+        if len(ends):
+            # a record is blank when its newline follows a newline (or CR-LF)
+            before = np.concatenate(([last], arr[:-1]))[ends]
+            before2 = np.concatenate(([_NL, last], arr[:-2]))[ends] if len(arr) > 1 else before
+            blank = (before == _NL) | ((before == _CR) & (before2 == _NL))
+            rows += int((~blank).sum())
+        last = int(arr[-1])
+    if last != _NL:
+        rows += 1  # the last row has no newline
+    return rows
 
 
 def _has_blank_line(piece: bytes) -> bool:
@@ -447,6 +513,21 @@ def _detect_separator(header: str) -> int:
     return ord(best)
 
 
+def _check_type(file: str, column: str, dtype: pl.DataType) -> None:
+    """Refuse a column whose type cannot be validated (a field) or carried
+    through to every output format (any other column)."""
+    if column in FIELD_NAMES:
+        if not (dtype.is_numeric() or isinstance(dtype, (pl.String, pl.Categorical, pl.Enum,
+                                                         pl.Boolean, pl.Date, pl.Datetime,
+                                                         pl.Null))):
+            raise FileProblem("unsupported_type", file=file, column=column, dtype=str(dtype),
+                              hint="a field must be text, a number, a date or a boolean")
+    elif dtype.is_nested() or isinstance(dtype, (pl.Object, pl.Binary, pl.Duration)):
+        raise FileProblem("unsupported_type", file=file, column=column, dtype=str(dtype),
+                          hint="a carried column must hold single values (text, numbers, "
+                               "dates); flatten it or leave it out")
+
+
 class ParquetSource(Source):
     """Parquet, typed or text columns; read a batch of rows at a time by
     Polars' streaming engine (each pass a query of its own: passes may run in
@@ -454,16 +535,21 @@ class ParquetSource(Source):
 
     kind = "parquet"
 
-    def __init__(self, file: str, target: Path | bytes, mapping: Mapping[str, str]):
+    def __init__(self, file: str, target: Path | bytes, mapping: Mapping[str, str],
+                 limits: Limits):
         self._target = target
         try:
-            raw_names = list(self._scan().collect_schema())
+            schema = self._scan().collect_schema()
             self.total = int(self._scan().select(pl.len()).collect().item())
         except (pl.exceptions.PolarsError, OSError) as exc:
             raise FileProblem("not_format", file=file, kind="Parquet",
                               detail=str(exc).splitlines()[0]) from None
-        super().__init__(file, [n.strip() for n in raw_names], mapping)
+        raw_names = list(schema)
+        super().__init__(file, [n.strip() for n in raw_names], mapping, limits)
         self._raw_names = raw_names
+        for raw, name in zip(raw_names, self.columns, strict=True):
+            _check_type(file, name, schema[raw])
+        limits.check_shape(file, self.total, len(raw_names))
 
     def _scan(self) -> pl.LazyFrame:
         target = self._target
@@ -478,6 +564,9 @@ class ParquetSource(Source):
             # an iterator left unfinished is dropped with this generator, which ends its query
             for frame in lf.collect_batches(chunk_size=min(chunk_rows, 1 << 30)):
                 frame.columns = [n.strip() for n in frame.columns]
+                # a repeated dictionary value costs nothing in the file, but every
+                # use of it is text to work on and to write
+                self.limits.check_text(self.file, text_bytes(frame))
                 rows = np.arange(offset + 1, offset + frame.height + 1, dtype=np.int64)
                 offset += frame.height
                 yield Chunk(self._finish(frame), rows, 0, offset)
@@ -492,9 +581,13 @@ class XlsxSource(Source):
 
     kind = "xlsx"
 
-    def __init__(self, file: str, target: Path | bytes, mapping: Mapping[str, str]):
+    def __init__(self, file: str, target: Path | bytes, mapping: Mapping[str, str],
+                 limits: Limits):
         import fastexcel
 
+        # the reader lays out the whole area the sheet spans, and expands every
+        # shared string: what the file holds is checked first
+        check_xlsx(file, target, limits)
         try:
             reader = fastexcel.read_excel(target if isinstance(target, bytes) else str(target))
             sheet = reader.load_sheet(0, header_row=None, dtypes="string")
@@ -508,11 +601,12 @@ class XlsxSource(Source):
         header = [("" if v is None else str(v).strip()) for v in raw.row(0)]
         body = raw.slice(1)
         # a column with neither a name nor any value is only formatting left behind
-        keep = [i for i, n in enumerate(header)
-                if n or body.get_column(raw.columns[i]).null_count() < body.height]
-        body = body.select([raw.columns[i] for i in keep])
+        nulls = body.null_count().row(0) if body.height else (0,) * len(header)
+        keep = [i for i, n in enumerate(header) if n or nulls[i] < body.height]
+        raw_columns = raw.columns
+        body = body.select([raw_columns[i] for i in keep])
         names = [header[i] for i in keep]
-        super().__init__(file, names, mapping)
+        super().__init__(file, names, mapping, limits)
         body.columns = names
         body = self._finish(body)
         dates = [c for c in body.columns if c in BY_NAME and BY_NAME[c].kind == "date"]
@@ -538,9 +632,11 @@ class XlsxSource(Source):
 
 
 class Sink:
-    """An output written to a temporary file beside it, renamed into place by
-    `finish()`; `abort()` removes it. A run that dies leaves at most a hidden
-    `.NAME.*.part` file, never a file under the output's name."""
+    """An output written to a temporary file beside it: `complete()` finishes
+    that file, `put_in_place()` renames the outputs of a run to their names
+    (all or none), `abort()` removes the temporary file. A run that dies
+    leaves at most a hidden `.NAME.*.part` file, never a file under the
+    output's name."""
 
     def __init__(self, path: Path, overwrite: bool):
         self.path = path
@@ -549,7 +645,8 @@ class Sink:
         while True:
             self.tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.part"
             try:
-                self.tmp.open("xb").close()
+                with _writing(path):
+                    self.tmp.open("xb").close()
                 break
             except FileExistsError:
                 continue
@@ -557,7 +654,8 @@ class Sink:
 
     def write(self, frame: pl.DataFrame) -> None:
         self.rows += frame.height
-        self._write(frame)
+        with _writing(self.path):
+            self._write(frame)
 
     def _write(self, frame: pl.DataFrame) -> None:
         raise NotImplementedError
@@ -565,43 +663,158 @@ class Sink:
     def _close(self) -> None:
         pass
 
+    def complete(self) -> None:
+        """Finish the temporary file; nothing is under the output's name yet."""
+        with _writing(self.path):
+            self._close()
+
     def finish(self) -> None:
-        self._close()
-        if self.overwrite:
-            os.replace(self.tmp, self.path)
-            return
-        try:  # never replace a file that appeared meanwhile
-            os.link(self.tmp, self.path)
-        except FileExistsError:
-            self.abort()
-            raise FileProblem("output_exists", file=str(self.path)) from None
-        except OSError:
-            os.replace(self.tmp, self.path)
-            return
-        self.tmp.unlink()
+        """Complete this output and put it in place (one output alone)."""
+        self.complete()
+        put_in_place([self])
 
     def abort(self) -> None:
         try:
             self._close()
+        except OSError:
+            pass
         finally:
             self.tmp.unlink(missing_ok=True)
 
 
+class _writing:
+    """OSError (a read-only folder, a full disk, /proc...) as a FileProblem naming the output."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind, exc, tb) -> bool:
+        if isinstance(exc, OSError) and not isinstance(exc, FileExistsError):
+            raise FileProblem("cannot_write", file=str(self.path),
+                              detail=exc.strerror or str(exc)) from None
+        return False
+
+
+def put_in_place(sinks: Sequence[Sink], started: Callable[[], None] | None = None) -> None:
+    """Rename the completed outputs of a run to their names: all of them, or
+    none (the files they were to replace left as they were). An existing file
+    is replaced only with `overwrite`; it is kept under a hidden name (a hard
+    link) until every output is in place, and put back if any fails.
+    `started()` is called just before the first rename."""
+    done: list[tuple[Sink, Path | None]] = []
+    try:
+        if started is not None:
+            started()
+        for sink in sinks:
+            backup = _keep(sink.path) if sink.overwrite and os.path.lexists(sink.path) else None
+            done.append((sink, backup))
+            with _writing(sink.path):
+                if sink.overwrite:
+                    os.replace(sink.tmp, sink.path)
+                    continue
+                try:  # never replace a file that appeared meanwhile
+                    os.link(sink.tmp, sink.path)
+                except FileExistsError:
+                    raise FileProblem("output_exists", file=str(sink.path)) from None
+                except OSError:  # no hard links on this file system
+                    if os.path.lexists(sink.path):
+                        raise FileProblem("output_exists", file=str(sink.path)) from None
+                    os.replace(sink.tmp, sink.path)
+                    continue
+                sink.tmp.unlink()
+    except BaseException:
+        for sink, backup in reversed(done):
+            _undo(sink, backup)
+        for sink in sinks:
+            sink.tmp.unlink(missing_ok=True)
+        raise
+    for _, backup in done:
+        if backup is not None:
+            backup.unlink(missing_ok=True)
+
+
+def _keep(path: Path) -> Path:
+    """A hidden hard link to the file at `path` (a copy where links are not possible)."""
+    while True:
+        backup = path.parent / f".{path.name}.{secrets.token_hex(4)}.old"
+        try:
+            with _writing(path):
+                try:
+                    os.link(path, backup)
+                except FileExistsError:
+                    raise
+                except OSError:
+                    import shutil
+
+                    shutil.copy2(path, backup)
+            return backup
+        except FileExistsError:
+            continue
+
+
+def _placed(sink: Sink) -> bool:
+    if not os.path.lexists(sink.path):
+        return False
+    if not sink.tmp.exists():
+        return True  # renamed (or linked, then its temporary name removed)
+    try:
+        return os.path.samefile(sink.tmp, sink.path)
+    except OSError:
+        return False
+
+
+def _undo(sink: Sink, backup: Path | None) -> None:
+    """Put back what was under the output's name before this run."""
+    if _placed(sink):
+        if backup is not None:
+            os.replace(backup, sink.path)
+            return
+        sink.path.unlink(missing_ok=True)
+    if backup is not None:
+        backup.unlink(missing_ok=True)
+
+
+# OWASP, "CSV Injection": a cell that begins with one of these is a formula to a
+# spreadsheet. Plain numbers (-2, +1.50) are left as they are: a spreadsheet
+# reads them as numbers, never as formulas.
+_FORMULA_START = r"^[=+\-@\t\r]"
+_PLAIN_NUMBER = r"^[+-]?[0-9]+(\.[0-9]+)?$"
+
+
+def neutralise_formulas(frame: pl.DataFrame) -> pl.DataFrame:
+    """Text cells a spreadsheet would take for a formula, with a single quote
+    put before them; other cells (and every non-text column) unchanged."""
+    text = [c for c, t in frame.schema.items() if t == pl.String]
+    if not text:
+        return frame
+    return frame.with_columns(
+        pl.when(pl.col(c).str.contains(_FORMULA_START)
+                & ~pl.col(c).str.contains(_PLAIN_NUMBER))
+        .then(pl.lit("'") + pl.col(c)).otherwise(pl.col(c)).alias(c)
+        for c in text)
+
+
 class CsvSink(Sink):
+    """CSV, with cells that a spreadsheet would run as formulas neutralised."""
+
     def __init__(self, path: Path, overwrite: bool):
         super().__init__(path, overwrite)
-        self._fh: IO[bytes] | None = self.tmp.open("wb")
+        with _writing(path):
+            self._fh: IO[bytes] | None = self.tmp.open("wb")
         self._header = True
 
     def _write(self, frame: pl.DataFrame) -> None:
         assert self._fh is not None
-        frame.write_csv(self._fh, include_header=self._header)
+        neutralise_formulas(frame).write_csv(self._fh, include_header=self._header)
         self._header = False
 
     def _close(self) -> None:
         if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+            fh, self._fh = self._fh, None
+            fh.close()
 
 
 class ParquetSink(Sink):
@@ -619,12 +832,16 @@ class ParquetSink(Sink):
 
     def _close(self) -> None:
         if self._writer is not None:
-            self._writer.close()
-            self._writer = None
+            writer, self._writer = self._writer, None
+            writer.close()
+
+
+XLSX_MAX_CELL = 32_767  # characters an Excel cell holds
 
 
 class XlsxSink(Sink):
-    """A sheet holds at most ~1M rows, so the rows are gathered and written at the end."""
+    """A sheet holds at most ~1M rows, so the rows are gathered and written at
+    the end. A value longer than a cell holds is refused, never cut."""
 
     def __init__(self, path: Path, overwrite: bool):
         super().__init__(path, overwrite)
@@ -634,9 +851,23 @@ class XlsxSink(Sink):
         if self.rows > XLSX_MAX_ROWS:
             raise FileProblem("xlsx_too_big", file=str(self.path), rows=f"{self.rows:,}",
                               limit=f"{XLSX_MAX_ROWS:,}")
+        for c, t in frame.schema.items():
+            if t != pl.String:
+                continue
+            lengths = frame.get_column(c).str.len_chars()
+            if (lengths.max() or 0) > XLSX_MAX_CELL:
+                i = int((lengths > XLSX_MAX_CELL).arg_true()[0])
+                pid = frame.get_column("participant_id")[i] if "participant_id" in frame.columns \
+                    else None
+                pid = "-" if pid is None else str(pid)
+                raise FileProblem("xlsx_cell_too_long", file=str(self.path), column=c,
+                                  participant=pid if len(pid) <= 40 else pid[:40] + "…",
+                                  n=f"{lengths[i]:,}", limit=f"{XLSX_MAX_CELL:,}")
         self._frames.append(frame)
 
-    def finish(self) -> None:
+    def _close(self) -> None:
+        if not self._frames:
+            return
         frame = pl.concat(self._frames, how="vertical")
         self._frames = []
         money = [c for c, t in frame.schema.items() if isinstance(t, pl.Decimal)]
@@ -647,7 +878,10 @@ class XlsxSink(Sink):
             column_formats=dict.fromkeys(money, "0.00"),
         )
         self.tmp.write_bytes(buf.getvalue())
-        super().finish()
+
+    def abort(self) -> None:
+        self._frames = []
+        super().abort()
 
 
 def open_sink(path: Path, overwrite: bool) -> Sink:

@@ -98,6 +98,52 @@ PROBLEMS: dict[str, dict[str, str]] = {
         "en": "{file}: {rows} rows do not fit in an .xlsx sheet (at most {limit}); "
               "use .csv or .parquet",
     },
+    "too_many_rows": {
+        "es": "{file}: tiene {n} filas; el máximo aquí es {limit}",
+        "en": "{file}: has {n} rows; the limit here is {limit}",
+    },
+    "too_many_columns": {
+        "es": "{file}: tiene {n} columnas; el máximo es {limit}",
+        "en": "{file}: has {n} columns; the limit is {limit}",
+    },
+    "too_many_cells": {
+        "es": "{file}: abarca {n} celdas (filas × columnas); el máximo aquí es {limit}. "
+              "Si la hoja tiene celdas o formato lejos de los datos, bórrelos, o guárdela "
+              "como CSV",
+        "en": "{file}: spans {n} cells (rows × columns); the limit here is {limit}. If the "
+              "sheet has cells or formatting far from the data, delete them, or save it as CSV",
+    },
+    "too_much_text": {
+        "es": "{file}: sus celdas suman {n} bytes de texto una vez leídas; el máximo aquí es "
+              "{limit}",
+        "en": "{file}: its cells hold {n} bytes of text once read; the limit here is {limit}",
+    },
+    "too_unzipped": {
+        "es": "{file}: descomprimido ocupa {n} bytes; el máximo aquí es {limit}",
+        "en": "{file}: uncompressed it takes {n} bytes; the limit here is {limit}",
+    },
+    "cr_line_ends": {
+        "es": "{file}, línea {line}: tiene un CR suelto (el final de línea de los archivos "
+              "antiguos de Mac, o un carácter perdido); guárdelo con finales de línea LF o CRLF",
+        "en": "{file}, line {line}: holds a bare CR (the line end of old Mac files, or a stray "
+              "one); save it with LF or CRLF line ends",
+    },
+    "unsupported_type": {
+        "es": "{file}: la columna '{column}' es de tipo {dtype}, que no se puede usar aquí; "
+              "{hint}",
+        "en": "{file}: the column '{column}' is of type {dtype}, which cannot be used here; "
+              "{hint}",
+    },
+    "cannot_write": {
+        "es": "{file}: no se puede escribir: {detail}",
+        "en": "{file}: cannot be written: {detail}",
+    },
+    "xlsx_cell_too_long": {
+        "es": "{file}: el valor de la columna '{column}' (participante {participant}) tiene "
+              "{n} caracteres; una celda .xlsx admite {limit} como máximo; use .csv o .parquet",
+        "en": "{file}: the value of column '{column}' (participant {participant}) has {n} "
+              "characters; an .xlsx cell holds at most {limit}; use .csv or .parquet",
+    },
 }
 
 SUMMARY: dict[str, dict[str, str]] = {
@@ -117,7 +163,10 @@ SUMMARY: dict[str, dict[str, str]] = {
                 "escritura {write:.2f}); {rate:,.0f} filas/s",
         "carried": "Columnas llevadas tal cual: {columns}",
         "strict": "--strict: hay filas rechazadas",
-        "interrupted": "Interrumpido: no se escribió ningún resultado",
+        "interrupted": "Interrumpido: no se escribió ningún resultado (los archivos que ya "
+                       "existían quedan como estaban)",
+        "interrupted_after": "Interrumpido después de escribir los resultados: {paths} están "
+                             "completos",
         "progress": "Evaluando",
         "accounting": "ERROR INTERNO: las cuentas no cuadran: {detail}",
     },
@@ -137,7 +186,10 @@ SUMMARY: dict[str, dict[str, str]] = {
                 "writing {write:.2f}); {rate:,.0f} rows/s",
         "carried": "Columns carried through: {columns}",
         "strict": "--strict: some rows were rejected",
-        "interrupted": "Interrupted: no output was written",
+        "interrupted": "Interrupted: no output was written (files that already existed are "
+                       "left as they were)",
+        "interrupted_after": "Interrupted after the outputs were written: {paths} are "
+                             "complete",
         "progress": "Evaluating",
         "accounting": "INTERNAL ERROR: the row accounting does not add up: {detail}",
     },

@@ -27,7 +27,17 @@ from ..i18n import LANGS, error_message, field_label
 from ..rules import Rules, load_rules
 from .columns import ColumnsArg
 from .errors import FileProblem
-from .io import XLSX_MAX_ROWS, Chunk, Sink, Source, kind_of, open_sink, open_source
+from .io import (
+    XLSX_MAX_ROWS,
+    Chunk,
+    Limits,
+    Sink,
+    Source,
+    kind_of,
+    open_sink,
+    open_source,
+    put_in_place,
+)
 from .messages import summary_text
 
 DEFAULT_CHUNK_ROWS = 250_000  # ~0.5 GB of working memory in the core, the fastest size measured
@@ -177,12 +187,17 @@ def evaluate_file(
     chunk_rows: int = DEFAULT_CHUNK_ROWS,
     progress: Progress | None = None,
     sample_rejects: int = 50,
+    limits: Limits | None = None,
+    on_rename: Callable[[], None] | None = None,
 ) -> Summary:
     """Evaluate every participant of a file (CSV, Parquet or .xlsx, by suffix)
     and write the determinations to `output` and the rejected rows, one line
     per bad field, to `rejects` (formats by suffix). Raises FileProblem for a
     file that cannot be used, before anything is written; outputs appear only
-    when complete. `progress(done, total)` is called after each chunk."""
+    when complete, both or neither. `progress(done, total)` is called after
+    each chunk; `on_rename()` just before the completed outputs are renamed
+    into place (from then on the run finishes, or puts back what it replaced);
+    `limits` bound the table a file may hold (default `Limits()`)."""
     started = time.perf_counter()
     if lang not in LANGS:
         raise ValueError(f"unknown language {lang!r}; use one of {', '.join(LANGS)}")
@@ -196,7 +211,7 @@ def evaluate_file(
         _check_target(rej, [inp, out], overwrite)
     r = load_rules(rules)
     day = as_of or date.today()  # one date for the whole run, even across midnight
-    src = open_source(inp, separator=separator, columns=columns)
+    src = open_source(inp, separator=separator, columns=columns, limits=limits)
     if kind_of(out) == "xlsx" and src.kind != "csv" and src.total > XLSX_MAX_ROWS:
         raise FileProblem("xlsx_too_big", file=str(out), rows=f"{src.total:,}",
                           limit=f"{XLSX_MAX_ROWS:,}")
@@ -282,9 +297,10 @@ def evaluate_file(
             raise AccountingError(f"{summary.rows_determined} determined, "
                                   f"{out_sink.rows} written")
         tick = time.perf_counter()
-        if rej_sink is not None:
-            rej_sink.finish()
-        out_sink.finish()
+        for sink in sinks:
+            sink.complete()
+        # both outputs or neither: see put_in_place
+        put_in_place(sinks, on_rename)
         sinks.clear()
         secs["write"] += time.perf_counter() - tick
         summary.sample = pl.concat(samples) if samples else _empty_rejects()

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import date, datetime
 from typing import Annotated, Any
@@ -99,7 +100,11 @@ async def post_determination(request: Request) -> JSONResponse:
 # -- a file of participants ---------------------------------------------------------
 
 @router.post("/api/v1/batches", tags=["determinations"], response_model=BatchOut,
-             responses={**ERRORS_422, 413: {"model": Errors, "description": "File too large."}})
+             responses={**ERRORS_422,
+                        413: {"model": Errors, "description": "File too large, or holding more "
+                              "rows, cells or text than the server's limits."},
+                        503: {"model": Errors, "description": "Too many files being evaluated "
+                              "at once; try again after Retry-After seconds."}})
 async def post_batch(
     request: Request,
     file: Annotated[UploadFile | None, File(description="CSV, Parquet or .xlsx, columns named "
@@ -138,29 +143,58 @@ async def post_batch(
         problems.append(problem("file", "file_missing", messages.text(lang_, "file_missing")))
     if problems:
         raise APIError(422, problems)
-    limit = request.app.state.settings.max_upload_bytes
+    settings = request.app.state.settings
+    limit = settings.max_upload_bytes
     data = await file.read(limit + 1)
     if len(data) > limit:
         raise APIError(413, [problem("file", "payload_too_large", messages.text(
             lang_, "payload_too_large", limit=limit), limit=limit)])
     filename = file.filename or "upload"
-    body = await run_in_threadpool(_evaluate_file, data, filename, separator, as_of_date,
-                                   rules_obj, lang_)
+    # a bounded number of files at once per process, each bounded in size: memory is
+    # bounded; one more waits for no one and is told when to try again
+    slots = getattr(request.app.state, "batch_slots", None)
+    if slots is None:
+        slots = request.app.state.batch_slots = asyncio.Semaphore(
+            max(1, settings.batch_concurrency))
+    if slots.locked():
+        raise APIError(503, [problem("file", "busy", BUSY.get(lang_, BUSY["en"]))],
+                       headers={"Retry-After": str(BATCH_RETRY_AFTER)})
+    async with slots:
+        body = await run_in_threadpool(_evaluate_file, data, filename, separator, as_of_date,
+                                       rules_obj, lang_, _batch_limits(settings))
     return Response(body, media_type="application/json")
 
 
+BATCH_RETRY_AFTER = 5  # seconds
+BUSY = {"es": "El servidor está evaluando otros archivos; inténtelo de nuevo en unos segundos",
+        "en": "The server is evaluating other files; try again in a few seconds"}
+# refusals for the size of what a file holds (the rest: the file cannot be used)
+TOO_LARGE = frozenset({"too_many_rows", "too_many_columns", "too_many_cells", "too_much_text",
+                       "too_unzipped"})
+
+
+def _batch_limits(settings):
+    from ..batch.limits import Limits
+
+    return Limits(rows=settings.batch_max_rows, cells=settings.batch_max_cells,
+                  text_bytes=settings.batch_max_text_bytes,
+                  # the XML of an .xlsx: its text and at most ~100 bytes of markup per cell
+                  unzipped_bytes=settings.batch_max_text_bytes + 100 * settings.batch_max_cells)
+
+
 def _evaluate_file(data: bytes, filename: str, separator: str | None, as_of: date | None,
-                   rules, lang: str) -> bytes:
+                   rules, lang: str, limits=None) -> bytes:
     import polars as pl
 
     from ..batch.io import FileProblem, load_table, row_numbers
     from ..core import evaluate_frame
 
     try:
-        table = load_table(data, filename, separator=separator)
+        table = load_table(data, filename, separator=separator, limits=limits)
     except FileProblem as exc:
-        raise APIError(422, [problem("file", exc.code, exc.text(lang), None,
-                                     line=exc.line)]) from None
+        status = 413 if exc.code in TOO_LARGE else 422
+        raise APIError(status, [problem("file", exc.code, exc.text(lang), None,
+                                        line=exc.line)]) from None
     as_of = as_of or date.today()
     result = evaluate_frame(table.frame, as_of=as_of, rules=rules, lang=lang)
     # rows numbered as a person opening the file would number them

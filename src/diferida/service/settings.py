@@ -13,6 +13,12 @@ DEFAULT_MAX_JSON_BYTES = 1024 * 1024
 DEFAULT_RATE_LIMIT_PUBLIC = "600/minute"
 DEFAULT_RATE_LIMIT_AUTH_FAILURES = "30/minute"
 DEFAULT_AUDIT_COLLAPSE_SECONDS = 60.0
+# What one upload to POST /api/v1/batches may hold once read (see docs/service.md):
+# larger populations are for `diferida batch`, which reads files in chunks.
+DEFAULT_BATCH_MAX_ROWS = 20_000
+DEFAULT_BATCH_MAX_CELLS = 500_000
+DEFAULT_BATCH_MAX_TEXT_BYTES = 10 * 1024 * 1024
+DEFAULT_BATCH_CONCURRENCY = 2
 
 
 def default_database_url() -> str:
@@ -30,7 +36,7 @@ def _int_env(name: str, default: int) -> int:
     try:
         return int(raw)
     except ValueError as exc:
-        raise ValueError(f"{name} must be a whole number of bytes, got {raw!r}") from exc
+        raise ValueError(f"{name} must be a whole number, got {raw!r}") from exc
 
 
 def _str_env(name: str, default: str) -> str:
@@ -71,6 +77,21 @@ class Settings:
     # Largest JSON body accepted on the other endpoints (bytes).
     max_json_bytes: int = field(
         default_factory=lambda: _int_env("DIFERIDA_MAX_JSON_BYTES", DEFAULT_MAX_JSON_BYTES))
+    # One batch upload, once read: data rows, cells (rows x columns) and bytes of
+    # text in its cells (an .xlsx or Parquet file may hold far more than its size);
+    # over any of them: HTTP 413, before the file is read where the file tells.
+    batch_max_rows: int = field(
+        default_factory=lambda: _int_env("DIFERIDA_BATCH_MAX_ROWS", DEFAULT_BATCH_MAX_ROWS))
+    batch_max_cells: int = field(
+        default_factory=lambda: _int_env("DIFERIDA_BATCH_MAX_CELLS", DEFAULT_BATCH_MAX_CELLS))
+    batch_max_text_bytes: int = field(
+        default_factory=lambda: _int_env("DIFERIDA_BATCH_MAX_TEXT_BYTES",
+                                         DEFAULT_BATCH_MAX_TEXT_BYTES))
+    # Batch uploads evaluated at once by each server process; more: HTTP 503
+    # with Retry-After.
+    batch_concurrency: int = field(
+        default_factory=lambda: _int_env("DIFERIDA_BATCH_CONCURRENCY",
+                                         DEFAULT_BATCH_CONCURRENCY))
     # Apply pending migrations when the app starts (off: run `diferida db upgrade`).
     migrate_on_start: bool = field(
         default_factory=lambda: _bool_env("DIFERIDA_MIGRATE_ON_START", True))

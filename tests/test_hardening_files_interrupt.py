@@ -1,0 +1,165 @@
+"""An interrupted `diferida batch` leaves the complete pair of outputs
+(determinations + rejects) or the pair that was there before, never one new
+file beside an old one, and says truly which; Ctrl-C at any moment, even
+while the program is still loading, gives one line and exit 130, never a
+traceback."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+from bench.generate import write
+from click.testing import CliRunner
+
+import diferida.batch.io as batch_io
+from diferida.batch import evaluate_file
+from diferida.cli import main
+
+from .conftest import AS_OF, cli_command
+
+ROWS = 20_000
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory) -> tuple[Path, Path]:
+    folder = tmp_path_factory.mktemp("inputs")
+    return (write(300, folder / "old.csv", invalid=0.05),
+            write(ROWS, folder / "new.csv", invalid=0.05))
+
+
+def _args(src: Path, folder: Path, *extra: str) -> list[str]:
+    return ["batch", str(src), "-o", str(folder / "det.csv"), "--rejects",
+            str(folder / "rej.csv"), "--overwrite", "-q", "--as-of", AS_OF.isoformat(), *extra]
+
+
+def _old_pair(old: Path, folder: Path) -> dict[str, bytes]:
+    r = CliRunner().invoke(main, _args(old, folder))
+    assert r.exit_code == 0, r.output
+    return _pair(folder)
+
+
+def _pair(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def _complete(folder: Path, rows: int) -> bool:
+    det = pl.read_csv(folder / "det.csv", infer_schema=False)
+    rej = pl.read_csv(folder / "rej.csv", infer_schema=False)
+    return det.height + rej["row"].n_unique() == rows
+
+
+@pytest.mark.parametrize("delay", [0.05, 0.15, 0.3, 0.8, 1.5, 3.0])
+def test_ctrl_c_at_any_moment_leaves_the_old_pair_or_the_complete_new_one(inputs, tmp_path,
+                                                                           delay):
+    old, new = inputs
+    before = _old_pair(old, tmp_path)
+    proc = subprocess.Popen([*cli_command(), *_args(new, tmp_path, "--chunk-rows", "1000")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(delay)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    message = err.decode()
+    assert "Traceback" not in message and "KeyboardInterrupt" not in message, message
+    after = _pair(tmp_path)
+    assert sorted(after) == ["det.csv", "rej.csv"]  # no temporary file left either
+    if proc.returncode == -signal.SIGINT:
+        # the interpreter's own first or last milliseconds, before or after any of
+        # the program's code: ended by the signal itself, silently
+        assert message == ""
+    if after == before:
+        assert proc.returncode in (130, -signal.SIGINT)
+        assert proc.returncode != 130 or message.strip() == (
+            "Interrumpido: no se escribió ningún resultado (los archivos que ya existían "
+            "quedan como estaban)")
+    else:  # the run had finished, or was putting its outputs in place
+        assert _complete(tmp_path, ROWS)
+        assert proc.returncode in (0, 130, -signal.SIGINT)
+        assert proc.returncode != 130 or "están completos" in message, message
+
+
+def test_an_interrupt_while_the_outputs_are_renamed_is_held_until_both_are_in_place(
+        inputs, tmp_path, monkeypatch):
+    old, new = inputs
+    before = _old_pair(old, tmp_path)
+    real = os.replace
+    calls = []
+
+    def replace_then_interrupt(a, b):
+        calls.append(b)
+        real(a, b)
+        if len(calls) == 1:  # between the first output and the second
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)  # the handler runs here
+
+    monkeypatch.setattr(batch_io.os, "replace", replace_then_interrupt)
+    r = CliRunner().invoke(main, [*_args(new, tmp_path), "--lang", "en"])
+    assert r.exit_code == 130, r.output
+    assert len(calls) == 2
+    assert "Interrupted after the outputs were written" in r.stderr
+    assert "complete" in r.stderr
+    after = _pair(tmp_path)
+    assert sorted(after) == ["det.csv", "rej.csv"] and after != before
+    assert _complete(tmp_path, ROWS)
+
+
+def test_a_failure_on_the_second_rename_puts_the_first_output_back(inputs, tmp_path,
+                                                                    monkeypatch):
+    old, new = inputs
+    before = _old_pair(old, tmp_path)
+    real = os.replace
+    calls = []
+
+    def fail_second(a, b):
+        calls.append(b)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        real(a, b)
+
+    monkeypatch.setattr(batch_io.os, "replace", fail_second)
+    r = CliRunner().invoke(main, [*_args(new, tmp_path), "--lang", "en"])
+    assert r.exit_code == 2, r.output
+    assert "cannot be written: No space left on device" in r.stderr
+    assert _pair(tmp_path) == before  # the old pair, as it was, and nothing else
+
+
+def test_from_python_an_interrupt_between_the_renames_leaves_the_old_pair(inputs, tmp_path,
+                                                                          monkeypatch):
+    old, new = inputs
+    before = _old_pair(old, tmp_path)
+    real = os.replace
+    calls = []
+
+    def interrupted_second(a, b):
+        calls.append(b)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        real(a, b)
+
+    monkeypatch.setattr(batch_io.os, "replace", interrupted_second)
+    with pytest.raises(KeyboardInterrupt):
+        evaluate_file(new, tmp_path / "det.csv", tmp_path / "rej.csv", as_of=AS_OF,
+                      overwrite=True)
+    assert _pair(tmp_path) == before
+
+
+def test_without_overwrite_a_file_that_appears_meanwhile_is_kept_and_nothing_is_added(
+        inputs, tmp_path, monkeypatch):
+    _, new = inputs
+    real = os.link
+
+    def someone_else_writes_rejects(a, b, **kw):
+        if str(b).endswith("rej.csv"):
+            Path(b).write_text("theirs")
+        return real(a, b, **kw)
+
+    monkeypatch.setattr(batch_io.os, "link", someone_else_writes_rejects)
+    r = CliRunner().invoke(main, ["batch", str(new), "-o", str(tmp_path / "det.csv"),
+                                  "--rejects", str(tmp_path / "rej.csv"), "-q", "--lang", "en"])
+    assert r.exit_code == 2 and "already exists" in r.stderr
+    assert _pair(tmp_path) == {"rej.csv": b"theirs"}
