@@ -76,7 +76,7 @@ def test_any_calendar_date_gives_an_answer_or_a_named_field_error(rules, birth, 
     except diferida.InputError as exc:
         assert all(p.field and p.code for p in exc.problems)
         if birth > LAST_BIRTH:
-            assert _codes(exc.value)["birth_date"] == "date_out_of_range"
+            assert _codes(exc)["birth_date"] == "date_out_of_range"
     else:
         assert birth <= LAST_BIRTH
         assert d.status in ("eligible", "not_yet_eligible", "not_entitled")

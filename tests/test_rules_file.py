@@ -215,3 +215,15 @@ def test_invalid_rules_file_on_the_command_line_exits_2(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert proc.stderr.startswith("--rules: ") and "regimes" in proc.stderr
+
+
+@pytest.mark.parametrize("text", [
+    'base = "article19"\n[amount.new]\ncitation = "Regla 19.5(b)"\n'
+    'brackets = [{ threshold = "0", rate = "1.5" }]\n',
+    'base = "article19"\n[minimum]\ncitation = "Regla 19.6"\nrate = "3"\n',
+])
+def test_a_rate_above_100_percent_of_compensation_is_refused(tmp_path, text):
+    path = tmp_path / "rates.toml"
+    path.write_text(text)
+    with pytest.raises(RulesError, match="above 1"):
+        diferida.load_rules(path)

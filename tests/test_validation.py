@@ -320,3 +320,26 @@ def test_empty_deferred_right_1960_is_derived_from_the_entry_date_and_a_declared
     # an entry after the cut-off: derived false
     d = diferida.evaluate(participant(), as_of=AS_OF)
     assert (d.deferred_right_1960, d.deferred_right_1960_source) == (False, "derived")
+
+
+def test_the_largest_values_a_field_allows_give_an_exact_amount_and_one_more_digit_is_refused():
+    """12 whole digits of dollars and a service as long as a life from the
+    year 0001 to 9000 compute exactly in 64-bit cents; a 13th digit is a
+    named field error, never an overflow."""
+    person = participant(birth_date="0001-01-01", entry_date="0020-01-01",
+                         separation_date="9000-01-01", creditable_service_years="8900",
+                         average_compensation="999999999999.99")
+    d = diferida.evaluate(person, as_of=AS_OF)
+    # 999,999,999,999.99 × (1.5% × 20 + 2% × 8,880) = 177,899,999,999,998.2209 -> .22
+    assert d.annual_amount == Decimal("177899999999998.22")
+    for field, value in (("average_compensation", "1000000000000"),
+                         ("average_compensation", "0001000000000000.00"),
+                         ("creditable_service_years", "100000")):
+        with pytest.raises(diferida.InputError) as exc:
+            diferida.evaluate({**person, field: value}, as_of=AS_OF)
+        assert [(p.field, p.code) for p in exc.value.problems] == [(field, "too_large")]
+    typed = pl.DataFrame([{**person, "participant_id": "big"}]).with_columns(
+        pl.lit(10**12, dtype=pl.Int64).alias("average_compensation"))
+    result = diferida.evaluate_frame(typed, as_of=AS_OF)
+    assert result.rejected.select("field", "code").rows() == [("average_compensation",
+                                                               "too_large")]

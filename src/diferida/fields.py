@@ -7,6 +7,13 @@ from dataclasses import dataclass
 SERVICE_PLACES = 4  # SPEC §1: service in years, at most 4 decimal places
 SERVICE_UNITS = 10**SERVICE_PLACES  # service is held as an integer of 1/10,000 years
 MONEY_PLACES = 2  # compensation in dollars and cents
+# Whole digits a value may have. Service cannot exceed a person's age (at most
+# 9,998 years between the years 0001 and 9999); 12 digits of dollars a year
+# (under a trillion) is far beyond any compensation, and keeps every amount
+# the rules can compute (rates of at most 100% a year over any service) within
+# 64-bit cents.
+SERVICE_DIGITS = 5
+MONEY_DIGITS = 12
 
 
 @dataclass(frozen=True)
@@ -15,6 +22,7 @@ class Field:
     kind: str  # text | date | decimal | bool | group
     required: bool
     places: int | None = None
+    digits: int | None = None  # whole digits allowed, for decimals
 
 
 FIELDS: tuple[Field, ...] = (
@@ -22,8 +30,8 @@ FIELDS: tuple[Field, ...] = (
     Field("birth_date", "date", True),
     Field("entry_date", "date", True),
     Field("separation_date", "date", False),  # empty = still in service
-    Field("creditable_service_years", "decimal", True, SERVICE_PLACES),
-    Field("average_compensation", "decimal", True, MONEY_PLACES),
+    Field("creditable_service_years", "decimal", True, SERVICE_PLACES, SERVICE_DIGITS),
+    Field("average_compensation", "decimal", True, MONEY_PLACES, MONEY_DIGITS),
     Field("group", "group", True),
     Field("refund_requested", "bool", True),
     Field("deferred_right_1960", "bool", False),  # empty: derived from entry_date

@@ -313,6 +313,9 @@ def rules_from_resolved(resolved: dict[str, Any], origin: str = "rules") -> Rule
             )
             for b in _need(s, "brackets", sw)
         )
+        if any(b.rate > 1 for b in brackets):
+            raise RulesError(f"{sw}: a rate above 1 (100% of compensation a year) is not a "
+                             "pension rate")
         if not brackets or brackets[0].threshold != 0:
             raise RulesError(f"{sw}: the first bracket must start at threshold 0")
         if any(a.threshold >= b.threshold for a, b in zip(brackets, brackets[1:])):
@@ -323,6 +326,8 @@ def rules_from_resolved(resolved: dict[str, Any], origin: str = "rules") -> Rule
     cites = _need(resolved, "citations", origin)
     citations = {k: str(_need(cites, k, cw)) for k in CITATION_KEYS}
     minimum = _need(resolved, "minimum", origin)
+    if _dec(_need(minimum, "rate", f"{origin} [minimum]"), "minimum.rate") > 1:
+        raise RulesError(f"{origin} [minimum].rate: above 1 (100% of compensation)")
     laws_w = f"{origin} [regime.laws]"
     laws_t = _need(regime, "laws", w)
     laws = {k: str(_need(laws_t, k, laws_w)) for k in (*REGIMES, "not_covered")}

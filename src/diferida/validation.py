@@ -21,7 +21,7 @@ from .plan import Stages
 from .rules import GROUPS, Rules
 
 ROW = "_row"  # 0-based position of the row in the input
-_MAX_INT_DIGITS = 15  # larger numbers than this are not amounts or years of anyone
+_MAX_INT_DIGITS = 15  # a plain number's whole digits, read before the field's own limit
 # plain numbers: digits, one "."; and numbers too large to be anyone's
 _DECIMAL_RE = rf"^[+-]?\d{{1,{_MAX_INT_DIGITS}}}(\.\d*)?$"
 _TOO_LARGE_RE = rf"^[+-]?\d{{{_MAX_INT_DIGITS + 1},}}(\.\d*)?$"
@@ -121,7 +121,7 @@ def _decimal_stage(name: str, dtype: pl.DataType, raw: pl.Expr) -> list[pl.Expr]
 
 
 def _parse_decimal(
-    name: str, dtype: pl.DataType, places: int, negative: str
+    name: str, dtype: pl.DataType, places: int, negative: str, digits: int
 ) -> tuple[pl.Expr, pl.Expr]:
     """(integer in 1/10**places, error code). Trailing zeros are not decimals.
 
@@ -130,15 +130,19 @@ def _parse_decimal(
     are rejected before it is used, so nothing is ever rounded."""
     col = pl.col(name)
     if dtype.is_integer():
+        large = col.abs() >= 10**digits
         v = col.cast(pl.Int64) * 10**places
-        return pl.when(col >= 0).then(v), pl.when(col < 0).then(pl.lit(negative))
+        return (pl.when((col >= 0) & ~large).then(v),
+                pl.when(large).then(pl.lit("too_large")).when(col < 0).then(pl.lit(negative)))
     raw = pl.col(f"_raw_{name}")
     shape_ok = pl.col(f"_g_{name}")
     too_many = raw.str.contains(rf"\.\d{{{places}}}\d*[1-9]")
     units = (raw.cast(pl.Decimal(38, places), strict=False) * 10**places).cast(
         pl.Int64, strict=False
     )
-    too_large = raw.str.contains(_TOO_LARGE_RE)
+    # more whole digits than the field allows (fields.py: SERVICE_DIGITS, MONEY_DIGITS)
+    too_large = raw.str.contains(_TOO_LARGE_RE) | raw.str.contains(
+        rf"^[+-]?0*[1-9]\d{{{digits},}}(\.\d*)?$")
     err = (
         pl.when(_blank(raw)).then(NONE)
         .when(too_large).then(pl.lit("too_large"))
@@ -235,7 +239,8 @@ def _build_stages(
         elif field.kind == "decimal":
             # SPEC §1: negative service; compensation must be above zero
             neg = "not_positive" if name == "average_compensation" else "negative"
-            value, err = _parse_decimal(name, dtype, field.places or 0, neg)
+            value, err = _parse_decimal(name, dtype, field.places or 0, neg,
+                                        field.digits or _MAX_INT_DIGITS)
         elif field.kind == "bool":
             value, err = _parse_bool(name, dtype, raw)
         elif field.kind == "group":
