@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -19,8 +20,9 @@ import diferida
 from diferida.determination import Determination, plain
 from diferida.fields import FIELD_NAMES, SERVICE_PLACES
 from diferida.i18n import error_message
-from diferida.rules import builtin_names
+from diferida.rules import builtin_names, load_rules
 
+from . import lenient
 from .labels import labels, plural
 
 DEFAULT_RULES = "article19"
@@ -61,6 +63,12 @@ class FormState:
     # What was just done ("calculate" or "convert"): where a page loaded
     # without the script puts the keyboard focus (the answer, or the messages).
     focus: str | None = None
+    # The values as the core read them (web/lenient.py), and notes on what was
+    # read with a change the person must see ("22 años y 5 meses" = 22.4167)
+    core: dict[str, str] | None = None
+    result_url: str | None = None  # the answer's own page (web/drafts.py)
+    notice: str | None = None  # a word about the page itself (an expired answer)
+    notes: dict[str, str] = field(default_factory=dict)
 
     def add_error(self, name: str, message: str) -> None:
         self.errors.setdefault(name, []).append(message[:1].upper() + message[1:])
@@ -81,6 +89,27 @@ class FormState:
     @property
     def rules(self) -> str:
         return self.values.get("rules") or DEFAULT_RULES
+
+    @property
+    def asks_1960(self) -> bool:
+        """Regla 19.6's question matters only for a first entry on or before
+        its cut-off date (a later entry makes the answer "no"); it is asked
+        then, or when it was answered or is in error."""
+        if self.errors.get("deferred_right_1960") or self.values.get(
+                "deferred_right_1960", "").strip():
+            return True
+        typed = self.values.get("entry_date", "").strip()
+        if not typed:
+            return False
+        entry, _ = lenient.read_date(typed, labels(self.lang, self.rules_name)["lenient"])
+        cutoff = load_rules(self.rules_name).deferred_right_cutoff
+        return entry is not None and date.fromisoformat(entry) <= cutoff
+
+    @property
+    def advanced_open(self) -> bool:
+        """The analyst's options are shown when one was used or is in error."""
+        return any(self.values.get(k, "").strip() for k in ("as_of",)) or (
+            self.rules != DEFAULT_RULES) or any(k in self.errors for k in ("as_of", "rules"))
 
     @property
     def rules_name(self) -> str:
@@ -162,12 +191,21 @@ def evaluate(state: FormState) -> FormState:
         # form must never reach the rules loader.
         state.add_error("rules", t["fields"]["rules"]["unknown"].format(value=rules))
         rules = DEFAULT_RULES
+    # the page reads numbers and dates as people write them (web/lenient.py);
+    # a value it cannot read goes to the core as typed, so the core names
+    # every other problem too, and the page's own message is the one shown
+    typed = participant(state.values)
+    reading = lenient.read(typed, t)
+    state.core, state.notes = reading.values, reading.notes
     try:
-        d = diferida.evaluate(participant(state.values), rules=rules, lang=state.lang)
+        d = diferida.evaluate({**typed, **reading.values}, rules=rules, lang=state.lang)
     except diferida.InputError as exc:
-        for p in exc.problems:
-            state.add_error(p.field, error_message(state.lang, p.code, p.value, p.field))
         d = None
+        for p in exc.problems:
+            if p.field not in reading.errors:
+                state.add_error(p.field, error_message(state.lang, p.code, p.value, p.field))
+    for name, message in reading.errors.items():
+        state.add_error(name, message)
     service_typed = state.values.get("creditable_service_years", "").strip()
     helper_typed = [state.values.get(n, "").strip() for n in (HELPER_YEARS, HELPER_MONTHS)]
     if not service_typed and any(helper_typed) and all(

@@ -1,11 +1,15 @@
 """The web calculator's pages.
 
     GET  /                          the calculator (`?lang=en` for English)
-    POST /calcular                  the same page with the answer, or the messages
-                                    (the path without JavaScript)
+    POST /calcular                  calculate (the path without JavaScript): the
+                                    messages, or 303 to the answer's own page
+    GET  /resultado/{token}         the calculator with that answer (Back and
+                                    reload keep it; web/drafts.py)
     POST /calcular/fragmento        only the form and the answer, for the page's
                                     script to swap in without a reload
-    POST /determinacion/imprimir    the printable determination of the posted fields
+    POST /determinacion/imprimir    the printable estimate of the posted fields
+                                    (303 to the one below)
+    GET  /resultado/{token}/imprimir  the printable estimate of that answer
 
 A participant's details travel only in posted forms, never in a URL: URLs
 are kept in access logs, browser history and Referer headers.
@@ -23,13 +27,14 @@ from importlib import resources
 from pathlib import Path
 
 from fastapi import APIRouter, HTTPException, Request
-from fastapi.responses import FileResponse, HTMLResponse
+from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from starlette.concurrency import run_in_threadpool
 
 from diferida.rules import builtin_names, load_rules
 
 from . import forms
+from .drafts import DRAFTS
 from .forms import FormState
 from .labels import LANGS, choose_lang, labels
 from .view import carried, result_view
@@ -94,6 +99,7 @@ def _context(state: FormState, printable: bool) -> dict:
         "rule_names": builtin_names(),
         "default_rules_version": default.version,
         "default_rules_name": default.name,
+        "cutoff_1960": load_rules(state.rules_name).deferred_right_cutoff.isoformat(),
         "result": result_view(state, _today()) if state.determination else None,
     }
 
@@ -123,6 +129,15 @@ async def _handle(request: Request) -> FormState:
     return await run_in_threadpool(forms.evaluate, state)
 
 
+def _remember(state: FormState) -> str:
+    """Keep what was typed under a new token (web/drafts.py)."""
+    return DRAFTS.put(state.values, state.lang)
+
+
+def _see_other(path: str) -> RedirectResponse:
+    return RedirectResponse(path, status_code=303, headers=SECURITY_HEADERS)
+
+
 @router.get("/", response_class=HTMLResponse)
 async def calculator(request: Request) -> HTMLResponse:
     # only the language comes from the URL: a participant's details are posted
@@ -133,12 +148,19 @@ async def calculator(request: Request) -> HTMLResponse:
 @router.post("/calcular", response_class=HTMLResponse)
 async def calculate(request: Request) -> HTMLResponse:
     state = await _handle(request)
+    if state.determination is not None:
+        # post/redirect/get: the answer is a page of its own, so Back and
+        # reload keep it, and no detail of the person is in its address
+        return _see_other(f"/resultado/{_remember(state)}")
     return _page("index.html", state, 422 if state.errors else 200)
 
 
 @router.post("/calcular/fragmento", response_class=HTMLResponse)
 async def calculate_fragment(request: Request) -> HTMLResponse:
     state = await _handle(request)
+    if state.determination is not None:
+        # the script puts this address in the history (replaceState)
+        state.result_url = f"/resultado/{_remember(state)}"
     # 200 even with messages: the fragment is the page's answer either way.
     return _page("_app.html", state)
 
@@ -149,7 +171,42 @@ async def printable(request: Request) -> HTMLResponse:
     items = {k: v for k, v in form.items() if isinstance(v, str)}
     state = FormState(lang=choose_lang(items.get("lang")), values=forms.read_values(items))
     state = await run_in_threadpool(forms.evaluate, state)
-    return _page("print.html", state, 422 if state.errors else 200)
+    if state.determination is not None:
+        return _see_other(f"/resultado/{_remember(state)}/imprimir")
+    return _page("print.html", state, 422)
+
+
+async def _remembered(token: str) -> FormState | None:
+    draft = DRAFTS.get(token)
+    if draft is None:
+        return None
+    state = FormState(lang=draft.lang, values=dict(draft.values), focus="calculate")
+    state = await run_in_threadpool(forms.evaluate, state)
+    state.result_url = f"/resultado/{token}"
+    return state
+
+
+def _gone(request: Request) -> HTMLResponse:
+    """A token this process does not know (expired, or made by another worker)."""
+    state = FormState(lang=choose_lang(request.query_params.get("lang")))
+    state.notice = labels(state.lang)["page"]["expired"]
+    return _page("index.html", state, 404)
+
+
+@router.get("/resultado/{token}", response_class=HTMLResponse)
+async def result_page(request: Request, token: str) -> HTMLResponse:
+    state = await _remembered(token)
+    if state is None:
+        return _gone(request)
+    return _page("index.html", state)
+
+
+@router.get("/resultado/{token}/imprimir", response_class=HTMLResponse)
+async def result_printable(request: Request, token: str) -> HTMLResponse:
+    state = await _remembered(token)
+    if state is None:
+        return _gone(request)
+    return _page("print.html", state)
 
 
 @router.get("/web/static/{name}")

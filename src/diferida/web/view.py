@@ -58,7 +58,7 @@ def _data_rows(state: FormState) -> list[dict[str, str]]:
     """The participant's details as the determination read them."""
     lang, t, c = state.lang, labels(state.lang, state.rules_name), catalog(state.lang)
     d = state.determination
-    v = participant(state.values)
+    v = state.core if state.core is not None else participant(state.values)
     empty = t["result"]["empty"]
     rows = []
     for name in ("participant_id", "birth_date", "entry_date", "separation_date",
@@ -151,6 +151,11 @@ def result_view(state: FormState, today: date) -> dict[str, Any]:
         "eligibility_date": fmt_date(d.eligibility_date, lang) if d.eligibility_date else None,
         "route": cite(rules_of(d).route(d.route).citation, lang) if d.route else None,
         "routes_met": ", ".join(cite(rules_of(d).route(x).citation, lang) for x in d.routes_met),
+        # for the public: the routes open now, not those that open years later
+        "routes_open": ", ".join(
+            cite(rules_of(d).route(f.values["route"]).citation, lang)
+            for f in d.explanation if f.condition == "age" and f.values.get("opens")
+            and f.values["opens"] <= d.as_of.isoformat() and f.values["route"] in d.routes_met),
         "wait": None,
         "start": None,
         "why": [],
@@ -166,6 +171,7 @@ def result_view(state: FormState, today: date) -> dict[str, Any]:
         "as_of": fmt_date(d.as_of, lang),
         "issued": fmt_date(today, lang),
         "carry": carried(state),
+        "notes": list(state.notes.values()),
     }
     if d.status == "not_yet_eligible":
         y, m, dd = years_months_days(d.as_of, d.eligibility_date)

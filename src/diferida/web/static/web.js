@@ -64,6 +64,8 @@
       return response.text();
     }).then(function (html) {
       app.innerHTML = html;
+      rememberAnswer(app);
+      watchEntryDate(app);
       focusAfter(app, action);
     }).catch(function () {
       setBusy(form, false);
@@ -71,9 +73,46 @@
     });
   }
 
+  // The answer has a page of its own (/resultado/<token>, no personal data
+  // in it): put it in the history, so that Back and reload keep the answer.
+  function rememberAnswer(app) {
+    var result = app.querySelector("[data-result-url]");
+    if (result && window.history && window.history.replaceState) {
+      window.history.replaceState(null, "", result.getAttribute("data-result-url"));
+    }
+  }
+
+  // Regla 19.6's question matters only for a first entry on or before its
+  // cut-off date: show it as soon as such a date is typed (day/month/year or
+  // year-month-day). The server decides the same on its own without script.
+  function entryDate(text) {
+    var m = /^\s*(\d{1,2})\s*[\/.\-]\s*(\d{1,2})\s*[\/.\-]\s*(\d{4})\s*$/.exec(text);
+    if (m) { return m[3] + "-" + ("0" + m[2]).slice(-2) + "-" + ("0" + m[1]).slice(-2); }
+    m = /^\s*(\d{4})-(\d{1,2})-(\d{1,2})\s*$/.exec(text);
+    if (m) { return m[1] + "-" + ("0" + m[2]).slice(-2) + "-" + ("0" + m[3]).slice(-2); }
+    return null;
+  }
+
+  function watchEntryDate(app) {
+    var input = app.querySelector("#f-entry_date");
+    var question = app.querySelector("#q-deferred_right_1960");
+    if (!input || !question) { return; }
+    var update = function () {
+      var iso = entryDate(input.value);
+      var answered = question.querySelector("input:checked:not([value=''])");
+      if (iso || !answered) {
+        question.hidden = !(answered || (iso && iso <= question.getAttribute("data-cutoff")));
+      }
+    };
+    input.addEventListener("input", update);
+    input.addEventListener("change", update);
+  }
+
   function init() {
     var app = document.getElementById("app");
     if (app) {
+      rememberAnswer(app);
+      watchEntryDate(app);
       // Listening on the container: its content is replaced after each answer.
       app.addEventListener("submit", function (event) { onSubmit(app, event); });
     }
