@@ -309,3 +309,27 @@ def test_fifty_concurrent_clients_each_record_cases_and_none_is_lost_or_duplicat
     assert sum(len(svc.get("aud", CASES, params={"participant_id": p}).json()["cases"])
                for p in shared) == 50
     assert svc.http.get("/health").status_code == 200
+
+
+def test_the_analysts_determination_prints_from_the_store_with_its_case_id_and_version(svc):
+    pid = new_pid()
+    first = svc.post("ana", {**EXAMPLE_1, "participant_id": pid, "lang": "es"}).json()
+    second = svc.post("beto", {**EXAMPLE_1, "participant_id": pid, "lang": "es",
+                               "creditable_service_years": "23", "note": "servicio corregido",
+                               "supersedes": first["id"]}).json()
+    r = svc.get("aud", f"{CASES}/{first['id']}/print")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+    page = " ".join(r.text.split())
+    for words in ("Determinación de pensión diferida", f"Caso {first['id']} · versión 1",
+                  f"sustituida por el caso {second['id']}", pid, "ana", "$10,200.00",
+                  "La Regla 19.1(a) exige", first["rules_version"],
+                  "article19</code> — Reglamento del Sistema"):
+        assert words in page, words
+    assert "estimado" not in page.lower()  # the record, not the public estimate
+    latest = " ".join(svc.get("ana", f"{CASES}/{second['id']}/print").text.split())
+    assert f"Caso {second['id']} · versión 2" in latest and "servicio corregido" in latest
+    assert "sustituida" not in latest
+    assert svc.http.get(f"{CASES}/{first['id']}/print").status_code == 401
+    assert svc.get("ana", f"{CASES}/999999/print").status_code == 404
+    printed = [e for e in svc.audit(case_id=first["id"]) if e["action"] == "case.print"]
+    assert [e["user"] for e in printed] == ["aud"]

@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Form, Path, Query, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from .. import __version__
 from ..i18n import LANGS
@@ -374,6 +374,27 @@ async def get_case(request: Request, case_id: CaseId,
         "case.read", request.method, request.url.path, 200, user=user, case_id=case.id,
         participant_id=case.participant_id))
     return _json(out)
+
+
+@router.get("/api/v1/cases/{case_id}/print", tags=["cases"], response_class=HTMLResponse,
+            responses={**ERRORS_AUTH, 404: {"model": Errors},
+                       200: {"content": {"text/html": {}},
+                             "description": "The printable determination of that case "
+                                            "version, as it was recorded."}})
+async def print_case(request: Request, case_id: CaseId, user: Reader) -> HTMLResponse:
+    """The analyst's printable determination of one stored case version, with
+    its case id and version, printed from the store as recorded (never
+    recomputed); in the language it was decided in."""
+    from ..web.routes import SECURITY_HEADERS, render_case
+
+    store: Store = store_of(request)
+    case = await _load_case(request, store, user, case_id, "case.print")
+    data = (await run_in_threadpool(_cases_json, store, [case]))[0]
+    html = render_case(data)
+    await run_in_threadpool(store.audit, NewEvent(
+        "case.print", request.method, request.url.path, 200, user=user, case_id=case.id,
+        participant_id=case.participant_id))
+    return HTMLResponse(html, headers=SECURITY_HEADERS)
 
 
 @router.get("/api/v1/cases", tags=["cases"], response_model=CaseList,

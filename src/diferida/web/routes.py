@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 from datetime import date
+from decimal import Decimal
 from importlib import resources
 from pathlib import Path
 
@@ -207,6 +208,23 @@ async def result_printable(request: Request, token: str) -> HTMLResponse:
     if state is None:
         return _gone(request)
     return _page("print.html", state)
+
+
+def render_case(case: dict) -> str:
+    """The printable determination of a stored case version (`case_json`)."""
+    from datetime import datetime
+
+    from diferida.i18n import fmt_date
+    from diferida.money import format_money
+
+    d = case["result"]
+    lang = d.get("lang") if d.get("lang") in LANGS else case.get("lang", "es")
+    created = datetime.fromisoformat(case["created_at"])
+    return env.get_template("case_print.html").render(
+        lang=lang, t=labels(lang), case=case, d=d,
+        created=f"{fmt_date(created.date(), lang)}, {created:%H:%M} UTC",
+        as_of=fmt_date(date.fromisoformat(case["as_of"]), lang),
+        money=lambda v: format_money(Decimal(v)) if v is not None else "—")
 
 
 @router.get("/web/static/{name}")
