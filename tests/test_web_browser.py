@@ -401,3 +401,32 @@ def test_without_javascript_enter_calculates_and_conversion_works(nojs_page):
     page.wait_for_selector("h1")
     assert not page.locator("#print-now").is_visible()  # the print button needs the script
     assert "Ctrl+P" in visible_text(page, ".print-hint")
+
+
+@pytest.mark.parametrize("script", ["javascript", "no-javascript"])
+def test_back_from_the_printout_and_reload_keep_the_answer(page, nojs_page, script):
+    """Calculate, open the printable estimate, press Back, reload: the answer
+    is still there, the address holds no personal data, and the browser never
+    asks to post the form again."""
+    p = page if script == "javascript" else nojs_page
+    p.goto("/")
+    fill(p, {**EXAMPLE_1, "average_compensation": "$30,000", "birth_date": "10/05/1970"})
+    p.click("#calc button.primary")
+    p.wait_for_selector("#result-title")
+    answer_url = p.url
+    assert re.fullmatch(r".*/resultado/[A-Za-z0-9_-]{22}", answer_url)
+    for value in ("1970", "30000", "30%2C000"):
+        assert value not in answer_url
+    p.click("#print-link")
+    p.wait_for_selector("h1")
+    assert p.url == answer_url + "/imprimir"
+    assert "$10,200.00" in visible_text(p, "main")
+    p.go_back()
+    p.wait_for_selector("#result-title")
+    assert p.url == answer_url
+    assert visible_text(p, "#annual-amount") == "$10,200.00"
+    assert p.input_value("#f-average_compensation") == "$30,000"  # as typed
+    p.reload()
+    p.wait_for_selector("#result-title")
+    assert visible_text(p, "#annual-amount") == "$10,200.00"
+    shot(p, f"14-back-and-reload-{script}")
