@@ -45,7 +45,7 @@ def table_csv(path, table: MortalityTable, phased: bool = False) -> None:
     for s in SEXES:
         for p in (PHASES if phased else ("after",)):
             for a in range(AGES):
-                q = table.q[("general", s, p)][a]
+                q = float(table.q[("general", s, p)][a])
                 lines.append(f"{a},{s},{q!r}" + (f",{p}" if phased else ""))
     path.write_text("\n".join(lines) + "\n")
 

@@ -20,9 +20,11 @@ rate of the nearest age it does (documented in the README).
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import io
 import math
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -261,8 +263,17 @@ def _pymort_version() -> str:
         return "unknown"
 
 
+@functools.lru_cache(maxsize=32)
+def _pymort_table(table_id: int):
+    """pymort's table `table_id` (parsed once per process; its own
+    deprecation warnings, about APIs of its dependencies, are not ours)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _pymort().MortXML.from_id(table_id).Tables[0]
+
+
 def _one_dimensional(table_id: int) -> tuple[np.ndarray, int, int]:
-    t = _pymort().MortXML.from_id(table_id).Tables[0]
+    t = _pymort_table(table_id)
     vals = t.Values["vals"]
     ages = np.asarray(vals.index, dtype=np.int64)
     return np.asarray(vals, dtype=np.float64), int(ages.min()), int(ages.max())
@@ -305,7 +316,7 @@ def load_improvement(name: str) -> Improvement:
     rates = {}
     first = None
     for sex, tid in MP_IDS[name].items():
-        vals = _pymort().MortXML.from_id(tid).Tables[0].Values["vals"]
+        vals = _pymort_table(tid).Values["vals"]
         ages = np.asarray(vals.index.get_level_values(0), dtype=np.int64)
         years = np.asarray(vals.index.get_level_values(1), dtype=np.int64)
         y0, y1 = int(years.min()), int(years.max())
