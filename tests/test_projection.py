@@ -232,3 +232,18 @@ def test_no_mortality_is_exact_to_the_cent(rows, cola_pct):
         assert p.member_payments[i] == sum(v[0] for v in ref.values())
     assert all(float(x).is_integer() for x in p.payments)
     assert Decimal(int(p.payments.sum())) == Decimal(int(p.member_payments.sum()))
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.dates(date(1900, 1, 1), date(2010, 12, 31)), min_size=1, max_size=5),
+       st.dates(date(2020, 1, 1), date(2040, 1, 1)), st.integers(1, 400))
+def test_grid_age_equals_exact_age(births, first, n):
+    from diferida.projection.engine import civil_from_days, grid_age, month_day, month_number
+
+    b = np.array([day_number(x) for x in births])
+    by, bm, bd = civil_from_days(b)
+    days = month_day(month_number(np.array([day_number(first)]))[0] + np.arange(n))
+    x, f = grid_age(by, bm, bd, days)
+    x2, f2 = exact_age(by[:, None], bm[:, None], bd[:, None], days[None, :])
+    assert np.array_equal(x, x2)
+    assert np.array_equal(f, f2)
