@@ -12,8 +12,8 @@ PORT    ?= 8000
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip 2>&1 | grep -v '^WARNING: Location' || true
-	$(PY) -m pip install --quiet -e '.[dev]' 2>&1 | grep -v '^WARNING: Location' || true
-	$(PY) -c "import diferida, polars, fastapi, sqlalchemy, pytest, hypothesis, playwright"
+	$(PY) -m pip install --quiet -e '.[dev,soa,plot]' 2>&1 | grep -v '^WARNING: Location' || true
+	$(PY) -c "import diferida, polars, fastapi, sqlalchemy, pytest, hypothesis, playwright, pymort, matplotlib"
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -191,9 +191,11 @@ MONEY = pl.Decimal(20, 2)
 OUTPUT_NAMES = tuple(c.replace("_cents", "_amount") for c in article19.RESULT_COLUMNS)
 
 
-def public_columns(full: pl.DataFrame, carry: list[str]) -> pl.DataFrame:
-    """The determination columns (SPEC §7) plus the input's own extra columns;
-    amounts as exact decimals with 2 places."""
+def public_columns(full: pl.DataFrame, carry: list[str],
+                   inputs: tuple[str, ...] = ()) -> pl.DataFrame:
+    """The determination columns (SPEC §7) plus the input's own extra columns
+    (and `inputs`, typed input fields, last); amounts as exact decimals with 2
+    places."""
     amounts = {"annual_cents": "annual_amount", "monthly_cents": "monthly_amount"}
     return full.select(
         *carry,
@@ -202,16 +204,22 @@ def public_columns(full: pl.DataFrame, carry: list[str]) -> pl.DataFrame:
             else pl.col(c)
             for c in article19.RESULT_COLUMNS if c not in carry
         ],
+        *inputs,
     )
 
 
 def evaluate_frame(
     frame: pl.DataFrame, *, as_of: date | None = None, rules: RulesArg = None,
-    lang: str = DEFAULT_LANG, require_id: bool = True,
+    lang: str = DEFAULT_LANG, require_id: bool = True, inputs: tuple[str, ...] = (),
 ) -> FrameResult:
     """Evaluate every row of a table of participants (columns named as the
     SPEC §1 fields, in any dtypes). Rows that fail validation are returned in
-    `rejected` with a message per bad field; the others in `determinations`."""
+    `rejected` with a message per bad field; the others in `determinations`.
+    `inputs`: SPEC §1 fields to add to the determinations as validated and
+    typed (a projection needs the birth date and the group)."""
+    unknown = [f for f in inputs if f not in FIELD_NAMES or f in OUTPUT_NAMES]
+    if unknown:
+        raise ValueError(f"inputs must be input fields not in the result: {unknown}")
     # The input's own columns travel under reserved names, so one named like
     # a working column of the engine ("covered", "status") is never touched.
     extra = [c for c in frame.columns if c not in FIELD_NAMES]
@@ -222,8 +230,8 @@ def evaluate_frame(
     hidden = {c: f"\x00carried{i}" for i, c in enumerate(extra)}
     carry = ["participant_id", *hidden.values()]  # participant_id: null when not given
     full, errors, r = run(frame.rename(hidden), as_of=as_of, rules=rules, require_id=require_id,
-                          keep=[*carry, *article19.RESULT_COLUMNS])
-    out = public_columns(full, carry).rename({v: k for k, v in hidden.items()})
+                          keep=[*carry, *article19.RESULT_COLUMNS, *inputs])
+    out = public_columns(full, carry, tuple(inputs)).rename({v: k for k, v in hidden.items()})
     result = FrameResult(out, _rejected(errors, lang, r), frame.height, r)
     result.check_accounting()
     return result

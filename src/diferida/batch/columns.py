@@ -18,8 +18,9 @@ from .errors import FileProblem
 ColumnsArg = Mapping[str, str] | str | Path | None
 
 
-def load_column_map(columns: ColumnsArg) -> dict[str, str]:
-    """{file column: field} from a mapping or a TOML file; checked."""
+def load_column_map(columns: ColumnsArg, extra: tuple[str, ...] = ()) -> dict[str, str]:
+    """{file column: field} from a mapping or a TOML file; checked. `extra`:
+    names a command reads besides the fields (`sex` for a projection)."""
     if columns is None:
         return {}
     name = "--columns"
@@ -39,10 +40,10 @@ def load_column_map(columns: ColumnsArg) -> dict[str, str]:
         columns = table
     mapping: dict[str, str] = {}
     for source, field in columns.items():
-        if not isinstance(field, str) or field not in FIELD_NAMES:
+        if not isinstance(field, str) or (field not in FIELD_NAMES and field not in extra):
             raise FileProblem("bad_map", file=name,
                               detail=f"'{source}' = {field!r}: the field must be one of "
-                                     f"{', '.join(FIELD_NAMES)}")
+                                     f"{', '.join((*FIELD_NAMES, *extra))}")
         # several names may give one field (spellings of one export); only a
         # file holding two of them is refused, in renames()
         mapping[str(source).strip()] = field
@@ -52,10 +53,11 @@ def load_column_map(columns: ColumnsArg) -> dict[str, str]:
 def renames(file: str, names: list[str], mapping: Mapping[str, str]) -> dict[str, str]:
     """{file column: field} for the columns this file has, with every clash named."""
     rename = {n: mapping[n] for n in names if n in mapping and mapping[n] != n}
+    targets = set(FIELD_NAMES) | set(mapping.values())
     given: dict[str, list[str]] = {}
     for n in names:
         field = mapping.get(n, n)
-        if field in FIELD_NAMES:
+        if field in targets:
             given.setdefault(field, []).append(n)
     for field, sources in given.items():
         if len(sources) > 1:

@@ -229,9 +229,10 @@ def _check_names(file: str, names: list[str]) -> None:
 
 def open_source(source: Path | str | bytes, filename: str | None = None, *,
                 separator: str | None = None, columns: ColumnsArg = None,
-                limits: Limits | None = None) -> Source:
+                limits: Limits | None = None, extra_fields: tuple[str, ...] = ()) -> Source:
     """Open a file (a path, or its bytes with a `filename`) and check its header
-    (and, where the file tells before it is read, its size against `limits`)."""
+    (and, where the file tells before it is read, its size against `limits`).
+    `extra_fields`: names besides the fields that `columns` may map to."""
     limits = limits or Limits()
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
@@ -251,7 +252,7 @@ def open_source(source: Path | str | bytes, filename: str | None = None, *,
         target = path
     if size == 0:
         raise FileProblem("empty", file=file)
-    mapping = load_column_map(columns)
+    mapping = load_column_map(columns, extra_fields)
     if kind == "csv":
         return CsvSource(file, opener, size, separator, mapping, limits)
     if kind == "parquet":

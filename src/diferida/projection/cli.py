@@ -1,0 +1,242 @@
+"""`diferida project`: the deferred pensions of a member file, fiscal year by
+fiscal year, and their present value.
+
+Exit status: 0 when the run completed (rejected rows included, unless
+--strict); 1 with --strict when a row was rejected; 2 when a file, a table
+or an option cannot be used (nothing is written); 3 when the row accounting
+fails (a bug: nothing is written); 130 when interrupted (nothing is written,
+or, once the completed outputs were being put in place, all of them are).
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+from datetime import date
+from pathlib import Path
+
+import click
+
+from ..batch import cli as batch_cli
+from ..batch.errors import FileProblem
+from ..batch.runner import DEFAULT_CHUNK_ROWS, AccountingError
+from ..i18n import LANGS
+from ..rules import RulesError, builtin_names
+from .mortality import IMPROVEMENTS, TableError
+from .options import OptionError
+from .runner import project_file
+
+EXIT_STRICT, EXIT_UNUSABLE, EXIT_ACCOUNTING, EXIT_INTERRUPTED = 1, 2, 3, 130
+
+TEXT = {
+    "en": {"decide": "Deciding", "project": "Projecting",
+           "title": "Projection of {input}", "read": "Rows read:        {n:,}",
+           "projected": "Projected:        {n:,}", "not_entitled": "Not entitled:     {n:,}",
+           "rejected": "Rejected:         {n:,} ({p:,} problems)",
+           "sex": "Sex given for {given:,} members; blended for {blended:,}",
+           "payments": "Expected payments, all years: {v}",
+           "pv": "Present value at {rate}: {v}", "output": "Output:   {path}",
+           "file": "Written:  {path}",
+           "time": "Time: {total:.2f} s (reading and deciding {read_and_decide:.2f}, "
+                   "projecting {project:.2f}, writing {write:.2f})",
+           "no_rejects_file": "Rejects (no --rejects given, the first {shown} of {problems}):",
+           "more": "... and {n} more; use --rejects FILE to keep them all",
+           "strict": "--strict: some rows were rejected",
+           "interrupted": "Interrupted: no output was written (files that already existed "
+                          "are left as they were)",
+           "interrupted_after": "Interrupted after the outputs were written: they are "
+                                "complete",
+           "accounting": "INTERNAL ERROR: the row accounting does not add up: {detail}"},
+    "es": {"decide": "Determinando", "project": "Proyectando",
+           "title": "Proyección de {input}", "read": "Filas leídas:     {n:,}",
+           "projected": "Proyectadas:      {n:,}", "not_entitled": "Sin derecho:      {n:,}",
+           "rejected": "Rechazadas:       {n:,} ({p:,} problemas)",
+           "sex": "Sexo indicado para {given:,} miembros; combinado para {blended:,}",
+           "payments": "Pagos esperados, todos los años: {v}",
+           "pv": "Valor presente al {rate}: {v}", "output": "Resultado: {path}",
+           "file": "Escrito:   {path}",
+           "time": "Tiempo: {total:.2f} s (lectura y determinación {read_and_decide:.2f}, "
+                   "proyección {project:.2f}, escritura {write:.2f})",
+           "no_rejects_file": "Rechazos (sin --rejects, los primeros {shown} de {problems}):",
+           "more": "… y {n} más; use --rejects ARCHIVO para guardarlos todos",
+           "strict": "--strict: hay filas rechazadas",
+           "interrupted": "Interrumpido: no se escribió ningún resultado (los archivos que ya "
+                          "existían quedan como estaban)",
+           "interrupted_after": "Interrumpido después de escribir los resultados: están "
+                                "completos",
+           "accounting": "ERROR INTERNO: las cuentas no cuadran: {detail}"},
+}
+
+
+class _Bars:
+    """One progress bar per phase (deciding, projecting), on a terminal only."""
+
+    def __init__(self, lang: str, enabled: bool):
+        self.lang, self.enabled = lang, enabled
+        self.bars: dict[str, batch_cli._Bar] = {}
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        if phase not in self.bars:
+            for bar in self.bars.values():
+                bar.close()
+            self.bars[phase] = batch_cli._Bar(TEXT[self.lang][phase], self.enabled)
+        self.bars[phase](done, total)
+
+    def close(self) -> None:
+        for bar in self.bars.values():
+            bar.close()
+
+
+@click.command("project")
+@click.argument("input", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("-o", "--output", required=True, type=click.Path(path_type=Path, dir_okay=False),
+              help="The fiscal-year table: .csv, .parquet (each with a .assumptions.json "
+                   "beside it) or .xlsx (with a chart and an assumptions sheet).")
+@click.option("--discount", required=True, metavar="RATE[,RATE...]",
+              help="Annual discount rates, such as 0.04,0.0625: one present value column "
+                   "each.")
+@click.option("--mortality", required=True, metavar="none|pub2010|TABLE.csv",
+              help="none (everyone survives), pub2010 (SOA Pub-2010, needs diferida[soa]), "
+                   "or a CSV table of your own: age,sex,qx[,phase].")
+@click.option("--improvement", default=None, metavar="|".join(IMPROVEMENTS),
+              help="Generational improvement scale (default: mp2020 with pub2010, none "
+                   "otherwise).")
+@click.option("--cola", default="0", show_default=True, metavar="RATE",
+              help="Annual raise of the monthly amount on each 1 July after the first "
+                   "payment, rounded half up to the cent.")
+@click.option("--start", "start", default="eligibility", show_default=True,
+              metavar="eligibility|age:N",
+              help="When payments start: the determination's start (eligibility date, or "
+                   "the requested start when not premature), or the later of age N and the "
+                   "eligibility date.")
+@click.option("--horizon", default=None, metavar="N",
+              help="Fiscal years to project from the valuation date's (default: to age 120).")
+@click.option("--sex-blend", default="0.5", show_default=True, metavar="W",
+              help="Where a member's sex is not given: the share of women's survival.")
+@click.option("--per-member", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Also write one row per member: first payment, expected payments, present "
+                   "values (.csv, .parquet or .xlsx).")
+@click.option("--chart", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Also write the chart of payments by fiscal year: .png or .svg "
+                   "(needs diferida[plot]).")
+@click.option("--rejects", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Rejected rows, one line per bad field: .csv, .parquet or .xlsx.")
+@click.option("--as-of", default=None, metavar="YYYY-MM-DD",
+              help="Valuation date, also the date the determinations speak for "
+                   "(default: today).")
+@click.option("--rules", "rules_name", default=None, metavar="NAME|PATH",
+              help=f"Rules to apply: {', '.join(builtin_names())}, or a TOML file.")
+@click.option("--lang", type=click.Choice(LANGS), default="en", show_default=True,
+              help="Language of the headers and messages.")
+@click.option("--separator", default=None, metavar="CHAR",
+              help="CSV separator (default: detected from the header, ',' or ';').")
+@click.option("--columns", "columns_map", default=None, metavar="MAP.toml",
+              type=click.Path(path_type=Path, dir_okay=False),
+              help="Map of the file's column names to the fields (and to sex).")
+@click.option("--strict", is_flag=True, help="Exit 1 if any row is rejected.")
+@click.option("--overwrite", is_flag=True, help="Replace existing output files.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar and no summary.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.option("--chunk-rows", type=click.IntRange(min=1), default=DEFAULT_CHUNK_ROWS,
+              show_default=True, help="Rows decided at a time (bounds memory).")
+def project_cmd(input, output, discount, mortality, improvement, cola, start, horizon,
+                sex_blend, per_member, chart, rejects, as_of, rules_name, lang, separator,
+                columns_map, strict, overwrite, quiet, as_json, chunk_rows) -> None:
+    """Project the deferred pensions of every entitled member of INPUT (.csv,
+    .parquet or .xlsx) fiscal year by fiscal year (1 July - 30 June): members
+    starting, expected members in pay, expected payments and their present
+    value at each --discount rate."""
+    t = TEXT[lang]
+    day = None
+    if as_of is not None:
+        try:
+            day = date.fromisoformat(as_of)
+        except ValueError:
+            click.echo(f"--as-of: '{as_of}' is not a valid YYYY-MM-DD date", err=True)
+            sys.exit(EXIT_UNUSABLE)
+    bars = _Bars(lang, enabled=not quiet and sys.stderr.isatty())
+    batch_cli._signals.clear()
+    batch_cli._renaming.clear()
+    previous = {s: signal.signal(s, batch_cli._on_signal) for s in (signal.SIGINT,
+                                                                    signal.SIGTERM)}
+    try:
+        try:
+            summary = project_file(
+                input, output, rejects, discount=discount, mortality=mortality,
+                improvement=improvement, cola=cola, start=start, horizon=horizon,
+                sex_blend=sex_blend, per_member=per_member, chart=chart, as_of=day,
+                rules=rules_name, lang=lang, separator=separator, columns=columns_map,
+                overwrite=overwrite, chunk_rows=chunk_rows, progress=bars,
+                on_rename=lambda: batch_cli._renaming.append(True))
+        except (OptionError, TableError) as exc:
+            bars.close()
+            click.echo(str(exc), err=True)
+            sys.exit(EXIT_UNUSABLE)
+        except FileProblem as exc:
+            bars.close()
+            click.echo(exc.text(lang), err=True)
+            sys.exit(EXIT_UNUSABLE)
+        except RulesError as exc:
+            bars.close()
+            click.echo(f"--rules: {exc}", err=True)
+            sys.exit(EXIT_UNUSABLE)
+        except AccountingError as exc:
+            bars.close()
+            click.echo(t["accounting"].format(detail=exc), err=True)
+            sys.exit(EXIT_ACCOUNTING)
+        except KeyboardInterrupt:
+            bars.close()
+            click.echo(t["interrupted"], err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        except BaseException:
+            if batch_cli._signals:
+                bars.close()
+                click.echo(t["interrupted"], err=True)
+                sys.exit(EXIT_INTERRUPTED)
+            raise
+        bars.close()
+        _report(summary, lang, rejects is None, quiet, as_json)
+        if batch_cli._signals:
+            click.echo(t["interrupted_after"], err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        if strict and summary.rows_rejected:
+            click.echo(t["strict"], err=True)
+            sys.exit(EXIT_STRICT)
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        batch_cli._renaming.clear()
+
+
+def _report(summary, lang: str, no_rejects_file: bool, quiet: bool, as_json: bool) -> None:
+    t = TEXT[lang]
+    if no_rejects_file and summary.problems:
+        sample = summary.sample
+        click.echo(t["no_rejects_file"].format(shown=sample.height, problems=summary.problems),
+                   err=True)
+        for r in sample.iter_rows(named=True):
+            click.echo(f"  {r['row']}: {r['participant_id'] or '-'}: {r['message']}", err=True)
+        if summary.problems > sample.height:
+            click.echo(t["more"].format(n=summary.problems - sample.height), err=True)
+    if as_json:
+        click.echo(json.dumps(summary.to_dict(), ensure_ascii=False, indent=2))
+        return
+    if quiet:
+        return
+    lines = [t["title"].format(input=summary.input), t["read"].format(n=summary.rows_read),
+             t["projected"].format(n=summary.projected),
+             t["not_entitled"].format(n=summary.not_entitled),
+             t["rejected"].format(n=summary.rows_rejected, p=summary.problems)]
+    if summary.assumptions["assumptions"]["mortality"]["table"] != "none":
+        lines.append(t["sex"].format(given=summary.sex_given, blended=summary.sex_blended))
+    lines.append(t["payments"].format(v=f"{float(summary.totals['payments']):,.2f}"))
+    for rate, v in summary.totals.items():
+        if rate != "payments":
+            lines.append(t["pv"].format(rate=rate, v=f"{float(v):,.2f}"))
+    lines.append(t["output"].format(path=summary.output))
+    for p in (summary.assumptions_file, summary.per_member, summary.chart, summary.rejects):
+        if p:
+            lines.append(t["file"].format(path=p))
+    lines.append(t["time"].format(**summary.seconds))
+    click.echo("\n".join(lines))

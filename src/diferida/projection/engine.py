@@ -1,0 +1,413 @@
+"""The projection's arithmetic, on numpy arrays of members.
+
+Payments are monthly, on the 1st. Month index m counts payment dates from
+the first 1st on or after the valuation date V (m = 0). A member's payments
+run from month `s` (the first 1st on or after the later of V and the start
+date) to month `e` (the month in which age MAX_AGE is reached, or the last
+June of the horizon).
+
+Expected value of a member's payments: for each month m in [s, e],
+amount(FY of m) x p(m) x v(m), where
+
+* p(m) = S_b(a_w)/S_b(a_V) x S_a(a_m)/S_a(a_w) is the probability of being
+  alive at the payment date given alive at V, with S_b and S_a the
+  before-start and after-start survival functions of the member's cohort
+  and sex, a_V, a_w, a_m the exact ages at V, at the switch (the later of V
+  and the start) and at the payment date. The factor S_b(a_w)/(S_b(a_V)
+  S_a(a_w)) is the member's own constant C; S_a(a_m) depends only on the
+  birth date, sex and table kind (the "key"), so it is computed once per key
+  and month, with its cumulative sums, and each member's sum over a fiscal
+  year is a difference of two cumulative sums;
+* S(x + f) = prod_{k<x} (1 - q_k) x (1 - f q_x): uniform distribution of
+  deaths within each year of age; exact age = completed years + days since
+  the last birthday / days in that year of age (SPEC §4: a 29 February
+  birthday falls on 28 February in a common year);
+* v(m) = (1 + i)^(-t), t = days from V to the payment date / 365.25;
+* amount: the monthly amount, raised on each 1 July strictly after the first
+  payment: new = previous x (1 + cola), rounded half up to the cent, in
+  exact integer arithmetic (1 July starts a fiscal year, so the amount is
+  constant within a fiscal year).
+
+Money is handled in cents as float64 products of exact integers; with no
+mortality, no discount and no COLA every term is an integer (or a half, for
+an even sex blend) and every sum is exact below 2**53 cents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from fractions import Fraction
+
+import numpy as np
+
+from .mortality import AGES, KINDS, MAX_AGE, SEXES, MortalityTable
+
+DAYS_PER_YEAR = 365.25  # the discount's year: t = days / 365.25
+FEMALE, MALE, UNKNOWN = 0, 1, -1
+KEY_BLOCK_CELLS = 8_000_000  # keys x months held at once (x (rates + 2) float64 arrays)
+RECORD_BLOCK_CELLS = 2_000_000  # member records x fiscal years held at once
+_EPOCH = date(1970, 1, 1)
+
+
+def day_number(d: date) -> int:
+    return (d - _EPOCH).days
+
+
+def day_date(n: int) -> date:
+    return date.fromordinal(_EPOCH.toordinal() + int(n))
+
+
+# ------------------------------------------------------------ calendar arrays
+
+
+def _leap(y: np.ndarray) -> np.ndarray:
+    return ((y % 4 == 0) & (y % 100 != 0)) | (y % 400 == 0)
+
+
+def days_from_civil(y, m, d) -> np.ndarray:
+    """Days since 1970-01-01 (H. Hinnant's algorithm, integer arithmetic)."""
+    y = np.asarray(y, dtype=np.int64)
+    m = np.asarray(m, dtype=np.int64)
+    d = np.asarray(d, dtype=np.int64)
+    mp = (m + 9) % 12
+    y = y - mp // 10
+    return 365 * y + y // 4 - y // 100 + y // 400 + (153 * mp + 2) // 5 + d - 719469
+
+
+def civil_from_days(z) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    z = np.asarray(z, dtype=np.int64) + 719468
+    era = np.floor_divide(z, 146097)
+    doe = z - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    y = yoe + era * 400
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    d = doy - (153 * mp + 2) // 5 + 1
+    m = np.where(mp < 10, mp + 3, mp - 9)
+    return y + (m <= 2), m, d
+
+
+def anniversary(by, bm, bd, n) -> np.ndarray:
+    """Day number of the n-th birthday (29 February: 28 February in a common year)."""
+    yy = np.asarray(by, dtype=np.int64) + n
+    feb29_common = (bm == 2) & (bd == 29) & ~_leap(yy)
+    return days_from_civil(yy, bm, bd - feb29_common)
+
+
+def exact_age(by, bm, bd, day) -> tuple[np.ndarray, np.ndarray]:
+    """(completed years, fraction) of the age on `day` (a day number; arrays
+    broadcast): fraction = days since the last birthday / days to the next."""
+    y, m, d = civil_from_days(day)
+    bmd = bm * 100 + bd - ((bm == 2) & (bd == 29) & ~_leap(y))
+    x = y - by - ((m * 100 + d) < bmd)
+    last = anniversary(by, bm, bd, x)
+    nxt = anniversary(by, bm, bd, x + 1)
+    return x, (np.asarray(day) - last) / (nxt - last)
+
+
+def grid_age(by, bm, bd, days: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """exact_age of each person (1-D by, bm, bd) on each day of `days` (1-D,
+    sorted): [persons, days]. The birthdays of each calendar year are
+    computed once per person and year, then looked up (the same values as
+    exact_age, far fewer operations on a large grid)."""
+    y, _, _ = civil_from_days(days)
+    y0, y1 = int(y.min()) - 1, int(y.max()) + 1
+    years = np.arange(y0, y1 + 1)
+    bdays = anniversary(by[:, None], bm[:, None], bd[:, None], years[None, :] - by[:, None])
+    col = y - y0
+    this = bdays[:, col]
+    passed = days[None, :] >= this
+    last = np.where(passed, this, bdays[:, col - 1])
+    nxt = np.where(passed, bdays[:, col + 1], this)
+    x = y[None, :] - by[:, None] - (~passed)
+    return x, (days[None, :] - last) / (nxt - last)
+
+
+def month_number(day) -> np.ndarray:
+    """year*12 + month-1 of the first 1st on or after `day`."""
+    y, m, d = civil_from_days(day)
+    return y * 12 + (m - 1) + (d > 1)
+
+
+def month_day(month_no) -> np.ndarray:
+    month_no = np.asarray(month_no, dtype=np.int64)
+    return days_from_civil(month_no // 12, month_no % 12 + 1, 1)
+
+
+def fiscal_year(day) -> np.ndarray:
+    """The Government of Puerto Rico's fiscal year (1 July - 30 June), named
+    by the calendar year in which it ends."""
+    y, m, _ = civil_from_days(day)
+    return y + (m >= 7)
+
+
+# ------------------------------------------------------------------- inputs
+
+
+@dataclass
+class Members:
+    """One entry per member to project: day numbers of birth and of the start
+    (already chosen by the start rule), monthly amount in cents, sex (0 F,
+    1 M, -1 unknown) and table kind (0 general, 1 safety)."""
+
+    birth: np.ndarray
+    start: np.ndarray
+    monthly_cents: np.ndarray
+    sex: np.ndarray
+    kind: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.birth)
+
+
+@dataclass
+class Assumptions:
+    as_of: date
+    rates: Sequence[float]
+    table: MortalityTable
+    cola: Fraction = Fraction(0)
+    horizon: int | None = None  # fiscal years from V's (None: to age MAX_AGE)
+    female_weight: float = 0.5  # share of F where the sex is unknown
+
+
+@dataclass
+class Projection:
+    """Per fiscal year (`fiscal_years[k]`): `starts` (members whose first
+    payment falls in it), `in_pay` (expected members paid on its last payment
+    date, 1 June), `payments` (expected, cents) and `pv[i]` (present value at
+    V of those payments at rate i, cents). Per member: `first_payment` (day
+    number, -1 when no payment falls within the horizon), `member_payments`,
+    `member_pv` (cents)."""
+
+    fiscal_years: np.ndarray
+    starts: np.ndarray
+    in_pay: np.ndarray
+    payments: np.ndarray
+    pv: np.ndarray
+    first_payment: np.ndarray
+    member_payments: np.ndarray
+    member_pv: np.ndarray
+
+
+# --------------------------------------------------------------- amounts
+
+
+def cola_amounts(monthly: np.ndarray, steps: int, cola: Fraction) -> np.ndarray:
+    """[n, steps]: the monthly amount in cents in each fiscal year from the
+    first payment's, raised each year by cola and rounded half up."""
+    n = len(monthly)
+    out = np.empty((n, max(steps, 1)), dtype=np.int64)
+    out[:, 0] = monthly
+    if steps <= 1:
+        return out
+    if cola == 0:
+        out[:, 1:] = monthly[:, None]
+        return out
+    num, den = cola.numerator, cola.denominator
+    mult = den + num
+    top = int(monthly.max(initial=0))
+    # the largest amount reached, bounded by the growth over `steps` years
+    bound = top * (float(mult) / den) ** steps + 1
+    if bound * 2 * mult < 2**62:
+        for j in range(1, steps):
+            out[:, j] = (2 * out[:, j - 1] * mult + den) // (2 * den)
+        return out
+    obj = out.astype(object)  # amounts too large for int64 arithmetic: Python integers
+    for j in range(1, steps):
+        obj[:, j] = (2 * obj[:, j - 1] * mult + den) // (2 * den)
+    if max(int(v) for v in obj[:, -1]) >= 2**63:
+        raise OverflowError("a monthly amount grows beyond what can be held in cents")
+    return obj.astype(np.int64)
+
+
+# ------------------------------------------------------------------ the run
+
+
+def project(members: Members, a: Assumptions, per_member: bool = True,
+            progress=None) -> Projection:
+    """The projection of `members` under `a`; `progress(done, total)` after each block."""
+    n = len(members)
+    rates = np.asarray(list(a.rates), dtype=np.float64)
+    n_rates = len(rates)
+    v_day = day_number(a.as_of)
+    m0 = int(month_number(np.array([v_day]))[0])  # month number of payment 0
+    fy_v = int(fiscal_year(np.array([v_day]))[0])
+
+    birth = members.birth.astype(np.int64)
+    by, bm, bd = civil_from_days(birth)
+    switch = np.maximum(members.start.astype(np.int64), v_day)
+    s = month_number(switch) - m0
+    day120 = anniversary(by, bm, bd, MAX_AGE)
+    y120, mo120, _ = civil_from_days(day120)
+    e = y120 * 12 + (mo120 - 1) - m0  # the month in which age 120 is reached
+    if a.horizon is not None:
+        last_june = (fy_v + a.horizon - 1) * 12 + 5 - m0
+        e = np.minimum(e, last_june)
+    paid = s <= e
+    n_months = int(e[paid].max()) + 1 if paid.any() else 0
+
+    month_days = month_day(m0 + np.arange(n_months + 1))
+    fy_of_month = fiscal_year(month_days)
+    n_fy = int(fy_of_month[n_months - 1] - fy_v + 1) if n_months else 0
+    fys = fy_v + np.arange(n_fy)
+    # first and last payment month of each fiscal year (the first one may hold fewer)
+    fy_first = np.maximum(fys * 12 - 6 - m0, 0)  # 1 July of the year before
+    fy_last = fys * 12 + 5 - m0  # 1 June
+    ks = np.where(paid, fy_of_month[np.clip(s, 0, n_months)] - fy_v, 0)
+    ke = np.where(paid, fy_of_month[np.clip(e, 0, n_months)] - fy_v, -1)
+
+    starts = np.bincount(ks[paid], minlength=n_fy).astype(np.int64)[:n_fy]
+    in_pay = np.zeros(n_fy)
+    payments = np.zeros(n_fy)
+    pv = np.zeros((n_rates, n_fy))
+    member_pay = np.zeros(n)
+    member_pv = np.zeros((n_rates, n))
+    first_payment = np.where(paid, month_day(m0 + np.maximum(s, 0)), -1)
+
+    if n_months == 0:
+        return Projection(fys, starts, in_pay, payments, pv, first_payment, member_pay,
+                          member_pv)
+
+    t = (month_days[:n_months] - v_day) / DAYS_PER_YEAR
+    discount = np.vstack([np.ones(n_months), *[(1.0 + r) ** (-t) for r in rates]])
+
+    # member records: a member of unknown sex is two records, F and M, weighted
+    idx = np.flatnonzero(paid)
+    if a.table.none:
+        rec_member = idx
+        rec_weight = np.ones(len(idx))
+        rec_sex = np.zeros(len(idx), dtype=np.int64)
+    else:
+        sex = members.sex[idx].astype(np.int64)
+        unknown = sex == UNKNOWN
+        rec_member = np.concatenate([idx[~unknown], idx[unknown], idx[unknown]])
+        rec_sex = np.concatenate([sex[~unknown], np.full(unknown.sum(), FEMALE),
+                                  np.full(unknown.sum(), MALE)])
+        rec_weight = np.concatenate([np.ones((~unknown).sum()),
+                                     np.full(unknown.sum(), a.female_weight),
+                                     np.full(unknown.sum(), 1.0 - a.female_weight)])
+        keep = rec_weight > 0
+        rec_member, rec_sex, rec_weight = rec_member[keep], rec_sex[keep], rec_weight[keep]
+
+    if a.table.none:
+        keys = np.zeros(len(rec_member), dtype=np.int64)
+        key_values = np.zeros(1, dtype=np.int64)
+    else:
+        rec_kind = members.kind[rec_member].astype(np.int64)
+        composite = birth[rec_member] * 4 + rec_sex * 2 + rec_kind
+        key_values, keys = np.unique(composite, return_inverse=True)
+    order = np.argsort(keys, kind="stable")
+    rec_member, rec_sex, rec_weight, keys = (rec_member[order], rec_sex[order],
+                                             rec_weight[order], keys[order])
+
+    per_key = max(1, KEY_BLOCK_CELLS // (n_months + 1))
+    bounds = np.searchsorted(keys, np.arange(0, len(key_values) + per_key, per_key))
+    for b in range(len(bounds) - 1):
+        r0, r1 = int(bounds[b]), int(bounds[b + 1])
+        if r0 == r1:
+            continue
+        k0 = b * per_key
+        block_keys = key_values[k0:min(k0 + per_key, len(key_values))]
+        local = keys[r0:r1] - k0
+        members_here = rec_member[r0:r1]
+        if a.table.none:
+            surv = np.ones((1, n_months))
+            factor = np.ones(r1 - r0)
+        else:
+            surv, factor = _survival(a.table, block_keys, members_here, local, birth, by, bm,
+                                     bd, switch, v_day, month_days[:n_months])
+        cum = np.zeros((n_rates + 1, len(block_keys), n_months + 1))
+        np.cumsum(surv[None, :, :] * discount[:, None, :], axis=2, out=cum[:, :, 1:])
+        weight = factor * rec_weight[r0:r1]
+        _accumulate(cum, surv, local, members_here, weight, s, e, ks, ke, fy_first, fy_last,
+                    members.monthly_cents, a.cola, in_pay, payments, pv, member_pay,
+                    member_pv, per_member)
+        if progress is not None:
+            progress(r1, len(keys))
+    return Projection(fys, starts, in_pay, payments, pv, first_payment, member_pay, member_pv)
+
+
+def _survival(table: MortalityTable, block_keys: np.ndarray, rec_member: np.ndarray,
+              local: np.ndarray, birth: np.ndarray, by, bm, bd, switch: np.ndarray,
+              v_day: int, month_days: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(S_a of each key at each payment date [keys, months], C of each record)."""
+    k_birth = block_keys // 4
+    k_sex = (block_keys // 2) % 2
+    k_kind = block_keys % 2
+    kby, kbm, kbd = civil_from_days(k_birth)
+    q = {}
+    for phase in ("before", "after"):
+        arr = np.empty((len(block_keys), AGES))
+        for si, sex in enumerate(SEXES):
+            for ki, kind in enumerate(KINDS):
+                sel = (k_sex == si) & (k_kind == ki)
+                if sel.any():
+                    arr[sel] = table.cohort_rates(kind, sex, phase, kby[sel])
+        q[phase] = arr
+    surv_int = {ph: np.concatenate([np.ones((len(block_keys), 1)),
+                                    np.cumprod(1.0 - q[ph], axis=1)], axis=1) for ph in q}
+
+    def at(phase: str, rows: np.ndarray, x: np.ndarray, f: np.ndarray) -> np.ndarray:
+        x = np.clip(x, 0, MAX_AGE)
+        return surv_int[phase][rows, x] * (1.0 - f * q[phase][rows, x])
+
+    # the after-start survival of each key at each payment date
+    x, f = grid_age(kby, kbm, kbd, month_days)
+    rows = np.broadcast_to(np.arange(len(block_keys))[:, None], x.shape)
+    over = x > MAX_AGE
+    x = np.where(over, MAX_AGE, x)
+    f = np.where(over, 0.0, f)
+    surv = at("after", rows, x, f)
+    # each record's constant: S_b(a_w) / S_b(a_V) / S_a(a_w)
+    rb, rm, rd = by[rec_member], bm[rec_member], bd[rec_member]
+    xv, fv = exact_age(rb, rm, rd, np.full(len(rec_member), v_day))
+    xw, fw = exact_age(rb, rm, rd, switch[rec_member])
+    sb_v, sb_w, sa_w = at("before", local, xv, fv), at("before", local, xw, fw), \
+        at("after", local, xw, fw)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = np.where((sb_v > 0) & (sa_w > 0), sb_w / sb_v / sa_w, 0.0)
+    return surv, factor
+
+
+def _accumulate(cum, surv, local, rec_member, weight, s, e, ks, ke, fy_first, fy_last,
+                monthly, cola, in_pay, payments, pv, member_pay, member_pv,
+                per_member) -> None:
+    """Add the records' expected payments to the fiscal-year totals (and the members')."""
+    n_rates = cum.shape[0] - 1
+    rs, re_, rks, rke = s[rec_member], e[rec_member], ks[rec_member], ke[rec_member]
+    spans = rke - rks + 1
+    width_max = int(spans.max())
+    step = max(1, RECORD_BLOCK_CELLS // width_max)
+    for lo_r in range(0, len(rec_member), step):
+        sl = slice(lo_r, lo_r + step)
+        width = int(spans[sl].max())
+        j = np.arange(width)[None, :]
+        k = rks[sl, None] + j
+        valid = j < spans[sl, None]
+        kk = np.where(valid, k, 0)
+        lo = np.maximum(rs[sl, None], fy_first[kk])
+        hi = np.minimum(re_[sl, None], fy_last[kk]) + 1
+        hi = np.where(valid, hi, lo)
+        rows = local[sl, None]
+        amounts = cola_amounts(monthly[rec_member[sl]], width, cola).astype(np.float64)
+        w = weight[sl, None] * amounts
+        k_flat = kk[valid]
+        june = fy_last[kk]
+        paid_june = valid & (june >= rs[sl, None]) & (june <= re_[sl, None])
+        alive = np.where(paid_june, surv[rows, np.minimum(june, surv.shape[1] - 1)], 0.0)
+        in_pay += np.bincount(k_flat, weights=(alive * weight[sl, None])[valid],
+                              minlength=len(in_pay))[:len(in_pay)]
+        for i in range(n_rates + 1):
+            c = cum[i]
+            value = np.where(valid, (c[rows, hi] - c[rows, lo]) * w, 0.0)
+            totals = np.bincount(k_flat, weights=value[valid], minlength=len(payments))
+            if i == 0:
+                payments += totals[:len(payments)]
+            else:
+                pv[i - 1] += totals[:len(payments)]
+            if per_member:
+                target = member_pay if i == 0 else member_pv[i - 1]
+                target += np.bincount(rec_member[sl], weights=value.sum(axis=1),
+                                      minlength=len(target))

@@ -1,0 +1,117 @@
+"""The projection's options, parsed and checked: each bad one named.
+
+Rates are user inputs, not law; the sane ranges below only catch a typo
+(4 for 0.04) and are documented in the README.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+
+MAX_DISCOUNT = Decimal("0.20")  # an annual discount rate above 20% is taken for a typo
+MAX_COLA = Decimal("0.10")  # an annual COLA above 10% likewise
+MAX_RATES = 10  # discount rates in one run
+MAX_HORIZON = 200  # fiscal years
+MAX_COLA_PLACES = 6  # decimals of the COLA (its exact fraction stays small)
+START_AGE_RANGE = (0, 120)
+
+
+class OptionError(ValueError):
+    """An option that cannot be used; the message starts with the option."""
+
+
+@dataclass(frozen=True)
+class StartRule:
+    """`eligibility` (the determination's start date: the eligibility date, or
+    the requested start when there is one and it is not premature), or
+    `age:N` (the later of the day age N is reached and the eligibility date)."""
+
+    age: int | None = None
+
+    @property
+    def text(self) -> str:
+        return "eligibility" if self.age is None else f"age:{self.age}"
+
+
+def _decimal(option: str, text: str) -> Decimal:
+    try:
+        value = Decimal(text.strip())
+    except InvalidOperation:
+        raise OptionError(f"{option}: '{text}' is not a number (write 0.04 for 4%)") from None
+    if not value.is_finite():
+        raise OptionError(f"{option}: '{text}' is not a number (write 0.04 for 4%)")
+    return value
+
+
+def parse_rates(text: str | list[str] | tuple[str, ...]) -> list[tuple[str, Decimal]]:
+    """'0.04,0.0625' -> [('0.04', 0.04), ('0.0625', 0.0625)]: labels as given."""
+    parts = text.split(",") if isinstance(text, str) else [str(t) for t in text]
+    parts = [p.strip() for p in parts]
+    if not parts or any(not p for p in parts):
+        raise OptionError("--discount: give one or more annual rates separated by commas, "
+                          "such as 0.04,0.0625")
+    if len(parts) > MAX_RATES:
+        raise OptionError(f"--discount: {len(parts)} rates; at most {MAX_RATES}")
+    out = []
+    for p in parts:
+        value = _decimal("--discount", p)
+        if value < 0:
+            raise OptionError(f"--discount: {p} is negative; a rate is 0 or more")
+        if value > MAX_DISCOUNT:
+            raise OptionError(f"--discount: {p} is outside the range 0 .. {MAX_DISCOUNT} "
+                              f"(a rate of 4% is written 0.04)")
+        out.append((p, value))
+    labels = [p for p, _ in out]
+    values = [v for _, v in out]
+    if len(set(values)) != len(values) or len(set(labels)) != len(labels):
+        raise OptionError("--discount: a rate is given twice")
+    return out
+
+
+def parse_cola(text: str | Decimal | float | int) -> Fraction:
+    value = _decimal("--cola", str(text))
+    if value < 0:
+        raise OptionError(f"--cola: {text} is negative; the COLA is 0 or more")
+    if value > MAX_COLA:
+        raise OptionError(f"--cola: {text} is outside the range 0 .. {MAX_COLA} "
+                          f"(3% is written 0.03)")
+    if -value.as_tuple().exponent > MAX_COLA_PLACES:
+        raise OptionError(f"--cola: {text} has more than {MAX_COLA_PLACES} decimals")
+    return Fraction(value)
+
+
+def parse_start(text: str) -> StartRule:
+    t = text.strip()
+    if t == "eligibility":
+        return StartRule()
+    if t.startswith("age:"):
+        n = t[4:].strip()
+        lo, hi = START_AGE_RANGE
+        if n.isdigit() and lo <= int(n) <= hi:
+            return StartRule(int(n))
+        raise OptionError(f"--start: '{text}': the age must be a whole number {lo}..{hi}")
+    raise OptionError(f"--start: '{text}' is not 'eligibility' or 'age:N' (such as age:65)")
+
+
+def parse_horizon(value: int | str | None) -> int | None:
+    if value is None:
+        return None
+    try:
+        n = int(str(value).strip())
+    except ValueError:
+        raise OptionError(f"--horizon: '{value}' is not a whole number of fiscal years") from None
+    if not 1 <= n <= MAX_HORIZON:
+        raise OptionError(f"--horizon: {n} is outside 1 .. {MAX_HORIZON} fiscal years")
+    return n
+
+
+def parse_sex_blend(value: str | float) -> float:
+    w = _decimal("--sex-blend", str(value))
+    if not (0 <= w <= 1):
+        raise OptionError(f"--sex-blend: {value} is outside 0 .. 1 (the share of women)")
+    f = float(w)
+    assert math.isfinite(f)
+    return f

@@ -1,0 +1,218 @@
+"""The projection's outputs: the fiscal-year table (CSV, Parquet, or .xlsx
+with a native chart and an assumptions sheet), the per-member file, the
+assumptions sidecar and the chart picture (PNG or SVG, with matplotlib)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from ..batch.io import Sink
+from .engine import Projection
+
+MONEY = pl.Decimal(20, 2)
+HEADERS = {
+    "en": {"fiscal_year": "fiscal_year", "starts": "starts", "members_in_pay": "members_in_pay",
+           "payments": "payments", "pv": "pv_", "fy": "FY", "total": "TOTAL",
+           "participant_id": "participant_id", "status": "status", "start_date": "start_date",
+           "first_payment": "first_payment", "monthly_amount": "monthly_amount",
+           "sheet": "projection", "assumptions": "assumptions",
+           "chart_title": "Expected deferred pension payments by fiscal year",
+           "chart_y": "payments (USD)", "chart_x": "fiscal year", "item": "item",
+           "value": "value"},
+    "es": {"fiscal_year": "año_fiscal", "starts": "inicios", "members_in_pay": "en_pago",
+           "payments": "pagos", "pv": "vp_", "fy": "AF", "total": "TOTAL",
+           "participant_id": "participant_id", "status": "estado", "start_date": "fecha_inicio",
+           "first_payment": "primer_pago", "monthly_amount": "importe_mensual",
+           "sheet": "proyeccion", "assumptions": "supuestos",
+           "chart_title": "Pagos esperados de pensiones diferidas por año fiscal",
+           "chart_y": "pagos (USD)", "chart_x": "año fiscal", "item": "concepto",
+           "value": "valor"},
+}
+PICTURES = {".png": "png", ".svg": "svg"}
+
+
+def cents(x: np.ndarray) -> np.ndarray:
+    """Float cents rounded half up to whole cents (the values are never negative)."""
+    return np.floor(np.asarray(x, dtype=np.float64) + 0.5).astype(np.int64)
+
+
+def money(name: str, whole_cents: np.ndarray | list[int]) -> pl.Series:
+    s = pl.Series(name, whole_cents, dtype=pl.Int64)
+    return (s.cast(MONEY) / 100).cast(MONEY)
+
+
+def table_frame(p: Projection, labels: list[str], lang: str) -> pl.DataFrame:
+    """One row per fiscal year, then TOTAL (sums of the rows shown, so the
+    column adds up to the cent)."""
+    h = HEADERS[lang]
+    pay = cents(p.payments)
+    pvs = [cents(p.pv[i]) for i in range(len(labels))]
+    names = [f"{h['fy']}{y}" for y in p.fiscal_years] + [h["total"]]
+    cols: dict[str, pl.Series] = {
+        h["fiscal_year"]: pl.Series(h["fiscal_year"], names, dtype=pl.String),
+        h["starts"]: pl.Series(h["starts"], [*p.starts.tolist(), int(p.starts.sum())],
+                               dtype=pl.Int64),
+        h["members_in_pay"]: pl.Series(h["members_in_pay"],
+                                       [*np.round(p.in_pay, 2).tolist(), None],
+                                       dtype=pl.Float64),
+        h["payments"]: money(h["payments"], [*pay.tolist(), int(pay.sum())]),
+    }
+    for label, v in zip(labels, pvs, strict=True):
+        name = f"{h['pv']}{label}"
+        cols[name] = money(name, [*v.tolist(), int(v.sum())])
+    return pl.DataFrame(list(cols.values()))
+
+
+def member_frame(ids: pl.Series, status: pl.Series, start: pl.Series, monthly: pl.Series,
+                 p: Projection, labels: list[str], lang: str) -> pl.DataFrame:
+    h = HEADERS[lang]
+    first = pl.Series(h["first_payment"], p.first_payment, dtype=pl.Int64)
+    cols = [
+        ids.alias(h["participant_id"]), status.alias(h["status"]),
+        start.alias(h["start_date"]),
+        pl.select(pl.when(first >= 0).then(first).cast(pl.Int32).cast(pl.Date)
+                  .alias(h["first_payment"])).to_series(),
+        monthly.alias(h["monthly_amount"]),
+        money(h["payments"], cents(p.member_payments)),
+        *[money(f"{h['pv']}{label}", cents(p.member_pv[i])) for i, label in enumerate(labels)],
+    ]
+    return pl.DataFrame(cols)
+
+
+class FileSink(Sink):
+    """An output whose bytes are made whole (a workbook, a picture, JSON),
+    written to the temporary file when completed."""
+
+    def __init__(self, path: Path, overwrite: bool):
+        super().__init__(path, overwrite)
+        self.data: bytes | None = None
+
+    def _close(self) -> None:
+        if self.data is not None:
+            data, self.data = self.data, None
+            self.tmp.write_bytes(data)
+
+
+def assumptions_rows(assumptions: dict[str, Any]) -> list[tuple[str, str]]:
+    """The assumptions as (item, value) text pairs, nested keys joined by '.'."""
+    rows: list[tuple[str, str]] = []
+
+    def walk(prefix: str, v: Any) -> None:
+        if isinstance(v, dict):
+            for k, x in v.items():
+                walk(f"{prefix}.{k}" if prefix else str(k), x)
+        elif isinstance(v, list):
+            rows.append((prefix, "; ".join(str(x) for x in v)))
+        else:
+            rows.append((prefix, "" if v is None else str(v)))
+
+    walk("", assumptions)
+    return rows
+
+
+def workbook(table: pl.DataFrame, assumptions: dict[str, Any], lang: str) -> bytes:
+    """The table, a native column chart of payments by fiscal year, and the
+    assumptions on a sheet of their own."""
+    import xlsxwriter
+
+    h = HEADERS[lang]
+    buf = io.BytesIO()
+    wb = xlsxwriter.Workbook(buf, {"in_memory": True})
+    head = wb.add_format({"bold": True, "bottom": 1})
+    money_fmt = wb.add_format({"num_format": "#,##0.00"})
+    count_fmt = wb.add_format({"num_format": "#,##0"})
+    ratio_fmt = wb.add_format({"num_format": "#,##0.00"})
+    bold_money = wb.add_format({"num_format": "#,##0.00", "bold": True, "top": 1})
+    bold = wb.add_format({"bold": True, "top": 1})
+    ws = wb.add_worksheet(h["sheet"])
+    cols = table.columns
+    for c, name in enumerate(cols):
+        ws.write_string(0, c, name, head)
+    last = table.height - 1
+    for r, row in enumerate(table.iter_rows(), start=1):
+        total = r - 1 == last
+        for c, v in enumerate(row):
+            if v is None:
+                continue
+            if c == 0:
+                ws.write_string(r, c, v, bold if total else None)
+            elif cols[c] == h["starts"]:
+                ws.write_number(r, c, v, bold if total else count_fmt)
+            elif cols[c] == h["members_in_pay"]:
+                ws.write_number(r, c, v, ratio_fmt)
+            else:
+                ws.write_number(r, c, float(v), bold_money if total else money_fmt)
+    ws.set_column(0, 0, 12)
+    ws.set_column(1, len(cols) - 1, 18)
+    ws.freeze_panes(1, 1)
+    if last > 0:
+        pay_col = cols.index(h["payments"])
+        chart = wb.add_chart({"type": "column"})
+        chart.add_series({
+            "name": h["payments"],
+            "categories": [h["sheet"], 1, 0, last, 0],
+            "values": [h["sheet"], 1, pay_col, last, pay_col],
+            "fill": {"color": "#1f4e79"}, "gap": 30,
+        })
+        chart.set_title({"name": h["chart_title"]})
+        chart.set_x_axis({"name": h["chart_x"], "num_font": {"rotation": -45}})
+        chart.set_y_axis({"name": h["chart_y"], "num_format": "#,##0"})
+        chart.set_legend({"none": True})
+        chart.set_size({"width": 960, "height": 420})
+        ws.insert_chart(1, len(cols) + 1, chart)
+    wa = wb.add_worksheet(h["assumptions"])
+    wa.write_string(0, 0, h["item"], head)
+    wa.write_string(0, 1, h["value"], head)
+    for r, (k, v) in enumerate(assumptions_rows(assumptions), start=1):
+        wa.write_string(r, 0, k)
+        wa.write_string(r, 1, v)
+    wa.set_column(0, 0, 34)
+    wa.set_column(1, 1, 90)
+    wb.close()
+    return buf.getvalue()
+
+
+def picture(table: pl.DataFrame, kind: str, lang: str, subtitle: str) -> bytes:
+    """The chart of payments by fiscal year as PNG or SVG (matplotlib, no display)."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter
+
+    h = HEADERS[lang]
+    body = table.slice(0, table.height - 1)
+    years = body[h["fiscal_year"]].to_list()
+    pay = [float(v) for v in body[h["payments"]].to_list()]
+    fig = Figure(figsize=(11, 4.8), dpi=100)
+    ax = fig.add_subplot()
+    ax.bar(range(len(years)), pay, color="#1f4e79", width=0.75)
+    step = max(1, len(years) // 20)
+    ax.set_xticks(range(0, len(years), step), years[::step], rotation=45, ha="right",
+                  fontsize=8)
+    scale, unit = (1e6, " M") if max(pay, default=0) >= 1e6 else (1.0, "")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / scale:,.0f}{unit}"))
+    ax.set_ylabel(h["chart_y"])
+    ax.set_xlabel(h["chart_x"])
+    ax.set_title(h["chart_title"], fontsize=12)
+    fig.text(0.5, 0.005, subtitle, ha="center", fontsize=8, color="#444444")
+    ax.grid(axis="y", color="#dddddd")
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    buf = io.BytesIO()
+    # no timestamps in the files: the same run gives the same bytes
+    meta = {"png": {"Software": None}, "svg": {"Date": None}}[kind]
+    fig.savefig(buf, format=kind, metadata=meta)
+    return buf.getvalue()
+
+
+def sidecar_json(assumptions: dict[str, Any]) -> bytes:
+    return (json.dumps(assumptions, ensure_ascii=False, indent=2) + "\n").encode("utf-8")

@@ -1,0 +1,446 @@
+"""`project_file`: a member file in, the fiscal-year cash flows out.
+
+The file is read and decided exactly as `diferida batch` does (the same
+reader, column map, limits, engine and rules; the same rejects, with human
+row numbers), then every entitled member is projected (engine.py). Rows read
+= members projected + members not entitled + rows rejected, checked; the
+outputs appear only when complete, all of them or none.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from ..batch.columns import ColumnsArg
+from ..batch.errors import FileProblem
+from ..batch.io import Limits, Sink, kind_of, open_sink, open_source, put_in_place
+from ..batch.runner import (
+    DEFAULT_CHUNK_ROWS,
+    REJECT_COLUMNS,
+    AccountingError,
+    _check_target,
+    _empty_rejects,
+    _later_duplicates,
+    _reject_later,
+)
+from ..core import evaluate_frame
+from ..i18n import LANGS
+from ..rules import Rules, load_rules
+from . import engine, output
+from .engine import Assumptions, Members, day_date
+from .mortality import KIND_OF_GROUP, MAX_AGE, MortalityTable, resolve
+from .options import (
+    OptionError,
+    StartRule,
+    parse_cola,
+    parse_horizon,
+    parse_rates,
+    parse_sex_blend,
+    parse_start,
+)
+from .sex import SEX_COLUMN, check_sex
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class ProjectionSummary:
+    input: str
+    output: str
+    rejects: str | None
+    per_member: str | None
+    chart: str | None
+    assumptions_file: str | None
+    as_of: date
+    rows_read: int = 0
+    projected: int = 0
+    not_entitled: int = 0
+    rows_rejected: int = 0
+    problems: int = 0
+    blank: int = 0
+    sex_given: int = 0
+    sex_blended: int = 0
+    totals: dict[str, str] = field(default_factory=dict)
+    assumptions: dict[str, Any] = field(default_factory=dict)
+    seconds: dict[str, float] = field(
+        default_factory=lambda: {"read_and_decide": 0.0, "project": 0.0, "write": 0.0,
+                                 "total": 0.0})
+    sample: pl.DataFrame | None = None
+
+    def check(self) -> None:
+        if self.rows_read != self.projected + self.not_entitled + self.rows_rejected:
+            raise AccountingError(
+                f"{self.rows_read} rows read, {self.projected} projected, {self.not_entitled} "
+                f"not entitled, {self.rows_rejected} rejected")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "input": self.input, "output": self.output, "rejects": self.rejects,
+            "per_member": self.per_member, "chart": self.chart,
+            "assumptions_file": self.assumptions_file, "as_of": self.as_of.isoformat(),
+            "rows_read": self.rows_read, "projected": self.projected,
+            "not_entitled": self.not_entitled, "rows_rejected": self.rows_rejected,
+            "problems": self.problems, "blank_lines": self.blank,
+            "present_values": self.totals,
+            "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
+        }
+
+
+def _check_extra_target(path: Path, inputs: list[Path], overwrite: bool,
+                        suffixes: Sequence[str] | None = None) -> None:
+    if suffixes is not None and path.suffix.lower() not in suffixes:
+        raise FileProblem(f"{path}: unknown format by its suffix '{path.suffix}'; use "
+                          f"{' or '.join(suffixes)}")
+    if not path.parent.is_dir():
+        raise FileProblem("no_directory", file=str(path), directory=str(path.parent))
+    for other in inputs:
+        if path.resolve() == other.resolve():
+            raise FileProblem("output_is_input", file=str(path))
+    if path.exists() and not overwrite:
+        raise FileProblem("output_exists", file=str(path))
+
+
+def sidecar_path(out: Path) -> Path:
+    """flows.csv -> flows.assumptions.json"""
+    return out.with_name(out.stem + ".assumptions.json")
+
+
+def _start_days(det: pl.DataFrame, rule: StartRule) -> pl.Expr:
+    elig = pl.col("eligibility_date")
+    if rule.age is None:
+        return pl.coalesce(pl.col("start_date"), elig)
+    reach = pl.col("birth_date").dt.offset_by(f"{rule.age}y")  # SPEC §4: 29 Feb -> 28 Feb
+    return pl.max_horizontal(reach, elig)
+
+
+def project_file(
+    input: str | Path,
+    output_path: str | Path,
+    rejects: str | Path | None = None,
+    *,
+    discount: str | Sequence[str],
+    mortality: str = "none",
+    improvement: str | None = None,
+    cola: str | Decimal = "0",
+    start: str = "eligibility",
+    horizon: int | str | None = None,
+    sex_blend: str | float = "0.5",
+    per_member: str | Path | None = None,
+    chart: str | Path | None = None,
+    as_of: date | None = None,
+    rules: str | Path | Rules | None = None,
+    lang: str = "en",
+    separator: str | None = None,
+    columns: ColumnsArg = None,
+    overwrite: bool = False,
+    chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    progress: Progress | None = None,
+    sample_rejects: int = 50,
+    limits: Limits | None = None,
+    on_rename: Callable[[], None] | None = None,
+    table: MortalityTable | None = None,
+) -> ProjectionSummary:
+    """Project every entitled member of a file (CSV, Parquet or .xlsx). Raises
+    OptionError or TableError for an option that cannot be used, FileProblem
+    for a file, before anything is written. `table` replaces `mortality`
+    (a table built in code, as the tests do)."""
+    started = time.perf_counter()
+    if lang not in LANGS:
+        raise OptionError(f"--lang: unknown language {lang!r}; use one of {', '.join(LANGS)}")
+    rates = parse_rates(discount)
+    cola_f = parse_cola(cola)
+    rule = parse_start(start)
+    horizon_n = parse_horizon(horizon)
+    blend = parse_sex_blend(sex_blend)
+    if table is None:
+        table = resolve(mortality, improvement)
+    elif improvement not in (None, "none"):
+        raise OptionError("--improvement: give the improved rates in the table itself")
+
+    inp, out = Path(input), Path(output_path)
+    rej = Path(rejects) if rejects is not None else None
+    mem = Path(per_member) if per_member is not None else None
+    pic = Path(chart) if chart is not None else None
+    kind_of(inp)
+    out_kind = kind_of(out)
+    side = sidecar_path(out) if out_kind != "xlsx" else None
+    _check_target(out, [inp], overwrite)
+    taken = [inp, out]
+    for extra, kind in ((rej, "table"), (mem, "table"), (pic, "picture"), (side, "json")):
+        if extra is None:
+            continue
+        if kind == "table":
+            _check_target(extra, taken, overwrite)
+        else:
+            _check_extra_target(extra, taken, overwrite,
+                                list(output.PICTURES) if kind == "picture" else None)
+        taken.append(extra)
+    if len({p.resolve() for p in taken}) != len(taken):
+        raise OptionError("the output files must all be different files")
+    if pic is not None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise OptionError("--chart: pictures need the optional package matplotlib; "
+                              "install it with: pip install 'diferida[plot]'") from None
+    r = load_rules(rules)
+    day = as_of or date.today()
+
+    src = open_source(inp, separator=separator, columns=columns, limits=limits,
+                      extra_fields=(SEX_COLUMN,))
+    has_sex = SEX_COLUMN in src.columns
+    summary = ProjectionSummary(str(inp), str(out), str(rej) if rej else None,
+                                str(mem) if mem else None, str(pic) if pic else None,
+                                str(side) if side else None, day)
+    secs = summary.seconds
+    sinks: list[Sink] = []
+    try:
+        rej_sink = open_sink(rej, overwrite) if rej is not None else None
+        if rej_sink is not None:
+            sinks.append(rej_sink)
+        samples: list[pl.DataFrame] = []
+        sampled = 0
+        parts: list[pl.DataFrame] = []
+        tick = time.perf_counter()
+        chunks = src.chunks(chunk_rows)
+        first = next(chunks, None)
+        second = next(chunks, None) if first is not None else None
+        later = (_later_duplicates(src, chunk_rows, _Never()) if second is not None else None)
+        stream = [c for c in (first, second) if c is not None]
+        offset = 0
+
+        def all_chunks():
+            yield from stream
+            yield from chunks
+
+        for chunk in all_chunks():
+            frame = chunk.frame
+            h = frame.height
+            summary.blank += chunk.blank
+            if h == 0:
+                continue
+            res = evaluate_frame(frame, as_of=day, rules=r, lang=lang, require_id=True,
+                                 inputs=("birth_date", "group"))
+            det, bad = res.determinations, res.rejected
+            if later is not None:
+                lo, hi = np.searchsorted(later, [offset, offset + h])
+                if hi > lo:
+                    det, bad = _reject_later(frame, det, bad, later[lo:hi] - offset, lang)
+            sex_codes = np.full(h, engine.UNKNOWN, dtype=np.int8)
+            if has_sex:
+                sex_codes, sex_bad = check_sex(frame, lang)
+                if sex_bad.height:
+                    rejected = np.zeros(h, dtype=bool)
+                    rejected[bad["row"].to_numpy()] = True
+                    flagged = np.zeros(h, dtype=bool)
+                    flagged[sex_bad["row"].to_numpy()] = True
+                    det = det.filter(pl.Series(~flagged[~rejected]))
+                    bad = pl.concat([bad, sex_bad.cast(bad.schema)]).sort(
+                        "row", maintain_order=True)
+            n_bad = bad["row"].n_unique() if bad.height else 0
+            if h != det.height + n_bad:
+                raise AccountingError(f"{h} rows in a chunk, {det.height} determined, "
+                                      f"{n_bad} rejected")
+            rejected = np.zeros(h, dtype=bool)
+            if bad.height:
+                rejected[bad["row"].to_numpy()] = True
+            kept_sex = sex_codes[~rejected]
+            numbers = chunk.rows[bad["row"].to_numpy()] if bad.height else []
+            bad = bad.with_columns(pl.Series("row", numbers, dtype=pl.Int64)).select(
+                REJECT_COLUMNS)
+            summary.rows_read += h
+            summary.rows_rejected += n_bad
+            summary.problems += bad.height
+            entitled = det["status"] != "not_entitled"
+            summary.not_entitled += int((~entitled).sum())
+            det = det.with_columns(pl.Series("_sex", kept_sex, dtype=pl.Int8)).filter(entitled)
+            parts.append(det.select(
+                "participant_id", "status", "monthly_amount", "_sex",
+                pl.col("birth_date").cast(pl.Int32).alias("_birth"),
+                _start_days(det, rule).alias("start_date"),
+                pl.col("group").replace_strict(KIND_OF_GROUP, return_dtype=pl.Int8)
+                .alias("_kind"),
+                (pl.col("monthly_amount") * 100).cast(pl.Int64).alias("_cents"),
+            ))
+            if rej_sink is not None:
+                rej_sink.write(bad)
+            elif sampled < sample_rejects and bad.height:
+                samples.append(bad.head(sample_rejects - sampled))
+                sampled += samples[-1].height
+            offset += h
+            if progress is not None:
+                progress("decide", chunk.done, src.total)
+        secs["read_and_decide"] = time.perf_counter() - tick
+        if summary.rows_read == 0:
+            raise FileProblem("no_rows", file=str(inp))
+        members = pl.concat(parts) if parts else None
+        summary.projected = members.height if members is not None else 0
+        summary.check()
+        if members is None:
+            members = pl.DataFrame(schema={"participant_id": pl.String, "status": pl.String,
+                                           "monthly_amount": output.MONEY, "_sex": pl.Int8,
+                                           "_birth": pl.Int32, "start_date": pl.Date,
+                                           "_kind": pl.Int8, "_cents": pl.Int64})
+        summary.sex_given = int((members["_sex"] >= 0).sum())
+        summary.sex_blended = summary.projected - summary.sex_given
+
+        tick = time.perf_counter()
+        labels = [label for label, _ in rates]
+        assumptions = Assumptions(day, [float(v) for _, v in rates], table, cola_f, horizon_n,
+                                  blend)
+        arrays = Members(
+            members["_birth"].to_numpy().astype(np.int64),
+            members["start_date"].cast(pl.Int32).to_numpy().astype(np.int64),
+            members["_cents"].to_numpy(), members["_sex"].to_numpy(),
+            members["_kind"].to_numpy())
+        proj = engine.project(arrays, assumptions, per_member=mem is not None,
+                              progress=(lambda d, t: progress("project", d, t))
+                              if progress is not None else None)
+        secs["project"] = time.perf_counter() - tick
+
+        tick = time.perf_counter()
+        tbl = output.table_frame(proj, labels, lang)
+        last = tbl.row(tbl.height - 1, named=True)
+        h = output.HEADERS[lang]
+        summary.totals = {label: str(last[f"{h['pv']}{label}"]) for label in labels}
+        summary.totals["payments"] = str(last[h["payments"]])
+        info = _assumptions(summary, r, table, rates, cola_f, rule, horizon_n, blend, has_sex,
+                            proj)
+        summary.assumptions = info
+        if out_kind == "xlsx":
+            sink = output.FileSink(out, overwrite)
+            sinks.insert(0, sink)
+            sink.data = output.workbook(tbl, info, lang)
+        else:
+            sink = open_sink(out, overwrite)
+            sinks.insert(0, sink)
+            sink.write(tbl)
+        if side is not None:
+            js = output.FileSink(side, overwrite)
+            sinks.append(js)
+            js.data = output.sidecar_json(info)
+        if pic is not None:
+            ps = output.FileSink(pic, overwrite)
+            sinks.append(ps)
+            ps.data = output.picture(tbl, output.PICTURES[pic.suffix.lower()], lang,
+                                     _subtitle(info))
+        if mem is not None:
+            ms = open_sink(mem, overwrite)
+            sinks.append(ms)
+            ms.write(output.member_frame(members["participant_id"], members["status"],
+                                         members["start_date"], members["monthly_amount"],
+                                         proj, labels, lang))
+        for s in sinks:
+            s.complete()
+        put_in_place(sinks, on_rename)
+        sinks.clear()
+        secs["write"] = time.perf_counter() - tick
+        summary.sample = pl.concat(samples) if samples else _empty_rejects()
+    except BaseException:
+        for s in sinks:
+            s.abort()
+        raise
+    secs["total"] = time.perf_counter() - started
+    return summary
+
+
+class _Never:
+    """A stop signal that never comes (the duplicate pass runs in this thread)."""
+
+    def is_set(self) -> bool:
+        return False
+
+
+def _subtitle(info: dict[str, Any]) -> str:
+    a = info["assumptions"]
+    return (f"Valuation date {a['valuation_date']}; mortality {a['mortality']['table']}"
+            f" ({a['mortality']['improvement']}); discount {', '.join(a['discount_rates'])};"
+            f" COLA {a['cola']}; {info['counts']['projected']:,} members")
+
+
+def _assumptions(summary: ProjectionSummary, rules: Rules, table: MortalityTable,
+                 rates, cola, rule: StartRule, horizon, blend: float, has_sex: bool,
+                 proj) -> dict[str, Any]:
+    imp = table.improvement
+    return {
+        "assumptions": {
+            "rules": {"name": rules.name, "title": rules.title, "version": rules.version},
+            "valuation_date": summary.as_of.isoformat(),
+            "fiscal_year": "1 July - 30 June, named by the year in which it ends; year 1 "
+                           "holds the valuation date",
+            "payments": "monthly, on the 1st; the first on the first 1st on or after the "
+                        "later of the valuation date and the start date; the last in the "
+                        f"month in which age {MAX_AGE} is reached"
+                        + (f", or the last June of fiscal year {horizon} "
+                           f"(FY{int(fiscal_year_of(summary.as_of)) + horizon - 1})"
+                           if horizon else ""),
+            "start_rule": rule.text + (
+                " (the eligibility date, or the requested start when there is one and it is "
+                "not premature)" if rule.age is None else
+                f" (the later of the day age {rule.age} is reached and the eligibility date; "
+                "requested starts ignored)"),
+            "horizon_fiscal_years": horizon,
+            "mortality": {
+                "table": table.name, "description": table.description,
+                "improvement": imp.name if imp else "none",
+                "improvement_source": imp.source if imp else None,
+                "base_year": table.base_year if imp else None,
+                "source": table.source or None,
+                "notes": table.notes,
+                "fractional_ages": "uniform distribution of deaths within each year of age; "
+                                   "exact age = completed years + days since the last "
+                                   "birthday / days in that year of age",
+                "switch": "before-start rates up to the later of the valuation date and the "
+                          "start date, after-start rates from then",
+                "last_age": MAX_AGE,
+            },
+            "sex": ("no mortality: not used" if table.none else
+                    (f"from the file's sex column where given; where empty, the survival "
+                     f"of the two sexes blended {blend:g} F / {1 - blend:g} M"
+                     if has_sex else
+                     f"the file has no sex column: the survival of the two sexes blended "
+                     f"{blend:g} F / {1 - blend:g} M for every member")),
+            "discount_rates": [label for label, _ in rates],
+            "discount": "present value factor (1 + i)^(-t), t = days from the valuation "
+                        "date to the payment date / 365.25",
+            "cola": str(Decimal(cola.numerator) / Decimal(cola.denominator)),
+            "cola_rule": "on each 1 July strictly after the first payment, the monthly "
+                         "amount x (1 + cola), rounded half up to the cent",
+            "rounding": "expected values computed in float64, reported rounded half up to "
+                        "the cent; TOTAL is the sum of the rounded rows",
+        },
+        "counts": {
+            "rows_read": summary.rows_read, "projected": summary.projected,
+            "not_entitled": summary.not_entitled, "rows_rejected": summary.rows_rejected,
+            "problems": summary.problems, "sex_given": summary.sex_given,
+            "sex_blended": summary.sex_blended if not table.none else 0,
+            "fiscal_years": len(proj.fiscal_years),
+        },
+        "totals": summary.totals,
+        "input": summary.input,
+        "software": {"diferida": _version()},
+    }
+
+
+def fiscal_year_of(d: date) -> int:
+    return d.year + (d.month >= 7)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("diferida")
+    except PackageNotFoundError:  # pragma: no cover
+        return "unknown"
+
+
+__all__ = ["ProjectionSummary", "project_file", "sidecar_path", "day_date"]
