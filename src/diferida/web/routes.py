@@ -6,6 +6,9 @@
     POST /calcular/fragmento        only the form and the answer, for the page's
                                     script to swap in without a reload
     POST /determinacion/imprimir    the printable determination of the posted fields
+    POST /calcular/escenarios       the answer again, with one more date (typed)
+                                    in the scenario panel
+    GET  /glosario                  the glossary (`?lang=en`; /glossary in English)
 
 A participant's details travel only in posted forms, never in a URL: URLs
 are kept in access logs, browser history and Referer headers.
@@ -29,7 +32,7 @@ from starlette.concurrency import run_in_threadpool
 
 from diferida.rules import builtin_names, load_rules
 
-from . import forms
+from . import forms, guidance
 from .forms import FormState
 from .labels import LANGS, choose_lang, labels
 from .view import carried, result_view
@@ -72,6 +75,11 @@ def _asset(name: str) -> str:
 
 
 env.globals.update(asset=_asset, input_id=forms.input_id, radios=forms.RADIOS)
+env.globals.update(next_steps=guidance.next_steps, scenarios=guidance.scenarios,
+                   glossary_href=guidance.glossary_href)
+# An administrator's texts (DIFERIDA_WEB_TEXTS_DIR) are checked when the
+# service starts: a mistake in one is reported then, not on a visitor's page.
+guidance.check_texts()
 
 
 def _today() -> date:
@@ -98,8 +106,9 @@ def _context(state: FormState, printable: bool) -> dict:
     }
 
 
-def _page(template: str, state: FormState, status: int = 200) -> HTMLResponse:
-    html = env.get_template(template).render(**_context(state, template == "print.html"))
+def _page(template: str, state: FormState, status: int = 200, **extra) -> HTMLResponse:
+    html = env.get_template(template).render(**_context(state, template == "print.html"),
+                                             **extra)
     return HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
 
 
@@ -150,6 +159,36 @@ async def printable(request: Request) -> HTMLResponse:
     state = FormState(lang=choose_lang(items.get("lang")), values=forms.read_values(items))
     state = await run_in_threadpool(forms.evaluate, state)
     return _page("print.html", state, 422 if state.errors else 200)
+
+
+@router.post("/calcular/escenarios", response_class=HTMLResponse)
+async def scenario_date(request: Request) -> HTMLResponse:
+    """The answer of the posted fields, with the date typed in the scenario
+    panel added to its tables (the panel's own small form)."""
+    form = await request.form()
+    items = {k: v for k, v in form.items() if isinstance(v, str)}
+    state = FormState(lang=choose_lang(items.get("lang")), values=forms.read_values(items))
+    state = await run_in_threadpool(forms.evaluate, state)
+    typed = items.get("scenario_date", "")
+    return _page("index.html", state, 422 if state.errors else 200, scenario_date=typed)
+
+
+@router.get("/glosario", response_class=HTMLResponse)
+async def glossary_page(request: Request) -> HTMLResponse:
+    return _glossary(choose_lang(request.query_params.get("lang")))
+
+
+@router.get("/glossary", response_class=HTMLResponse)
+async def glossary_page_en(request: Request) -> HTMLResponse:
+    return _glossary(choose_lang(request.query_params.get("lang", "en")))
+
+
+def _glossary(lang: str) -> HTMLResponse:
+    other = next(x for x in LANGS if x != lang)
+    html = env.get_template("glossary.html").render(
+        lang=lang, other_lang=other, t=labels(lang), g=guidance.glossary(lang),
+        other_href=guidance.glossary_href(other))
+    return HTMLResponse(html, headers=SECURITY_HEADERS)
 
 
 @router.get("/web/static/{name}")
