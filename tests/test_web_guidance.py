@@ -26,8 +26,12 @@ from diferida.money import format_money
 from diferida.rules import load_rules
 from diferida.web import guidance
 
+from . import test_web_browser
 from .test_web_htmlcheck import problems
 from .test_web_pages import text_of
+
+# the browser suite's fixtures: the application under uvicorn, and chromium
+base_url, browser = test_web_browser.base_url, test_web_browser.browser
 
 AS_OF = "2026-11-29"
 EXAMPLE_1 = {  # SPEC §8: eligible from 2028-05-10, $10,200.00 a year
@@ -358,3 +362,37 @@ def test_the_help_of_the_fields_links_to_the_glossary(client, lang, href):
         assert text_of(link.group(2)).startswith(f["glossary_link"])
         assert f["glossary"] in GLOSSARY_TERMS
     assert problems(r.text) == []
+
+
+# ----------------------------------------------------------------- browser
+
+@pytest.mark.skipif(not Path("/usr/bin/chromium").exists(),
+                    reason="the browser tests drive /usr/bin/chromium")
+def test_the_panel_at_phone_width_in_a_browser(browser, base_url):
+    from .test_web_browser import SHOTS, _open, calculate, fill, visible_text
+
+    context, page, errors = _open(browser, base_url, viewport={"width": 375, "height": 800})
+    try:
+        page.goto("/")
+        fill(page, {k: v for k, v in IN_SERVICE.items() if k != "as_of"}, as_of=AS_OF)
+        calculate(page)
+        panel = page.locator("#escenarios")
+        panel.scroll_into_view_if_needed()
+        assert "9.5" in visible_text(page, "#scenario-leave")
+        # nothing wider than the screen: no sideways scrolling to read the panel
+        assert page.evaluate("document.documentElement.scrollWidth") <= 375
+        page.fill("#f-scenario_date", "15/08/2028")
+        with page.expect_navigation():
+            page.click("form.scenario-date button")
+        row = page.locator("#scenario-leave tr.typed")
+        assert "(la fecha que escribió)" in row.inner_text()
+        assert "10.1666" in row.inner_text()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 375
+        page.locator("#escenarios").screenshot(path=str(SHOTS / "guidance-scenarios-375-es.png"))
+        page.locator("#next-steps").screenshot(path=str(SHOTS / "guidance-next-steps-375-es.png"))
+        page.goto("/glosario?lang=en#retribucion-promedio")
+        assert visible_text(page, "#retribucion-promedio h2").startswith("Average compensation")
+        page.screenshot(path=str(SHOTS / "guidance-glossary-375-en.png"), full_page=True)
+    finally:
+        context.close()
+    assert errors == [], errors
