@@ -396,3 +396,18 @@ def test_the_panel_at_phone_width_in_a_browser(browser, base_url):
     finally:
         context.close()
     assert errors == [], errors
+
+
+def test_the_service_does_not_start_with_a_mistaken_texts_file(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from diferida.service.cli import serve_cmd
+
+    path = copy_shipped(tmp_path, "glossary", "en")
+    path.write_text(path.read_text("utf-8").replace("[terms.separacion]", "[terms.separation]"),
+                    "utf-8")
+    monkeypatch.setenv(guidance.TEXTS_DIR_ENV, str(tmp_path))
+    result = CliRunner().invoke(serve_cmd, ["--port", "0"])
+    assert result.exit_code == 1
+    assert f"cannot start: {path}: terms.separacion: missing; terms.separation: unknown key" in (
+        result.output)
