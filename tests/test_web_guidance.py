@@ -355,9 +355,11 @@ def test_the_help_of_the_fields_links_to_the_glossary(client, lang, href):
     assert {f["glossary"] for f in linked.values()} >= {
         "servicios-acreditables", "retribucion-promedio", "reembolso-de-aportaciones"}
     for name, f in linked.items():
-        help_html = re.search(rf'<p class="help" id="h-{name}">(.*?)</p>', r.text, flags=re.S)
-        assert help_html, name
-        link = re.search(r'<a href="([^"]+)"[^>]*>(.*?)</a>', help_html.group(1), flags=re.S)
+        # the link is in the field's help, or (a question with choices) after the choices
+        start = r.text.index(f'id="h-{name}"')
+        end = r.text.find('class="field', start)
+        link = re.search(r'<a href="([^"]+)"[^>]*>(.*?)</a>', r.text[start:end], flags=re.S)
+        assert link, name
         assert link.group(1) == href + f["glossary"]
         assert text_of(link.group(2)).startswith(f["glossary_link"])
         assert f["glossary"] in GLOSSARY_TERMS
