@@ -72,6 +72,13 @@ def serve_cmd(host: str, port: int, workers: int, database_url: str | None,
     """Start the service: the API (docs at /docs) and the web calculator.
 
     The database schema is brought up to date first."""
+    from diferida.web.guidance import TextsError, check_texts
+
+    try:  # an administrator's texts for the web pages (DIFERIDA_WEB_TEXTS_DIR)
+        check_texts()
+    except TextsError as exc:
+        click.echo(f"cannot start: {exc}", err=True)
+        sys.exit(1)
     url = database_url or default_database_url()
     store = _store(url)
     _upgrade(store)

@@ -10,6 +10,9 @@
     POST /determinacion/imprimir    the printable estimate of the posted fields
                                     (303 to the one below)
     GET  /resultado/{token}/imprimir  the printable estimate of that answer
+    POST /calcular/escenarios       the answer again, with one more date (typed)
+                                    in the scenario panel
+    GET  /glosario                  the glossary (`?lang=en`; /glossary in English)
 
 A participant's details travel only in posted forms, never in a URL: URLs
 are kept in access logs, browser history and Referer headers.
@@ -34,7 +37,7 @@ from starlette.concurrency import run_in_threadpool
 
 from diferida.rules import builtin_names, load_rules
 
-from . import forms
+from . import forms, guidance
 from .drafts import DRAFTS
 from .forms import FormState
 from .labels import LANGS, choose_lang, labels
@@ -78,6 +81,11 @@ def _asset(name: str) -> str:
 
 
 env.globals.update(asset=_asset, input_id=forms.input_id, radios=forms.RADIOS)
+env.globals.update(next_steps=guidance.next_steps, scenarios=guidance.scenarios,
+                   glossary_href=guidance.glossary_href)
+# An administrator's texts (DIFERIDA_WEB_TEXTS_DIR) are checked when the
+# service starts: a mistake in one is reported then, not on a visitor's page.
+guidance.check_texts()
 
 
 def _today() -> date:
@@ -105,8 +113,9 @@ def _context(state: FormState, printable: bool) -> dict:
     }
 
 
-def _page(template: str, state: FormState, status: int = 200) -> HTMLResponse:
-    html = env.get_template(template).render(**_context(state, template == "print.html"))
+def _page(template: str, state: FormState, status: int = 200, **extra) -> HTMLResponse:
+    html = env.get_template(template).render(**_context(state, template == "print.html"),
+                                             **extra)
     return HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
 
 
@@ -225,6 +234,36 @@ def render_case(case: dict) -> str:
         created=f"{fmt_date(created.date(), lang)}, {created:%H:%M} UTC",
         as_of=fmt_date(date.fromisoformat(case["as_of"]), lang),
         money=lambda v: format_money(Decimal(v)) if v is not None else "—")
+
+
+@router.post("/calcular/escenarios", response_class=HTMLResponse)
+async def scenario_date(request: Request) -> HTMLResponse:
+    """The answer of the posted fields, with the date typed in the scenario
+    panel added to its tables (the panel's own small form)."""
+    form = await request.form()
+    items = {k: v for k, v in form.items() if isinstance(v, str)}
+    state = FormState(lang=choose_lang(items.get("lang")), values=forms.read_values(items))
+    state = await run_in_threadpool(forms.evaluate, state)
+    typed = items.get("scenario_date", "")
+    return _page("index.html", state, 422 if state.errors else 200, scenario_date=typed)
+
+
+@router.get("/glosario", response_class=HTMLResponse)
+async def glossary_page(request: Request) -> HTMLResponse:
+    return _glossary(choose_lang(request.query_params.get("lang")))
+
+
+@router.get("/glossary", response_class=HTMLResponse)
+async def glossary_page_en(request: Request) -> HTMLResponse:
+    return _glossary(choose_lang(request.query_params.get("lang", "en")))
+
+
+def _glossary(lang: str) -> HTMLResponse:
+    other = next(x for x in LANGS if x != lang)
+    html = env.get_template("glossary.html").render(
+        lang=lang, other_lang=other, t=labels(lang), g=guidance.glossary(lang),
+        other_href=guidance.glossary_href(other))
+    return HTMLResponse(html, headers=SECURITY_HEADERS)
 
 
 @router.get("/web/static/{name}")

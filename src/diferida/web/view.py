@@ -162,8 +162,9 @@ def result_view(state: FormState, today: date) -> dict[str, Any]:
         "needed": [],
         "formula": _formula(d, lang, state.rules_name),
         # each finding's text names its own source: it is not repeated beside it
+        # (the warnings are listed once, in their own box above)
         "explanation": [{**_mark(f, d, t), "rule": f.rule, "text": f.text}
-                        for f in d.explanation],
+                        for f in d.explanation if f.condition not in d.warnings],
         "reading": next((f.text for f in d.explanation if f.condition == "reading_19_4"), None),
         "warnings": [f.text for w in d.warnings if (f := _finding(d, w)) is not None],
         "data": _data_rows(state),

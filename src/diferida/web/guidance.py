@@ -1,0 +1,437 @@
+"""What the answer page offers besides the answer: the scenario panel
+("Compare dates"), what to do next, and the glossary.
+
+Every figure of the scenario panel is the core's own answer for that date
+(`diferida.evaluate` with the date changed); nothing here applies a rule.
+The words come from TOML files shipped beside this module:
+
+    scenarios_{lang}.toml    the panel's words
+    next_steps_{lang}.toml   what to do next, per status and reason
+    glossary_{lang}.toml     the glossary page (/glosario)
+
+`next_steps` and `glossary` may be replaced by an administrator: a file of
+the same name in the directory named by DIFERIDA_WEB_TEXTS_DIR replaces the
+shipped one. It must have the same keys, and use within braces only the
+names the shipped text of that key uses; otherwise `TextsError` names the
+file and the key (the service refuses to start, see `check_texts`).
+"""
+
+from __future__ import annotations
+
+import calendar
+import os
+import re
+import string
+import tomllib
+from datetime import date
+from decimal import Decimal
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import diferida
+from diferida.dates import years_months_days
+from diferida.determination import Determination, plain
+from diferida.explain import law_words, reason_texts
+from diferida.fields import SERVICE_UNITS
+from diferida.i18n import catalog, fmt_date
+from diferida.money import format_money
+from diferida.render import rules_of
+from diferida.rules import load_rules
+
+from .forms import FormState, participant
+from .labels import LANGS, plural
+
+TEXTS_DIR_ENV = "DIFERIDA_WEB_TEXTS_DIR"
+EDITABLE = ("next_steps", "glossary")  # the texts an administrator may replace
+# Later start dates and separation dates offered without typing: whole years
+# after the eligibility date, or after the determination's date.
+YEARS_LATER = (1, 2, 5)
+MONTHS_A_YEAR = 12
+ENTITLED = ("eligible", "not_yet_eligible")
+# Reasons no other separation date can change: the panel does not show it.
+FIXED_REASONS = ("not_covered", "refund_requested")
+_DMY = re.compile(r"^\s*(\d{1,2})\s*[/.-]\s*(\d{1,2})\s*[/.-]\s*(\d{4})\s*$")
+_ISO = re.compile(r"^\s*(\d{4})-(\d{2})-(\d{2})\s*$")
+
+
+class TextsError(ValueError):
+    """An administrator's texts file that cannot be used as it is."""
+
+
+# ---------------------------------------------------------------- the texts
+
+@cache
+def _shipped(name: str, lang: str) -> dict[str, Any]:
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r}; use one of {', '.join(LANGS)}")
+    text = (resources.files("diferida.web") / f"{name}_{lang}.toml").read_text("utf-8")
+    return tomllib.loads(text)
+
+
+def _names(text: str) -> set[str]:
+    """The placeholders of a text ("{eligibility_date}" -> "eligibility_date")."""
+    return {f for _, f, _, _ in string.Formatter().parse(text) if f}
+
+
+def _compare(given: Any, shipped: Any, where: str, problems: list[str]) -> None:
+    """`given` must have the shape of `shipped`: the same keys, a text for a
+    text, a list of texts for a list; each text with known placeholders."""
+    if isinstance(shipped, dict):
+        if not isinstance(given, dict):
+            problems.append(f"{where}: must be a table of keys")
+            return
+        for key in shipped:
+            if key not in given:
+                problems.append(f"{where}.{key}: missing".lstrip("."))
+        for key in given:
+            if key not in shipped:
+                problems.append(f"{where}.{key}: unknown key".lstrip("."))
+        for key in shipped:
+            if key in given:
+                _compare(given[key], shipped[key], f"{where}.{key}".lstrip("."), problems)
+        return
+    if isinstance(shipped, list):
+        if not isinstance(given, list) or not all(isinstance(x, str) for x in given):
+            problems.append(f"{where}: must be a list of texts")
+            return
+        allowed = set().union(*(_names(x) for x in shipped))
+        for i, text in enumerate(given):
+            _check_text(text, allowed, f"{where}[{i}]", problems)
+        return
+    if not isinstance(given, str):
+        problems.append(f"{where}: must be a text")
+        return
+    _check_text(given, _names(shipped), where, problems)
+
+
+def _check_text(text: str, allowed: set[str], where: str, problems: list[str]) -> None:
+    try:
+        used = _names(text)
+    except ValueError as exc:
+        problems.append(f"{where}: {exc} (write {{{{ and }}}} for a brace)")
+        return
+    unknown = sorted(used - allowed)
+    if unknown:
+        known = ", ".join("{" + n + "}" for n in sorted(allowed)) or "none"
+        problems.append(f"{where}: unknown placeholder {', '.join('{' + n + '}' for n in unknown)}"
+                        f" (this text may use: {known})")
+
+
+def _override_path(name: str, lang: str) -> Path | None:
+    folder = os.environ.get(TEXTS_DIR_ENV, "").strip()
+    if not folder or name not in EDITABLE:
+        return None
+    path = Path(folder) / f"{name}_{lang}.toml"
+    return path if path.is_file() else None
+
+
+@cache
+def _override(path: str, mtime_ns: int, size: int, name: str, lang: str) -> dict[str, Any]:
+    """An administrator's file, read and checked once per version of it."""
+    try:
+        data = tomllib.loads(Path(path).read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise TextsError(f"{path}: cannot be read as TOML: {exc}") from None
+    problems: list[str] = []
+    _compare(data, _shipped(name, lang), "", problems)
+    if problems:
+        raise TextsError(f"{path}: " + "; ".join(problems))
+    return data
+
+
+def texts(name: str, lang: str) -> dict[str, Any]:
+    """The texts `name` in `lang`: the administrator's file when there is
+    one (re-read when it changes), else the one shipped with the package."""
+    path = _override_path(name, lang)
+    if path is None:
+        return _shipped(name, lang)
+    st = path.stat()
+    return _override(str(path), st.st_mtime_ns, st.st_size, name, lang)
+
+
+def check_texts() -> list[Path]:
+    """Read every administrator's file now, so that a mistake in one stops
+    the service at start with its name and key, not a visitor's page later.
+    Returns the files in use."""
+    folder = os.environ.get(TEXTS_DIR_ENV, "").strip()
+    if folder and not Path(folder).is_dir():
+        raise TextsError(f"{TEXTS_DIR_ENV}={folder}: not a directory")
+    used = []
+    for name in EDITABLE:
+        for lang in LANGS:
+            texts(name, lang)
+            path = _override_path(name, lang)
+            if path is not None:
+                used.append(path)
+    return used
+
+
+def _fill(value: Any, words: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        return value.format_map(words) if "{" in value else value
+    if isinstance(value, list):
+        return [_fill(v, words) for v in value]
+    if isinstance(value, dict):
+        return {k: _fill(v, words) for k, v in value.items()}
+    return value
+
+
+class _Words(dict):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+# -------------------------------------------------------------- next steps
+
+def _open_service(d: Determination) -> bool:
+    """Still in service, or leaving on a date after the determination's."""
+    sep = next((f for f in d.explanation if f.condition == "separated"), None)
+    if sep is None:
+        return False
+    day = sep.values.get("separation_date")
+    return day is None or date.fromisoformat(day) > d.as_of
+
+
+def next_steps(state: FormState) -> dict[str, Any]:
+    """What to do next for the answer shown: a section per status and, for
+    a person not entitled, one per reason, in the order of the reasons."""
+    d = state.determination
+    assert d is not None
+    lang = d.lang
+    words = _Words(law_words(rules_of(d), lang))
+    words["eligibility_date"] = fmt_date(d.eligibility_date, lang)
+    t = _fill(texts("next_steps", lang), words)
+    section = t[d.status]
+    blocks = []
+    if d.status == "not_entitled":
+        for reason in d.reasons:
+            r = section[reason]
+            steps = r["steps"]
+            if reason == "insufficient_service" and _open_service(d):
+                steps = r["steps_open"]
+            blocks.append({"title": r["title"], "steps": steps})
+    return {
+        "title": t["title"], "decides": t["decides"], "contact": t["contact"],
+        "intro": section["intro"], "steps": section["steps"], "blocks": blocks,
+        "list_title": section.get("list_title"), "list": section.get("list", []),
+    }
+
+
+# --------------------------------------------------------------- scenarios
+
+def add_months(day: date, months: int) -> date:
+    """The same day `months` later, clamped to the month's last day."""
+    y, m = divmod(day.month - 1 + months, MONTHS_A_YEAR)
+    y, m = day.year + y, m + 1
+    return date(y, m, min(day.day, calendar.monthrange(y, m)[1]))
+
+
+def add_years(day: date, years: int) -> date:
+    """The same day `years` later; 29 February becomes 28 February in a
+    common year (as the rules read an anniversary, SPEC §4)."""
+    try:
+        return day.replace(year=day.year + years)
+    except ValueError:
+        return day.replace(year=day.year + years, day=28)
+
+
+def parse_day(text: str) -> date | None:
+    """A typed date: day/month/year (30/06/2031) or year-month-day
+    (2031-06-30). None when it is not one."""
+    m = _DMY.match(text)
+    if m:
+        day, month, year = (int(x) for x in m.groups())
+    else:
+        m = _ISO.match(text)
+        if not m:
+            return None
+        year, month, day = (int(x) for x in m.groups())
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def service_growth(as_of: date, until: date) -> int:
+    """Service added by working from `as_of` to `until`, in 1/10,000 years:
+    1/12 of a year for each whole month, cut (never rounded up) to the 4
+    decimals service may have (SPEC §1). Days short of a month add nothing."""
+    years, months, _days = years_months_days(as_of, until)
+    return (years * MONTHS_A_YEAR + months) * SERVICE_UNITS // MONTHS_A_YEAR
+
+
+def _units(text: str) -> int:
+    units = Decimal(text) * SERVICE_UNITS
+    assert units == units.to_integral_value(), text  # the core allows 4 decimals
+    return int(units)
+
+
+def _service_text(units: int) -> str:
+    return plain(Decimal(units) / SERVICE_UNITS)
+
+
+def _service_used(d: Determination) -> str | None:
+    """The service the core read, as its findings state it."""
+    f = next((f for f in d.explanation if f.condition == "service"), None)
+    return None if f is None else f.values["service"]
+
+
+def _ask(state: FormState, d: Determination, **changes: str) -> Determination | str:
+    """The core's answer with some fields changed, or its message."""
+    fields = {**participant(state.values), "as_of": d.as_of.isoformat(), **changes}
+    fields = {k: v for k, v in fields.items() if v != ""}
+    try:
+        return diferida.evaluate(fields, rules=rules_of(d), lang=d.lang)
+    except diferida.InputError as exc:
+        return "; ".join(p.message for p in exc.problems)
+
+
+def _start_rows(state: FormState, d: Determination, t: dict[str, Any],
+                typed: date | None) -> list[dict[str, Any]]:
+    lang = d.lang
+    days = [(d.eligibility_date, t["row_eligibility"], False)]
+    days += [(add_years(d.eligibility_date, n), plural(t["row_years"], n), False)
+             for n in YEARS_LATER]
+    if typed is not None and typed not in [x for x, _, _ in days]:
+        days.append((typed, t["row_typed"], True))
+    days.sort(key=lambda x: x[0])
+    rows = []
+    for day, label, was_typed in days:
+        a = _ask(state, d, requested_start_date=day.isoformat())
+        row = {"day": day, "date": fmt_date(day, lang), "label": label, "typed": was_typed,
+               "note": None, "error": None, "annual": None, "monthly": None,
+               "annual_amount": None, "monthly_amount": None}
+        if isinstance(a, str):
+            row["error"] = a
+        else:
+            row.update(annual=format_money(a.annual_amount),
+                       monthly=format_money(a.monthly_amount),
+                       annual_amount=a.annual_amount, monthly_amount=a.monthly_amount)
+            if a.premature_request:
+                row["note"] = t["premature"].format(earliest=fmt_date(a.eligibility_date, lang))
+        rows.append(row)
+    return rows
+
+
+def _months_to_reach(base: int, needed: int) -> int:
+    """The fewest whole months of work after which `service_growth` brings
+    `base` service units to `needed`."""
+    months = -(-(needed - base) * MONTHS_A_YEAR // SERVICE_UNITS)
+    while months * SERVICE_UNITS // MONTHS_A_YEAR < needed - base:
+        months += 1
+    return months
+
+
+def _leave_rows(state: FormState, d: Determination, t: dict[str, Any], service: str,
+                typed: date | None) -> list[dict[str, Any]]:
+    lang, c = d.lang, catalog(d.lang)
+    base = _units(service)
+    days = [(add_years(d.as_of, n), plural(t["row_years"], n), False) for n in YEARS_LATER]
+    short = next((f for f in d.explanation if f.condition == "insufficient_service"), None)
+    if short is not None and short.values and _units(short.values["needed"]) > base:
+        # the first separation date with the service the core says is missing
+        needed = _units(short.values["needed"])
+        day = add_months(d.as_of, _months_to_reach(base, needed))
+        label = t["row_needed"].format(needed=plain(Decimal(short.values["needed"])))
+        days = [x for x in days if x[0] != day] + [(day, label, False)]
+    if typed is not None and typed not in [x for x, _, _ in days]:
+        days.append((typed, t["row_typed"], True))
+    days.sort(key=lambda x: x[0])
+    rows = []
+    for day, label, was_typed in days:
+        units = base + service_growth(d.as_of, day)
+        grown = _service_text(units)
+        a = _ask(state, d, separation_date=day.isoformat(),
+                 creditable_service_years=f"{Decimal(units) / SERVICE_UNITS:.4f}",
+                 requested_start_date="")
+        row = {"day": day, "date": fmt_date(day, lang), "label": label, "typed": was_typed,
+               "service": grown, "answer": None, "amount": t["no_amount"], "error": None,
+               "determination": None}
+        if isinstance(a, str):
+            row["error"] = a
+        else:
+            row["determination"] = a
+            status = c["status"][a.status]
+            if a.status in ENTITLED:
+                row["answer"] = t["eligible_from"].format(
+                    status=status, date=fmt_date(a.eligibility_date, lang))
+                row["amount"] = t["amounts"].format(annual=format_money(a.annual_amount),
+                                                    monthly=format_money(a.monthly_amount))
+            else:
+                row["answer"] = t["not_entitled"].format(
+                    status=status, reasons="; ".join(reason_texts(a.reasons, rules_of(a), lang)))
+        rows.append(row)
+    return rows
+
+
+def scenarios(state: FormState, typed_text: str = "") -> dict[str, Any]:
+    """The panel under the answer: for an entitled participant, the pension
+    at later start dates; for someone still in service (or leaving on a
+    future date), the answer if they left on other dates, their service
+    grown by the time worked until then. Each row is the core's answer."""
+    d = state.determination
+    assert d is not None
+    lang = d.lang
+    words = _Words(law_words(rules_of(d), lang))
+    t = _fill(_shipped("scenarios", lang), words)
+    typed_text = (typed_text or "").strip()
+    typed = parse_day(typed_text) if typed_text else None
+    error = t["other"]["bad"] if typed_text and typed is None else None
+
+    start = None
+    if d.status in ENTITLED and d.eligibility_date is not None:
+        rows = _start_rows(state, d, t["start"], typed)
+        amounts = {(r["annual_amount"], r["monthly_amount"]) for r in rows if r["error"] is None}
+        same = len(amounts) == 1
+        sentence = t["start"]["no_increase"] if same else t["start"]["changes"].format(
+            rules_name=d.rules_name)
+        start = {**t["start"], "rows": rows, "same": same, "sentence": sentence}
+
+    leave = None
+    service = _service_used(d)
+    if (_open_service(d) and service is not None
+            and not any(r in FIXED_REASONS for r in d.reasons)):
+        leave_typed = typed
+        if typed is not None and typed < d.as_of:
+            error = t["other"]["before_as_of"].format(as_of=fmt_date(d.as_of, lang))
+            leave_typed = None
+        rows = _leave_rows(state, d, t["leave"], service, leave_typed)
+        assumptions = [t["leave"]["assumption_service"].format(
+            as_of=fmt_date(d.as_of, lang), service=plain(Decimal(service)))]
+        comp = next((r["determination"].formula.average_compensation for r in rows
+                     if r["determination"] is not None
+                     and r["determination"].formula is not None), None)
+        if comp is not None:
+            assumptions.append(t["leave"]["assumption_compensation"].format(
+                compensation=format_money(comp)))
+        sep = next(f for f in d.explanation if f.condition == "separated")
+        if sep.values.get("separation_date") is not None:
+            assumptions.append(t["leave"]["assumption_plan"].format(
+                separation_date=fmt_date(date.fromisoformat(sep.values["separation_date"]), lang),
+                service=plain(Decimal(service))))
+        leave = {**t["leave"], "rows": rows, "assumptions": assumptions}
+
+    return {"title": t["title"], "intro": t["intro"], "start": start, "leave": leave,
+            "other": {**t["other"], "value": typed_text, "error": error},
+            "shown": start is not None or leave is not None}
+
+
+# ---------------------------------------------------------------- glossary
+
+GLOSSARY_PATH = {"es": "/glosario", "en": "/glosario?lang=en"}
+
+
+def glossary_href(lang: str, anchor: str = "") -> str:
+    return GLOSSARY_PATH[lang] + (f"#{anchor}" if anchor else "")
+
+
+def glossary(lang: str) -> dict[str, Any]:
+    """The glossary page's texts, the law's words from the default rules."""
+    t = _fill(texts("glossary", lang), _Words(law_words(load_rules(), lang)))
+    return {**t, "terms": [{"id": k, **v} for k, v in t["terms"].items()]}
+
+
+__all__ = ["TEXTS_DIR_ENV", "TextsError", "add_years", "check_texts", "glossary",
+           "glossary_href", "next_steps", "parse_day", "scenarios", "service_growth", "texts"]
