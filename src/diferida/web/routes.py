@@ -1,6 +1,6 @@
 """The web calculator's pages.
 
-    GET  /                          the calculator (`?lang=en` for English)
+    GET  /                          the calculator (`?lang=en` for English; HEAD too)
     POST /calcular                  the same page with the answer, or the messages
                                     (the path without JavaScript)
     POST /calcular/fragmento        only the form and the answer, for the page's
@@ -9,7 +9,7 @@
 
 A participant's details travel only in posted forms, never in a URL: URLs
 are kept in access logs, browser history and Referer headers.
-    GET  /web/static/{name}         the page's CSS and JavaScript
+    GET  /web/static/{name}         the page's CSS and JavaScript (HEAD too)
 
 The router is self-contained: the service includes it and needs nothing else.
 Pages call the core directly (`diferida.evaluate`); no rule is written here.
@@ -123,7 +123,9 @@ async def _handle(request: Request) -> FormState:
     return await run_in_threadpool(forms.evaluate, state)
 
 
-@router.get("/", response_class=HTMLResponse)
+# HEAD too: link checkers and uptime monitors ask with HEAD (the server sends
+# the headers of the GET, without the body).
+@router.api_route("/", methods=["GET", "HEAD"], response_class=HTMLResponse)
 async def calculator(request: Request) -> HTMLResponse:
     # only the language comes from the URL: a participant's details are posted
     state = FormState(lang=choose_lang(request.query_params.get("lang")))
@@ -152,7 +154,7 @@ async def printable(request: Request) -> HTMLResponse:
     return _page("print.html", state, 422 if state.errors else 200)
 
 
-@router.get("/web/static/{name}")
+@router.api_route("/web/static/{name}", methods=["GET", "HEAD"])
 async def static(name: str) -> FileResponse:
     path = STATIC_FILES.get(name)
     if path is None:

@@ -64,6 +64,8 @@
       return response.text();
     }).then(function (html) {
       app.innerHTML = html;
+      var title = app.querySelector("#page-title");
+      if (title) { document.title = title.getAttribute("data-title"); }
       focusAfter(app, action);
     }).catch(function () {
       setBusy(form, false);
