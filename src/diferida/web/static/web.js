@@ -86,5 +86,19 @@
     }
   }
 
+  // A link of the error summary: bring the whole field into view (its
+  // question, help and message, not only the box), then put the cursor in it,
+  // as GOV.UK's error summary does.
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest ? event.target.closest("#error-summary a[href^='#']") : null;
+    if (!link) { return; }
+    var input = document.getElementById(link.getAttribute("href").slice(1));
+    var field = input ? input.closest(".field") : null;
+    if (!field) { return; }
+    event.preventDefault();
+    field.scrollIntoView({ block: "start" });
+    input.focus({ preventScroll: true });
+  });
+
   init();
 }());
