@@ -285,7 +285,7 @@ NOT_BLACK = """() => {
   }
   return out;
 }"""
-LONG_ID = "EXPEDIENTE-" + "0123456789" * 6  # no space to break at
+LONG_ID = "EXPEDIENTE" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789" * 2  # nowhere to break
 
 
 @pytest.mark.parametrize("lang", ["es", "en"])
