@@ -53,6 +53,17 @@ class Forms(HTMLParser):
                 self.links.append(a[key])
 
 
+def _redirected(c: httpx.Client, r: httpx.Response) -> tuple[httpx.Response, int]:
+    """Follow a post/redirect/get answer; its address carries no marker."""
+    hops = 0
+    while r.status_code == 303:
+        location = r.headers["location"]
+        assert not any(m in location for m in MARKERS), location
+        r = c.get(location)
+        hops += 1
+    return r, hops
+
+
 def _follow_everything(c: httpx.Client, html: str, seen: set, depth: int = 0) -> int:
     """Submit every form and open every same-site link of a page, recursively
     (bounded); returns how many requests were made. No URL a page offers may
@@ -79,6 +90,8 @@ def _follow_everything(c: httpx.Client, html: str, seen: set, depth: int = 0) ->
             else:
                 r = c.get(form["action"], params=data)
             sent += 1
+            r, hops = _redirected(c, r)
+            sent += hops
             assert r.status_code < 500
             if r.headers.get("content-type", "").startswith("text/html"):
                 sent += _follow_everything(c, r.text, seen, depth + 1)
@@ -146,15 +159,17 @@ def test_marker_values_sent_everywhere_never_reach_the_server_output(tmp_path):
         for lang in ("es", "en"):
             for path in ("/calcular", "/calcular/fragmento", "/determinacion/imprimir"):
                 r = c.post(path, data={**PERSON, "participant_id": NAME, "lang": lang})
+                r, hops = _redirected(c, r)  # an answer has a page of its own
                 assert r.status_code == 200 and NAME in r.text
-                sent += 1 + _follow_everything(c, r.text, set())
+                sent += 1 + hops + _follow_everything(c, r.text, set())
             r = c.post("/calcular", data={**bad, "participant_id": NAME, "lang": lang})
             assert r.status_code == 422
             sent += 1 + _follow_everything(c, r.text, set())
     text = log.read_text("utf-8", errors="replace")
     # the log was captured: requests are in it, with their paths
     assert 'POST /api/v1/determinations HTTP/1.1" 200' in text
-    assert 'POST /determinacion/imprimir HTTP/1.1" 200' in text
+    assert 'POST /determinacion/imprimir HTTP/1.1" 303' in text
+    assert 'GET /resultado/{token}/imprimir HTTP/1.1" 200' in text  # the route, no token
     assert "GET /api/v1/cases HTTP/1.1" in text
     hits = [line for line in text.splitlines() if any(m in line for m in MARKERS)]
     assert hits == [], hits
@@ -171,18 +186,23 @@ def test_the_printable_page_and_language_switch_are_posted_not_linked(tmp_path):
 
     app = create_app(Settings(database_url=f"sqlite:///{tmp_path / 'c.db'}"))
     with TestClient(app) as c:
-        page = c.post("/calcular", data={**PERSON, "participant_id": NAME}).text
+        # post/redirect/get: the answer's address is a random token
+        answer = c.post("/calcular", data={**PERSON, "participant_id": NAME},
+                        follow_redirects=False)
+        assert answer.status_code == 303
+        assert not any(m in answer.headers["location"] for m in MARKERS)
+        page = c.get(answer.headers["location"]).text
         forms = Forms()
         forms.feed(page)
-        printing = [f for f in forms.forms if f["action"] == "/determinacion/imprimir"]
-        assert printing and printing[0]["method"] == "post"
-        assert printing[0]["fields"]["birth_date"] == BIRTH
         assert not any(m in link for link in forms.links for m in MARKERS)
-        printed = c.post("/determinacion/imprimir", data=printing[0]["fields"])
+        printing = [link for link in forms.links if link.endswith("/imprimir")]
+        assert printing == [answer.headers["location"] + "/imprimir"]
+        printed = c.get(printing[0])
         assert printed.status_code == 200 and NAME in printed.text
         forms = Forms()
         forms.feed(printed.text)
         actions = {(f["action"], f["method"]) for f in forms.forms}
+        # back to the calculator and the language switch are posted forms
         assert actions == {("/calcular", "post"), ("/determinacion/imprimir", "post")}
         assert not any(m in link for link in forms.links for m in MARKERS)
         # a URL with a person's details is not read: the calculator is empty

@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager, suppress
 
 from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.routing import Mount, Route
 
 from .. import __version__
@@ -79,6 +80,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(PublicRateLimit, limiter=app.state.limiter)
     app.add_middleware(GuardMiddleware, max_json_bytes=settings.max_json_bytes,
                        max_upload_bytes=settings.max_upload_bytes)
+    # Outermost: every answer the client accepts gzip for is compressed, the
+    # guard's refusals and 500s included; bodies under 1 KiB are sent as they
+    # are (compressing them costs more than it saves). Starlette leaves alone
+    # what is already compressed (images, zip, a Content-Encoding already
+    # set) and partial (206) answers. Level 6: most of the gain of 9 for a
+    # fraction of the time on large batch answers.
+    app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)
     app.include_router(api_router)
     included = [api_router]
 

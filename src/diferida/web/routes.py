@@ -1,6 +1,6 @@
 """The web calculator's pages.
 
-    GET  /                          the calculator (`?lang=en` for English)
+    GET  /                          the calculator (`?lang=en` for English; HEAD too)
     POST /calcular                  calculate (the path without JavaScript): the
                                     messages, or 303 to the answer's own page
     GET  /resultado/{token}         the calculator with that answer (Back and
@@ -16,7 +16,7 @@
 
 A participant's details travel only in posted forms, never in a URL: URLs
 are kept in access logs, browser history and Referer headers.
-    GET  /web/static/{name}         the page's CSS and JavaScript
+    GET  /web/static/{name}         the page's CSS and JavaScript (HEAD too)
 
 The router is self-contained: the service includes it and needs nothing else.
 Pages call the core directly (`diferida.evaluate`); no rule is written here.
@@ -148,7 +148,9 @@ def _see_other(path: str) -> RedirectResponse:
     return RedirectResponse(path, status_code=303, headers=SECURITY_HEADERS)
 
 
-@router.get("/", response_class=HTMLResponse)
+# HEAD too: link checkers and uptime monitors ask with HEAD (the server sends
+# the headers of the GET, without the body).
+@router.api_route("/", methods=["GET", "HEAD"], response_class=HTMLResponse)
 async def calculator(request: Request) -> HTMLResponse:
     # only the language comes from the URL: a participant's details are posted
     state = FormState(lang=choose_lang(request.query_params.get("lang")))
@@ -266,7 +268,7 @@ def _glossary(lang: str) -> HTMLResponse:
     return HTMLResponse(html, headers=SECURITY_HEADERS)
 
 
-@router.get("/web/static/{name}")
+@router.api_route("/web/static/{name}", methods=["GET", "HEAD"])
 async def static(name: str) -> FileResponse:
     path = STATIC_FILES.get(name)
     if path is None:

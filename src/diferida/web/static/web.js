@@ -64,6 +64,8 @@
       return response.text();
     }).then(function (html) {
       app.innerHTML = html;
+      var title = app.querySelector("#page-title");
+      if (title) { document.title = title.getAttribute("data-title"); }
       rememberAnswer(app);
       watchEntryDate(app);
       focusAfter(app, action);
@@ -122,6 +124,20 @@
       printNow.addEventListener("click", function () { window.print(); });
     }
   }
+
+  // A link of the error summary: bring the whole field into view (its
+  // question, help and message, not only the box), then put the cursor in it,
+  // as GOV.UK's error summary does.
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest ? event.target.closest("#error-summary a[href^='#']") : null;
+    if (!link) { return; }
+    var input = document.getElementById(link.getAttribute("href").slice(1));
+    var field = input ? input.closest(".field") : null;
+    if (!field) { return; }
+    event.preventDefault();
+    field.scrollIntoView({ block: "start" });
+    input.focus({ preventScroll: true });
+  });
 
   init();
 }());

@@ -1,0 +1,318 @@
+"""Accessibility of every state of the web calculator, in a real browser
+(Debian's chromium, headless, driven by Playwright), checked with axe-core
+(WCAG 2.1 A and AA rules, through axe-playwright-python, which ships
+axe-core's script inside the package: nothing is fetched).
+
+Every state — the empty form, each kind of mistake, each kind of answer, the
+printable page and the glossary when there is one — is visited in Spanish and
+English, at 1280 and 375 px wide, with JavaScript on and off; each must have
+no axe violation, the tab title must say what the page holds, and a
+screenshot is saved under test-output/web/a11y/.
+
+axe-core is itself a script: in a page with JavaScript disabled it cannot
+run. So the page without JavaScript is produced by a browser with JavaScript
+off (forms posted natively), and that exact HTML is then checked by axe in a
+second page of the same size, served the same URL and style sheet, with the
+page's own script left out.
+
+Also here: the printed page (nothing wider than the paper, all text black)
+and the error summary's links (the field's label and message in view)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .test_web_browser import CHROMIUM, SHOTS, base_url, browser  # noqa: F401
+
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
+                                reason=f"the browser tests drive {CHROMIUM}")
+
+A11Y_SHOTS = SHOTS / "a11y"
+WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+AS_OF = "2026-11-29"
+VIEWPORTS = {"1280": {"width": 1280, "height": 900}, "375": {"width": 375, "height": 740}}
+
+# SPEC §8 participants, as typed into the form.
+EX1 = {"birth_date": "1970-05-10", "entry_date": "1988-07-01", "separation_date": "2010-06-30",
+       "creditable_service_years": "22", "average_compensation": "30000.00",
+       "group": "general", "refund_requested": "false"}
+EX2 = {"birth_date": "1965-03-15", "entry_date": "1985-01-15", "separation_date": "2012-12-31",
+       "creditable_service_years": "27.5", "average_compensation": "42000.00",
+       "group": "general", "refund_requested": "false"}
+EX4 = {"birth_date": "1975-06-20", "entry_date": "1996-02-01", "separation_date": "2021-03-31",
+       "creditable_service_years": "25.1667", "average_compensation": "36000.00",
+       "group": "police", "refund_requested": "false"}
+EX8 = {**EX1, "birth_date": "1976-01-01", "entry_date": "1998-01-01",
+       "separation_date": "2006-01-01", "creditable_service_years": "8"}
+EX10 = {**EX1, "birth_date": "1975-01-01", "entry_date": "2000-01-01",
+        "separation_date": "2010-01-01", "creditable_service_years": "10"}
+EX11 = {"birth_date": "1935-06-01", "entry_date": "1955-01-01", "separation_date": "1975-01-01",
+        "creditable_service_years": "12", "average_compensation": "10000.00",
+        "group": "general", "refund_requested": "false"}
+
+# name: (what is typed, the button pressed, what the page then holds)
+# kinds: "form" (the empty form or a conversion), "errors", "result".
+STATES: dict[str, tuple[dict[str, str] | None, str | None, str]] = {
+    "empty-form": (None, None, "form"),
+    "errors-missing": ({}, "calculate", "errors"),
+    "errors-formats": ({**EX1, "creditable_service_years": "22.123456",
+                        "average_compensation": "-5", "separation_date": "2010-02-30"},
+                       "calculate", "errors"),
+    "errors-between-fields": ({**EX1, "birth_date": "1990-01-01",
+                               "creditable_service_years": "60"}, "calculate", "errors"),
+    "converted": ({"svc_years": "12", "svc_months": "1"}, "convert", "form"),
+    "eligible": (EX2, "calculate", "result"),
+    "not-yet-eligible": (EX1, "calculate", "result"),
+    "not-entitled-service": (EX8, "calculate", "result"),
+    "not-entitled-refund": ({**EX1, "refund_requested": "true"}, "calculate", "result"),
+    "not-entitled-not-covered": (EX10, "calculate", "result"),
+    "not-entitled-not-separated": ({**EX1, "separation_date": ""}, "calculate", "result"),
+    "minimum-19-6": (EX11, "calculate", "result"),
+    "police-19-4-reading": (EX4, "calculate", "result"),
+    "warnings": ({**EX1, "entry_date": "1982-01-01", "creditable_service_years": "30"},
+                 "calculate", "result"),
+    "printable": (EX1, "print", "print"),
+    "glossary": (None, "glossary", "glossary"),
+}
+GLOSSARY_URLS = ("/glosario", "/glossary")
+
+
+# --- driving the page --------------------------------------------------------------------
+
+def fill(page, values: dict[str, str]) -> None:
+    """Type each value into the control of that name (any closed section opened first)."""
+    page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    for name, value in values.items():
+        control = page.locator(f"#calc [name='{name}']")
+        assert control.count() >= 1, f"the form has no control named {name}"
+        kind = control.first.get_attribute("type")
+        tag = control.first.evaluate("e => e.tagName")
+        if kind == "radio":
+            page.check(f"#calc [name='{name}'][value='{value}']")
+        elif tag == "SELECT":
+            control.first.select_option(value)
+        else:
+            control.first.fill(value)
+
+
+def reach(page, base: str, lang: str, state: str, js: bool) -> bool:
+    """Bring the page to `state`; False when the state does not exist (no glossary)."""
+    values, button, _ = STATES[state]
+    if button == "glossary":
+        for url in GLOSSARY_URLS:
+            response = page.goto(f"{base}{url}?lang={lang}")
+            if response is not None and response.status == 200:
+                return True
+        return False
+    page.goto(f"{base}/?lang={lang}")
+    if values is None:
+        return True
+    fill(page, {**values, "as_of": AS_OF} if values or button == "print" else values)
+    if button == "convert":
+        page.click("#calc button[value='convert']")
+        page.wait_for_selector("#converter-note")
+    elif button == "calculate":
+        page.click("#calc button.primary")
+        page.wait_for_selector("#result-title, #error-summary")
+    elif button == "print":
+        page.click("#calc button.primary")
+        page.wait_for_selector("#print-link")
+        page.click("#print-link")
+        page.wait_for_selector("main.document")
+    if not js:
+        page.wait_for_load_state()
+    return True
+
+
+def axe_violations(checker_context, page, js: bool) -> list[dict]:
+    from axe_playwright_python.sync_playwright import Axe
+
+    options = {"runOnly": {"type": "tag", "values": WCAG_TAGS}, "resultTypes": ["violations"]}
+    if js:
+        return Axe().run(page, options=options).response["violations"]
+    # The exact HTML the browser without JavaScript holds, at its URL, in a page
+    # where axe can run (the page's own script is left out: see the docstring).
+    html, url = page.content(), page.url
+    checker = checker_context.new_page()
+    try:
+        checker.route(lambda u: u == url, lambda route: route.fulfill(
+            status=200, content_type="text/html; charset=utf-8", body=html))
+        checker.goto(url)
+        assert checker.title() == page.title()
+        return Axe().run(checker, options=options).response["violations"]
+    finally:
+        checker.close()
+
+
+def describe(violations: list[dict]) -> str:
+    lines = []
+    for v in violations:
+        lines.append(f"{v['id']} ({v['impact']}): {v['help']}")
+        for node in v["nodes"][:5]:
+            lines.append(f"    {', '.join(map(str, node['target']))}: {node['html'][:160]}")
+    return "\n".join(lines)
+
+
+@pytest.fixture(scope="module")
+def checker(browser):  # noqa: F811
+    """Contexts (one per width) in which axe checks the pages made without JavaScript."""
+    made = {}
+
+    def get(width: str):
+        if width not in made:
+            context = browser.new_context(viewport=VIEWPORTS[width])
+            context.route("**/web/static/*.js*", lambda route: route.fulfill(
+                status=200, content_type="text/javascript", body=""))
+            made[width] = context
+        return made[width]
+
+    yield get
+    for context in made.values():
+        context.close()
+
+
+# --- every state: 0 violations -----------------------------------------------------------
+
+@pytest.mark.parametrize("js", [True, False], ids=["js", "nojs"])
+@pytest.mark.parametrize("width", list(VIEWPORTS))
+@pytest.mark.parametrize("lang", ["es", "en"])
+@pytest.mark.parametrize("state", list(STATES))
+def test_every_state_has_no_wcag_2_1_aa_violation(browser, base_url, checker,  # noqa: F811
+                                                   state, lang, width, js):
+    context = browser.new_context(viewport=VIEWPORTS[width], java_script_enabled=js)
+    errors: list[str] = []
+    try:
+        page = context.new_page()
+        page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+        if not reach(page, base_url, lang, state, js):
+            pytest.skip("no glossary page")
+        kind = STATES[state][2]
+        assert page.get_attribute("html", "lang") == lang
+        check_title(page, kind)
+        if state == "police-19-4-reading":
+            assert page.locator("#reading-used").count() == 1
+        if state == "warnings":
+            assert page.locator(".warnings li").count() >= 2
+        A11Y_SHOTS.mkdir(parents=True, exist_ok=True)
+        mode = "js" if js else "nojs"
+        page.screenshot(path=str(A11Y_SHOTS / f"{state}-{lang}-{width}-{mode}.png"), full_page=True)
+        violations = axe_violations(checker(width), page, js)
+        assert violations == [], describe(violations)
+    finally:
+        context.close()
+    assert errors == [], errors
+
+
+def check_title(page, kind: str) -> None:
+    title = page.title()
+    if kind == "errors":
+        assert title.startswith("Error: "), title
+    elif kind == "result":
+        status = page.locator("#result-title").inner_text()
+        assert title.split(" – ")[0] in status, (title, status)
+        assert not title.startswith("Error")
+    else:
+        assert not title.startswith("Error"), title
+
+
+# --- the error summary's links show the label and the message ----------------------------
+
+IN_VIEW = """(id) => {
+  const input = document.getElementById(id);
+  const field = input.closest('.field');
+  const question = field.querySelector('label, legend');
+  const message = field.querySelector('.error');
+  const top = Math.min(question.getBoundingClientRect().top, message.getBoundingClientRect().top);
+  const bottom = input.getBoundingClientRect().bottom;
+  return {ok: top >= 0 && bottom <= window.innerHeight, top: top, bottom: bottom,
+          height: window.innerHeight};
+}"""
+
+
+@pytest.mark.parametrize("js", [True, False], ids=["js", "nojs"])
+@pytest.mark.parametrize("width", list(VIEWPORTS))
+def test_each_error_link_brings_its_label_and_message_into_view(browser, base_url,  # noqa: F811
+                                                                 width, js):
+    context = browser.new_context(viewport=VIEWPORTS[width], java_script_enabled=js)
+    try:
+        page = context.new_page()
+        reach(page, base_url, "en", "errors-missing", js)
+        links = page.locator("#error-summary a")
+        hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
+        assert len(hrefs) >= 3
+        for href in hrefs:
+            page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+            page.click(f"#error-summary a[href='{href}']")
+            target = href.removeprefix("#")
+            assert page.evaluate("document.activeElement.id") == target
+            # the question (label, or legend of a group) and its message, top in view
+            # polled from here: a page without JavaScript runs no polling of its own
+            # (smooth scrolling may take a moment to settle)
+            shown = None
+            for _ in range(50):
+                shown = page.evaluate(IN_VIEW, target)
+                if shown["ok"]:
+                    break
+                page.wait_for_timeout(100)
+            assert shown["ok"], (href, shown)
+        page.screenshot(path=str(SHOTS / f"a11y-error-link-{width}-{'js' if js else 'nojs'}.png"))
+    finally:
+        context.close()
+
+
+# --- printing ------------------------------------------------------------------------------
+
+# US Letter less the page margins of the print style sheet (14 mm each side), in CSS px.
+PRINT_WIDTH = 8.5 * 96 - 2 * 14 / 25.4 * 96
+OVERFLOW = """(width) => {
+  const out = [];
+  for (const el of document.querySelectorAll('body *')) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    if (r.right > width + 0.5 || r.left < -0.5) out.push(el.outerHTML.slice(0, 120));
+  }
+  return out;
+}"""
+NOT_BLACK = """() => {
+  const out = [];
+  for (const el of document.querySelectorAll('body *')) {
+    const own = Array.from(el.childNodes).some(n => n.nodeType === 3 && n.textContent.trim());
+    if (!own || el.getClientRects().length === 0) continue;
+    const c = getComputedStyle(el).color;
+    if (c !== 'rgb(0, 0, 0)') out.push(c + ' ' + el.outerHTML.slice(0, 100));
+  }
+  return out;
+}"""
+LONG_ID = "EXPEDIENTE" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789" * 2  # nowhere to break
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+@pytest.mark.parametrize("where", ["printable", "calculator"])
+def test_the_printout_fits_the_paper_and_is_black_on_white(browser, base_url, lang,  # noqa: F811
+                                                           where):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(f"{base_url}/?lang={lang}")
+        fill(page, {**EX1, "average_compensation": "999999999999.99", "participant_id": LONG_ID,
+                    "as_of": AS_OF})
+        page.click("#calc button.primary")
+        page.wait_for_selector("#print-link")
+        if where == "printable":
+            page.click("#print-link")
+            page.wait_for_selector("main.document")
+        page.emulate_media(media="print")
+        pdf = page.pdf(prefer_css_page_size=True)
+        (SHOTS / f"a11y-print-{where}-{lang}.pdf").write_bytes(pdf)
+        # The page laid out at the paper's printable width, with the print styles.
+        page.set_viewport_size({"width": int(PRINT_WIDTH), "height": 1000})
+        assert page.locator("#monthly-amount").is_visible()
+        assert page.evaluate(OVERFLOW, PRINT_WIDTH) == []
+        assert page.evaluate(NOT_BLACK) == []
+        assert page.evaluate("getComputedStyle(document.body).backgroundColor") in (
+            "rgb(255, 255, 255)", "rgba(0, 0, 0, 0)")
+        page.screenshot(path=str(SHOTS / f"a11y-print-{where}-{lang}.png"), full_page=True)
+    finally:
+        context.close()
