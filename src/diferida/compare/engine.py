@@ -156,41 +156,40 @@ def _sum(s: pl.Series) -> Decimal:
 # ---- the finding that explains a change -------------------------------------
 
 
-def _key(f: Finding) -> tuple[str, str]:
-    return (f.rule, f.condition)
+ROUTE_CONDITIONS = ("route_applies", "service", "age")
+
+
+def _subject(f: Finding) -> tuple[str, str]:
+    """What a finding is about: a route (whether it applies, its service,
+    its age), or its own condition."""
+    route = f.values.get("route") if f.condition in ROUTE_CONDITIONS else None
+    return ("route", str(route)) if route is not None else ("condition", f.condition)
 
 
 def explaining_finding(fa: list[Finding], fb: list[Finding]) -> tuple[Finding | None,
                                                                       Finding | None]:
-    """The first finding (in A's order, then B's) whose outcome differs: the
-    same rule and condition checked with other values or another result, or
-    checked on one side only. Informative findings (held None) count only
-    when their values differ."""
-    b_by_key: dict[tuple[str, str], list[Finding]] = {}
+    """The first finding whose outcome differs between A and B. Findings are
+    matched by what they are about (a route, or a condition), in the order of
+    the explanation under A (then B's own); within one subject, position by
+    position: the first pair with another condition, other values or another
+    result, or a finding on one side only. The scope note never explains."""
+    by_a: dict[tuple[str, str], list[Finding]] = {}
+    by_b: dict[tuple[str, str], list[Finding]] = {}
+    for f in fa:
+        by_a.setdefault(_subject(f), []).append(f)
     for f in fb:
-        b_by_key.setdefault(_key(f), []).append(f)
-    seen: dict[tuple[str, str], int] = {}
-    for f in fa:
-        k = _key(f)
-        n = seen.get(k, 0)
-        seen[k] = n + 1
-        others = b_by_key.get(k, [])
-        if n >= len(others):
-            return f, None
-        g = others[n]
-        if f.held != g.held or f.values != g.values:
-            if f.condition == "scope":
-                continue
-            return f, g
-    a_keys: dict[tuple[str, str], int] = {}
-    for f in fa:
-        a_keys[_key(f)] = a_keys.get(_key(f), 0) + 1
-    counted: dict[tuple[str, str], int] = {}
-    for g in fb:
-        k = _key(g)
-        counted[k] = counted.get(k, 0) + 1
-        if counted[k] > a_keys.get(k, 0):
-            return None, g
+        by_b.setdefault(_subject(f), []).append(f)
+    order = list(dict.fromkeys([*by_a, *by_b]))
+    for subject in order:
+        if subject == ("condition", "scope"):
+            continue
+        xs, ys = by_a.get(subject, []), by_b.get(subject, [])
+        for i in range(max(len(xs), len(ys))):
+            x = xs[i] if i < len(xs) else None
+            y = ys[i] if i < len(ys) else None
+            if x is None or y is None or (x.condition, x.held, x.values) != (
+                    y.condition, y.held, y.values):
+                return x, y
     return None, None
 
 
@@ -213,7 +212,7 @@ def explain_changes(inputs: pl.DataFrame, ra: Rules, rb: Rules, as_of: date,
     for row_a, row_b in zip(full_a.iter_rows(named=True), full_b.iter_rows(named=True),
                             strict=True):
         fa, fb = explaining_finding(_findings(row_a, ra, lang), _findings(row_b, rb, lang))
-        one = fa or fb
+        one = fb or fa  # the rule that B applies differently, when B states it
         rule.append(one.rule if one else None)
         cond.append(one.condition if one else None)
         text_a.append(fa.text if fa else None)
