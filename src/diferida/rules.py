@@ -228,9 +228,11 @@ def _unknown_keys(changes: dict[str, Any], base: dict[str, Any], path: tuple[str
             continue
         if not isinstance(base, dict) or key not in base:
             dotted = ".".join(where)
+            table = isinstance(value, dict)
             raise RulesError(f"{origin}: '{dotted}' is not in the base rules, so changing it "
                              "would change nothing (is it misspelt?)",
-                             section=".".join(path) or None, key=key)
+                             section=dotted if table else (".".join(path) or None),
+                             key=None if table else key)
         if isinstance(value, dict) and isinstance(base[key], dict):
             _unknown_keys(value, base[key], where, origin)
 
@@ -550,7 +552,8 @@ def line_of(text: str, *, section: str | None = None, route: str | None = None,
                                                 re.M)):
                 chosen.append((lo, hi))
     elif section is not None:
-        chosen = [(lo, hi) for lo, h, hi in blocks if quoted(h) == section]
+        chosen = [(lo, hi) for lo, h, hi in blocks if quoted(h) == section] or [
+            (lo, hi) for lo, h, hi in blocks if quoted(h).startswith(section + ".")]
         if not chosen and key is not None:  # a dotted key under a parent table
             chosen = [(lo, hi) for lo, h, hi in blocks if section.startswith(quoted(h))]
     elif key is not None:
