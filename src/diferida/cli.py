@@ -69,6 +69,7 @@ class LazyGroup(click.Group):
     LAZY = {
         "batch": "diferida.batch.cli:batch_cmd",
         "project": "diferida.projection.cli:project_cmd",
+        "compare": "diferida.compare.cli:compare_cmd",
         "serve": "diferida.service.cli:serve_cmd",
         "db": "diferida.service.cli:db_group",
         "users": "diferida.service.cli:users_group",
@@ -119,7 +120,9 @@ def main() -> None:
 @click.option("--start", "requested_start_date", default=None, metavar="YYYY-MM-DD",
               help="Date the participant asks the pension to start (Regla 19.3).")
 @as_of_option
-@rules_option
+@click.option("--rules", "rules_name", default=None, multiple=True, metavar="NAME|PATH",
+              help=f"Rules to apply: {', '.join(builtin_names())}, or a TOML file. Give it "
+                   "twice (A, then B) to see both determinations and what differs.")
 @lang_option
 @click.option("--json", "as_json", is_flag=True, help="Print the determination as JSON.")
 def evaluate_cmd(participant_id, birth_date, entry_date, separation_date, service, compensation,
@@ -133,9 +136,15 @@ def evaluate_cmd(participant_id, birth_date, entry_date, separation_date, servic
         "deferred_right_1960": deferred_right_1960, "requested_start_date": requested_start_date,
         "as_of": as_of,
     }
-    rules = _load_rules_or_exit(rules_name)
+    names = list(rules_name or ())
+    if len(names) > 2:
+        click.echo(f"--rules: give one rule set, or two to compare (got {len(names)})",
+                   err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    loaded = [_load_rules_or_exit(n) for n in (names or [None])]
+    given = {k: v for k, v in fields.items() if v is not None}
     try:
-        d = evaluate({k: v for k, v in fields.items() if v is not None}, rules=rules, lang=lang)
+        ds = [evaluate(given, rules=r, lang=lang) for r in loaded]
     except InputError as exc:
         if as_json:
             click.echo(json.dumps({"errors": [
@@ -144,10 +153,50 @@ def evaluate_cmd(participant_id, birth_date, entry_date, separation_date, servic
         for p in exc.problems:
             click.echo(f"{OPTIONS.get(p.field, p.field)}: {p.message}", err=True)
         sys.exit(EXIT_BAD_INPUT)
+    if len(ds) == 2:
+        _print_two(*ds, lang=lang, as_json=as_json)
+        return
+    d = ds[0]
     if as_json:
         click.echo(json.dumps(d.to_dict(), ensure_ascii=False, indent=2))
     else:
         click.echo(render_text(d))
+
+
+def _print_two(a, b, *, lang: str, as_json: bool) -> None:
+    """Both determinations of one person, and what differs with its reason."""
+    from .compare.engine import COMPARED, explaining_finding
+
+    da, db = a.to_dict(), b.to_dict()
+    fields = [f for f in COMPARED if f in da]
+    diff = {f: {"a": da[f], "b": db[f]} for f in fields if da[f] != db[f]}
+    fa, fb = explaining_finding(list(a.explanation), list(b.explanation)) if diff else (None,
+                                                                                         None)
+    why = None
+    if fa is not None or fb is not None:
+        one = fb or fa
+        why = {"rule": one.rule, "condition": one.condition,
+               "under_a": fa.text if fa else None, "under_b": fb.text if fb else None}
+    if as_json:
+        click.echo(json.dumps({"a": da, "b": db, "differences": diff,
+                               "explaining_finding": why}, ensure_ascii=False, indent=2))
+        return
+    for label, d in (("A", a), ("B", b)):
+        click.echo("=" * 78)
+        click.echo(f"{label}: {d.rules_name} ({d.rules_version})")
+        click.echo(render_text(d))
+    click.echo("=" * 78)
+    if not diff:
+        click.echo("No difference: the two rule sets decide this person the same way.")
+        return
+    click.echo(f"What differs (A: {a.rules_name}, B: {b.rules_name}):")
+    for f, v in diff.items():
+        click.echo(f"  {f}: {v['a'] if v['a'] is not None else '—'} -> "
+                   f"{v['b'] if v['b'] is not None else '—'}")
+    if why is not None:
+        click.echo(f"Why ({why['rule']}, {why['condition']}):")
+        click.echo(f"  under A: {why['under_a'] or '— (not checked)'}")
+        click.echo(f"  under B: {why['under_b'] or '— (not checked)'}")
 
 
 @main.command("examples")
@@ -184,6 +233,41 @@ def rules_list() -> None:
     for name in builtin_names():
         r = load_rules(name)
         click.echo(f"{name:<24} {r.version:<36} {r.description}")
+    click.echo("\nCompare two with: diferida rules diff A B")
+
+
+@rules_group.command("diff")
+@click.argument("a")
+@click.argument("b")
+@click.option("--json", "as_json", is_flag=True, help="Print the differences as JSON.")
+def rules_diff_cmd(a: str, b: str, as_json: bool) -> None:
+    """Show what rules B change from rules A (names or files), line by line,
+    with the citation of each changed line. Exit 0 either way."""
+    from .compare.diff import diff_rows
+
+    ra, rb = _load_rules_or_exit(a), _load_rules_or_exit(b)
+    rows = diff_rows(ra, rb)
+    if as_json:
+        click.echo(json.dumps({"a": ra.version, "b": rb.version, "differences": [
+            {"key": k, "a": va, "b": vb, "citation": c} for k, va, vb, c in rows]},
+            ensure_ascii=False, indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    for label, r in (("A", ra), ("B", rb)):
+        note = "  [bold]ILLUSTRATIVE, NOT LAW[/bold]" if r.illustrative else ""
+        console.print(f"{label}: {r.name} ({r.version}){note}", highlight=False)
+    if not rows:
+        console.print("No differences: the two rule sets say the same.")
+        return
+    t = Table(show_header=True, header_style="bold", show_lines=True)
+    for head in ("what", f"A: {ra.name}", f"B: {rb.name}", "citation"):
+        t.add_column(head, overflow="fold")
+    for row in rows:
+        t.add_row(*row)
+    console.print(t)
 
 
 @rules_group.command("show")

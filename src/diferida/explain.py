@@ -21,6 +21,7 @@ import re
 from datetime import date
 from decimal import Decimal
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from .article19 import route_key
@@ -34,6 +35,7 @@ from .rules import Route, Rules, load_rules
 # ---- words that depend on the language ------------------------------------
 
 
+@lru_cache(maxsize=4096)
 def cite(citation: str, lang: str) -> str:
     """A citation as the language writes it ("Regla 19.1(a)" -> "Rule 19.1(a)")."""
     words = catalog(lang).get("citation_words", {})
@@ -74,7 +76,20 @@ def listing(items: list[str], lang: str) -> str:
 
 def law_words(rules: Rules, lang: str) -> dict[str, str]:
     """The law's words the texts use, from the rules: names of laws, rates,
-    amounts and cut-off dates."""
+    amounts and cut-off dates (computed once per rules version and language:
+    the version is a hash of the rules' content)."""
+    key = (rules.version, lang)
+    if key not in _LAW_WORDS:
+        if len(_LAW_WORDS) > 64:
+            _LAW_WORDS.clear()
+        _LAW_WORDS[key] = _law_words(rules, lang)
+    return dict(_LAW_WORDS[key])
+
+
+_LAW_WORDS: dict[tuple[str, str], dict[str, str]] = {}
+
+
+def _law_words(rules: Rules, lang: str) -> dict[str, str]:
     act3 = rules.act_3_2013
     return {
         "law_pre1990": cite(rules.laws["pre1990"], lang),

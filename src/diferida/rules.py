@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import re
 import tomllib
 from dataclasses import dataclass
 from datetime import date
@@ -36,7 +37,15 @@ LATER_SECTIONS = (("regime", "laws"), ("citations", "retirement_annuity"),
 
 
 class RulesError(ValueError):
-    """A rules file that cannot be used; the message names the file and key."""
+    """A rules file that cannot be used; the message names the file and key.
+
+    `section`, `route` and `key` say where in the rules table the problem is,
+    so that the loader can add the line of the file that holds it."""
+
+    def __init__(self, message: str, *, section: str | None = None, route: str | None = None,
+                 key: str | None = None):
+        super().__init__(message)
+        self.section, self.route, self.key = section, route, key
 
 
 @dataclass(frozen=True)
@@ -112,6 +121,9 @@ class Rules:
     min_entry_age: int  # data check: a first entry before this birthday is implausible
     resolved: dict[str, Any]  # the resolved content, as stored with a determination
     version: str
+    # an example reform that no law says ([meta] illustrative = true): never
+    # offered where determinations are made for people (the web page)
+    illustrative: bool = False
 
     @property
     def rate_scale(self) -> int:
@@ -180,6 +192,14 @@ def builtin_names() -> list[str]:
     return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
 
 
+def illustrative(name: str) -> bool:
+    """Whether a built-in rules set is an illustrative reform, not law."""
+    try:
+        return load_rules(name).illustrative
+    except RulesError:
+        return False
+
+
 def _builtin_path(name: str) -> Path:
     return Path(str(resources.files("diferida") / "rules" / f"{name}.toml"))
 
@@ -194,23 +214,63 @@ def _deep_merge(into: dict[str, Any], changes: dict[str, Any]) -> None:
             into[key] = copy.deepcopy(value)
 
 
+ROUTE_KEYS = ("citation", "regimes", "groups", "age", "min_service", "max_service",
+              "regimes_source")
+
+
+def _unknown_keys(changes: dict[str, Any], base: dict[str, Any], path: tuple[str, ...],
+                  origin: str) -> None:
+    """A reform changes what its base has: a key the base lacks (a typo such
+    as `[amout.new]`) would change nothing and is refused. `meta` is free."""
+    for key, value in changes.items():
+        where = (*path, key)
+        if where[0] == "meta":
+            continue
+        if not isinstance(base, dict) or key not in base:
+            dotted = ".".join(where)
+            table = isinstance(value, dict)
+            raise RulesError(f"{origin}: '{dotted}' is not in the base rules, so changing it "
+                             "would change nothing (is it misspelt?)",
+                             section=dotted if table else (".".join(path) or None),
+                             key=None if table else key)
+        if isinstance(value, dict) and isinstance(base[key], dict):
+            _unknown_keys(value, base[key], where, origin)
+
+
 def _resolve(raw: dict[str, Any], origin: str, seen: tuple[str, ...] = ()) -> dict[str, Any]:
     """Apply `base` and `route_overrides` so the result is a complete rules table."""
     if "base" not in raw:
+        if "routes" not in raw:
+            raise RulesError(
+                f"{origin}: names no base: a reform file starts with base = \"{DEFAULT_RULES}\" "
+                "(the built-in rules it changes), or is a complete rules file with its routes",
+                key="base")
         return raw
     base_name = raw["base"]
     if base_name in seen:
-        raise RulesError(f"{origin}: circular base {base_name!r}")
+        raise RulesError(f"{origin}: circular base {base_name!r}", key="base")
     if base_name not in builtin_names():
-        raise RulesError(f"{origin}: unknown base rules {base_name!r}")
+        raise RulesError(f"{origin}: unknown base rules {base_name!r}", key="base")
     base = _resolve(_read_toml(_builtin_path(base_name)), base_name, seen + (base_name,))
     merged = copy.deepcopy(base)
-    _deep_merge(merged, {k: v for k, v in raw.items() if k not in ("base", "route_overrides")})
+    changes = {k: v for k, v in raw.items() if k not in ("base", "route_overrides")}
+    _unknown_keys(changes, base, (), origin)
+    _deep_merge(merged, changes)
     overrides = raw.get("route_overrides", {})
     ids = [r.get("id") for r in merged.get("routes", [])]
     for route_id, changes in overrides.items():
         if route_id not in ids:
-            raise RulesError(f"{origin}: route_overrides names unknown route {route_id!r}")
+            raise RulesError(f"{origin}: route_overrides names unknown route {route_id!r}",
+                             route=route_id)
+        if not isinstance(changes, dict):
+            raise RulesError(f"{origin}: route_overrides.{route_id!r} must be a table",
+                             route=route_id)
+        for key in changes:
+            if key not in ROUTE_KEYS:
+                raise RulesError(
+                    f"{origin}: route_overrides.\"{route_id}\".{key}: a route has no "
+                    f"'{key}'; a reform may change {', '.join(ROUTE_KEYS)}",
+                    route=route_id, key=key)
         merged["routes"][ids.index(route_id)].update(changes)
     return merged
 
@@ -257,6 +317,37 @@ def _int(value: Any, where: str) -> int:
     return value
 
 
+KNOWN_KEYS = ("min_service", "max_service", "regimes_source", "threshold", "rate", "age",
+              "regimes", "groups", "citation", "new_participant_after", "not_covered_from",
+              "deferred_right_cutoff", "brackets", "value", "id", "name", "reading",
+              "routes", "min_entry_age")
+
+
+def _tagged(exc: RulesError, route: str | None = None) -> RulesError:
+    """The error, with where it is in the rules table guessed from its message
+    when the raiser did not say (the loader turns that into a line)."""
+    text = str(exc)
+    if exc.route is None:
+        exc.route = route
+    if exc.section is None:
+        m = re.search(r"\[([a-z0-9_.]+)\]", text)
+        if m:
+            exc.section = m.group(1)
+    if exc.key is None:
+        m = re.search(r"missing '(\w+)'", text)
+        if m:
+            exc.key = m.group(1)
+        else:
+            for k in KNOWN_KEYS:
+                if re.search(rf"\b{k}\b", text):
+                    exc.key = k
+                    break
+    if exc.section and exc.key in ("new_participant_after", "not_covered_from",
+                                   "deferred_right_cutoff"):
+        exc.section, exc.key = f"{exc.section}.{exc.key}", "value"
+    return exc
+
+
 def rules_from_resolved(resolved: dict[str, Any], origin: str = "rules") -> Rules:
     """Build Rules from a resolved table (a rules file's content, or the copy
     stored with a determination)."""
@@ -276,32 +367,46 @@ def rules_from_resolved(resolved: dict[str, Any], origin: str = "rules") -> Rule
     routes = []
     for i, r in enumerate(_need(resolved, "routes", origin)):
         rw = f"{origin} routes[{i}]"
-        regimes = tuple(_need(r, "regimes", rw))
-        groups = tuple(_need(r, "groups", rw))
-        if not set(regimes) <= set(REGIMES) or not regimes:
-            raise RulesError(f"{rw}: regimes must be among {REGIMES}")
-        if not set(groups) <= set(GROUPS) or not groups:
-            raise RulesError(f"{rw}: groups must be among {GROUPS}")
-        age = _need(r, "age", rw)
-        if not isinstance(age, int) or isinstance(age, bool) or age < 0:
-            raise RulesError(f"{rw}: age must be a whole number of years")
-        routes.append(
-            Route(
-                id=str(_need(r, "id", rw)),
-                citation=str(_need(r, "citation", rw)),
-                regimes=regimes,
-                groups=groups,
-                age=age,
-                min_service=_years(_need(r, "min_service", rw), f"{rw}.min_service"),
-                max_service=(
-                    _years(r["max_service"], f"{rw}.max_service") if "max_service" in r else None
-                ),
-                regimes_source=str(r["regimes_source"]) if "regimes_source" in r else None,
-            )
-        )
+        try:
+            routes.append(_route(r, rw))
+        except RulesError as exc:
+            raise _tagged(exc, route=str(r.get("id", "")) or None) from None
     if not routes:
         raise RulesError(f"{origin}: no routes")
+    try:
+        return _rest(resolved, stored, digest, origin, meta, regime, w, after, notcov, cutoff,
+                     tuple(routes))
+    except RulesError as exc:
+        raise _tagged(exc) from None
 
+
+def _route(r: dict[str, Any], rw: str) -> Route:
+    regimes = tuple(_need(r, "regimes", rw))
+    groups = tuple(_need(r, "groups", rw))
+    if not set(regimes) <= set(REGIMES) or not regimes:
+        raise RulesError(f"{rw}: regimes must be among {REGIMES}")
+    if not set(groups) <= set(GROUPS) or not groups:
+        raise RulesError(f"{rw}: groups must be among {GROUPS}")
+    age = _need(r, "age", rw)
+    if not isinstance(age, int) or isinstance(age, bool) or age < 0:
+        raise RulesError(f"{rw}: age must be a whole number of years")
+    return Route(
+        id=str(_need(r, "id", rw)),
+        citation=str(_need(r, "citation", rw)),
+        regimes=regimes,
+        groups=groups,
+        age=age,
+        min_service=_years(_need(r, "min_service", rw), f"{rw}.min_service"),
+        max_service=(
+            _years(r["max_service"], f"{rw}.max_service") if "max_service" in r else None
+        ),
+        regimes_source=str(r["regimes_source"]) if "regimes_source" in r else None,
+    )
+
+
+def _rest(resolved: dict[str, Any], stored: dict[str, Any], digest: str, origin: str,
+          meta: dict[str, Any], regime: dict[str, Any], w: str, after: dict[str, Any],
+          notcov: dict[str, Any], cutoff: dict[str, Any], routes: tuple[Route, ...]) -> Rules:
     amount = {}
     for reg in REGIMES:
         s = _need(_need(resolved, "amount", origin), reg, f"{origin} [amount]")
@@ -313,9 +418,10 @@ def rules_from_resolved(resolved: dict[str, Any], origin: str = "rules") -> Rule
             )
             for b in _need(s, "brackets", sw)
         )
-        if any(b.rate > 1 for b in brackets):
-            raise RulesError(f"{sw}: a rate above 1 (100% of compensation a year) is not a "
-                             "pension rate")
+        for b in brackets:
+            if b.rate > 1:
+                raise RulesError(f"{sw}.rate: '{b.rate}' is above 1 (100% of compensation a "
+                                 "year): not a pension rate")
         if not brackets or brackets[0].threshold != 0:
             raise RulesError(f"{sw}: the first bracket must start at threshold 0")
         if any(a.threshold >= b.threshold for a, b in zip(brackets, brackets[1:])):
@@ -370,7 +476,7 @@ def rules_from_resolved(resolved: dict[str, Any], origin: str = "rules") -> Rule
         not_covered_citation=str(_need(notcov, "citation", w)),
         deferred_right_cutoff=_date(_need(cutoff, "value", w), f"{w}.deferred_right_cutoff"),
         deferred_right_citation=str(_need(cutoff, "citation", w)),
-        routes=tuple(routes),
+        routes=routes,
         amount=amount,
         minimum_rate=_dec(_need(minimum, "rate", f"{origin} [minimum]"), "minimum.rate"),
         minimum_citation=str(_need(minimum, "citation", f"{origin} [minimum]")),
@@ -383,6 +489,7 @@ def rules_from_resolved(resolved: dict[str, Any], origin: str = "rules") -> Rule
                            f"{origin} [data_checks].min_entry_age"),
         resolved=stored,
         version=f"{name}@{digest[:12]}",
+        illustrative=meta.get("illustrative", False) is True,
     )
 
 
@@ -397,7 +504,90 @@ def _load_cached(key: str) -> Rules:
         raise RulesError(
             f"unknown rules {key!r}: give a file path or one of {', '.join(builtin_names())}"
         )
-    return rules_from_resolved(_resolve(_read_toml(path), origin), origin)
+    raw = _read_toml(path)
+    try:
+        return rules_from_resolved(_resolve(raw, origin), origin)
+    except RulesError as exc:
+        raise _placed(exc, path, origin) from None
+
+
+_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+
+
+def line_of(text: str, *, section: str | None = None, route: str | None = None,
+            key: str | None = None, value: str | None = None) -> int | None:
+    """The line (1-based) of a rules file's text that holds `key` of `route`
+    (a `[[routes]]` block with that id, or `[route_overrides."id"]`) or of
+    `section` (a table header such as `amount.new`); the table's header
+    when the key is missing from it; None when the file does not say it."""
+    lines = text.splitlines()
+    blocks: list[tuple[int, str, int]] = []  # (first line index, header, end index)
+    start, header = 0, ""
+    for i, line in enumerate(lines):
+        m = _HEADER.match(line)
+        if m:
+            blocks.append((start, header, i))
+            start, header = i, m.group(1).replace(" ", "")
+    blocks.append((start, header, len(lines)))
+
+    def find_key(lo: int, hi: int) -> int | None:
+        if key is None:
+            return None
+        pattern = re.compile(rf"(^|[\s{{,]){re.escape(key)}\s*=")
+        hits = [i for i in range(lo, hi) if pattern.search(lines[i].split("#")[0])]
+        if value is not None:
+            exact = [i for i in hits if value in lines[i]]
+            hits = exact or hits
+        return hits[0] if hits else None
+
+    def quoted(h: str) -> str:
+        return h.replace('"', "").replace("'", "")
+
+    chosen: list[tuple[int, int]] = []
+    if route is not None:
+        for lo, h, hi in blocks:
+            body = "\n".join(lines[lo:hi])
+            if (h.startswith("route_overrides") and quoted(h) == f"route_overrides.{route}") or (
+                    h == "routes" and re.search(rf'^\s*id\s*=\s*"{re.escape(route)}"', body,
+                                                re.M)):
+                chosen.append((lo, hi))
+    elif section is not None:
+        chosen = [(lo, hi) for lo, h, hi in blocks if quoted(h) == section] or [
+            (lo, hi) for lo, h, hi in blocks if quoted(h).startswith(section + ".")]
+        if not chosen and key is not None:  # a dotted key under a parent table
+            chosen = [(lo, hi) for lo, h, hi in blocks if section.startswith(quoted(h))]
+    elif key is not None:
+        chosen = [(0, blocks[0][2])] if blocks else []  # top-level keys: before any table
+    for lo, hi in chosen:
+        hit = find_key(lo, hi)
+        if hit is not None:
+            return hit + 1
+    if chosen and (route is not None or section is not None):
+        return chosen[0][0] + 1
+    return None
+
+
+def _placed(exc: RulesError, path: Path, origin: str) -> RulesError:
+    """The error with the line of the file that holds the problem, when it is
+    in that file ("rules.toml, line 4: ...")."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return exc
+    m = re.search(r"'([^']*)'", str(exc).split(":", 1)[-1])
+    line = line_of(text, section=exc.section, route=exc.route, key=exc.key,
+                   value=m.group(1) if m else None)
+    if line is None and exc.key == "base":
+        line = 1
+    if line is None:
+        return exc
+    reason = str(exc)
+    if reason.startswith(origin):
+        reason = reason[len(origin):].lstrip(" :")
+    out = RulesError(f"{path}, line {line}: {reason}", section=exc.section, route=exc.route,
+                     key=exc.key)
+    out.line = line  # type: ignore[attr-defined]
+    return out
 
 
 def load_rules(rules: str | Path | Rules | None = None) -> Rules:

@@ -20,7 +20,7 @@ import diferida
 from diferida.determination import Determination, plain
 from diferida.fields import FIELD_NAMES, SERVICE_PLACES
 from diferida.i18n import error_message
-from diferida.rules import builtin_names, load_rules
+from diferida.rules import builtin_names, illustrative, load_rules
 
 from . import lenient
 from .labels import labels, plural
@@ -186,9 +186,10 @@ def evaluate(state: FormState) -> FormState:
     """Ask the core; keep its answer or its messages, each by its field."""
     t = labels(state.lang, state.rules_name)
     rules = state.rules
-    if rules not in builtin_names():
+    if rules not in builtin_names() or illustrative(rules):
         # Only the rules shipped with the package: a path typed into a web
-        # form must never reach the rules loader.
+        # form must never reach the rules loader. An illustrative reform
+        # (not law) is for comparisons, never offered to decide a person's case.
         state.add_error("rules", t["fields"]["rules"]["unknown"].format(value=rules))
         rules = DEFAULT_RULES
     # the page reads numbers and dates as people write them (web/lenient.py);

@@ -35,7 +35,7 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from starlette.concurrency import run_in_threadpool
 
-from diferida.rules import builtin_names, load_rules
+from diferida.rules import builtin_names, illustrative, load_rules
 
 from . import forms, guidance
 from .drafts import DRAFTS
@@ -105,7 +105,7 @@ def _context(state: FormState, printable: bool) -> dict:
         "t": labels(lang, state.rules_name),
         "state": state,
         "v": state.values,
-        "rule_names": builtin_names(),
+        "rule_names": [n for n in builtin_names() if not illustrative(n)],
         "default_rules_version": default.version,
         "default_rules_name": default.name,
         "cutoff_1960": load_rules(state.rules_name).deferred_right_cutoff.isoformat(),

@@ -1,0 +1,146 @@
+"""`diferida compare`: two rule sets over the same member file.
+
+Exit status: 0 when the run completed (rejected rows included, unless
+--strict, which makes any reject exit 1); 2 when a rules file, a file or an
+option cannot be used (refused before any member is read; nothing is
+written); 3 when the row accounting fails (a bug: nothing is written); 130
+when interrupted (nothing is written).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import date
+from pathlib import Path
+
+import click
+
+from ..batch.errors import FileProblem
+from ..batch.runner import DEFAULT_CHUNK_ROWS, AccountingError
+from ..i18n import LANGS
+from ..rules import RulesError, builtin_names
+
+EXIT_STRICT, EXIT_UNUSABLE, EXIT_ACCOUNTING, EXIT_INTERRUPTED = 1, 2, 3, 130
+
+
+@click.command("compare")
+@click.argument("input", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--rules", "rules", multiple=True, required=True, metavar="NAME|PATH",
+              help=f"Give it twice: rules A, then rules B ({', '.join(builtin_names())}, or "
+                   "a reform file).")
+@click.option("-o", "--output", required=True, type=click.Path(path_type=Path, dir_okay=False),
+              help="comparison.xlsx (a sheet per table), or comparison.csv / .parquet (one "
+                   "file per table: comparison.summary.csv, comparison.transitions.csv, ...).")
+@click.option("--html", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Also write a self-contained HTML report (chart included).")
+@click.option("--rejects", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Rejected rows, one line per bad field: .csv, .parquet or .xlsx.")
+@click.option("--as-of", default=None, metavar="YYYY-MM-DD",
+              help="Date the determinations speak for, and the valuation date (default: "
+                   "today).")
+@click.option("--discount", default=None, metavar="RATE[,RATE...]",
+              help="Project both sides by fiscal year with these discount rates (as "
+                   "`diferida project`); needs --mortality.")
+@click.option("--mortality", default=None, metavar="none|pub2010|TABLE.csv",
+              help="Mortality for the projection (as `diferida project`).")
+@click.option("--improvement", default=None, help="Improvement scale (as `diferida project`).")
+@click.option("--cola", default="0", show_default=True, help="As `diferida project`.")
+@click.option("--start", "start", default="eligibility", show_default=True,
+              metavar="eligibility|age:N", help="As `diferida project`.")
+@click.option("--horizon", default=None, metavar="N", help="As `diferida project`.")
+@click.option("--sex-blend", default="0.5", show_default=True, metavar="W",
+              help="As `diferida project`.")
+@click.option("--lang", type=click.Choice(LANGS), default="en", show_default=True,
+              help="Language of the explanations and messages.")
+@click.option("--separator", default=None, metavar="CHAR",
+              help="CSV separator (default: detected from the header).")
+@click.option("--columns", "columns_map", default=None, metavar="MAP.toml",
+              type=click.Path(path_type=Path, dir_okay=False),
+              help="Map of the file's column names to the fields.")
+@click.option("--strict", is_flag=True, help="Exit 1 if any row is rejected.")
+@click.option("--overwrite", is_flag=True, help="Replace existing output files.")
+@click.option("-q", "--quiet", is_flag=True, help="No summary.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.option("--chunk-rows", type=click.IntRange(min=1), default=DEFAULT_CHUNK_ROWS,
+              show_default=True, help="Rows decided at a time (bounds memory).")
+def compare_cmd(input, rules, output, html, rejects, as_of, discount, mortality, improvement,
+                cola, start, horizon, sex_blend, lang, separator, columns_map, strict,
+                overwrite, quiet, as_json, chunk_rows) -> None:
+    """Compare two rule sets, A and B, over every member of INPUT (.csv,
+    .parquet or .xlsx): who changes (status, route, eligibility date, amount),
+    why (the finding that explains each change), and, with --discount and
+    --mortality, what it costs by fiscal year."""
+    from ..projection.mortality import TableError
+    from ..projection.options import OptionError
+    from .runner import CompareOptionError, Projecting, compare_file
+
+    def fail(message: str, code: int = EXIT_UNUSABLE):
+        click.echo(message, err=True)
+        sys.exit(code)
+
+    if len(rules) != 2:
+        fail(f"--rules: give exactly two rule sets, A then B (got {len(rules)})")
+    day = None
+    if as_of is not None:
+        try:
+            day = date.fromisoformat(as_of)
+        except ValueError:
+            fail(f"--as-of: '{as_of}' is not a valid YYYY-MM-DD date")
+    projecting = None
+    if (discount is None) != (mortality is None):
+        fail("--discount and --mortality go together: give both to project the fiscal "
+             "years, or neither")
+    if discount is not None:
+        projecting = Projecting(discount=discount, mortality=mortality,
+                                improvement=improvement, cola=cola, start=start,
+                                horizon=horizon, sex_blend=sex_blend)
+    elif improvement is not None or horizon is not None or cola != "0" \
+            or start != "eligibility" or sex_blend != "0.5":
+        fail("--improvement, --cola, --start, --horizon and --sex-blend are projection "
+             "options: give --discount and --mortality too")
+    try:
+        summary = compare_file(input, output, list(rules), rejects=rejects, html=html,
+                               as_of=day, lang=lang, separator=separator,
+                               columns=columns_map, projecting=projecting,
+                               overwrite=overwrite, chunk_rows=chunk_rows)
+    except RulesError as exc:
+        fail(f"--rules: {exc}")
+    except (CompareOptionError, OptionError, TableError) as exc:
+        fail(str(exc))
+    except FileProblem as exc:
+        fail(exc.text(lang))
+    except AccountingError as exc:
+        fail(f"INTERNAL ERROR: the row accounting does not add up: {exc}", EXIT_ACCOUNTING)
+    except KeyboardInterrupt:
+        fail("Interrupted: no output was written", EXIT_INTERRUPTED)
+    if rejects is None and summary.problems:
+        sample = summary.sample
+        click.echo(f"Rejects (no --rejects given, the first {sample.height} of "
+                   f"{summary.problems}):", err=True)
+        for r in sample.iter_rows(named=True):
+            click.echo(f"  {r['row']}: {r['participant_id'] or '-'}: {r['message']}", err=True)
+    if as_json:
+        click.echo(json.dumps(summary.to_dict(), ensure_ascii=False, indent=2, default=str))
+    elif not quiet:
+        _print(summary)
+    if strict and summary.rows_rejected:
+        fail("--strict: some rows were rejected", EXIT_STRICT)
+
+
+def _print(summary) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=f"{summary.rules_a.name} (A) → {summary.rules_b.name} (B)",
+              show_header=True, header_style="bold")
+    t.add_column("item")
+    t.add_column("value", justify="right")
+    for k, v in summary.items():
+        if k.endswith("_title"):
+            continue
+        t.add_row(k, f"{v:,}" if isinstance(v, int) else str(v))
+    console = Console()
+    console.print(t)
+    for f in summary.files:
+        console.print(f"Written: {f}", highlight=False)

@@ -1,0 +1,538 @@
+"""`compare_file`: one member file, two rule sets, what changes.
+
+The file is read once, exactly as `diferida batch` reads it (the same reader,
+column map, limits and rejects); each chunk is decided under rules A and
+under rules B by the core. A row is rejected for both sides or for neither
+(the checks of a row do not depend on the rules; a run where they differ
+fails loudly), so rows read = rows compared + rows rejected, checked. With
+the projection options both sides are projected with the projection's
+engine and assumptions.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from ..batch.columns import ColumnsArg
+from ..batch.errors import FileProblem
+from ..batch.io import XLSX_MAX_ROWS, Limits, Sink, kind_of, open_sink, open_source, put_in_place
+from ..batch.runner import (
+    DEFAULT_CHUNK_ROWS,
+    REJECT_COLUMNS,
+    AccountingError,
+    _check_target,
+    _empty_rejects,
+    _later_duplicates,
+    _reject_later,
+)
+from ..core import evaluate_frame
+from ..i18n import LANGS
+from ..rules import Rules, load_rules
+from . import engine as cmp
+
+Progress = Callable[[str, int, int], None]
+TABLES = ("summary", "transitions", "changed_members", "eligibility_shifts", "amount_changes",
+          "fiscal_years")
+
+
+class CompareOptionError(ValueError):
+    """An option of the comparison that cannot be used."""
+
+
+@dataclass
+class CompareSummary:
+    input: str
+    output: str
+    rules_a: Rules
+    rules_b: Rules
+    as_of: date
+    rejects: str | None = None
+    html: str | None = None
+    files: list[str] = field(default_factory=list)
+    rows_read: int = 0
+    rows_compared: int = 0
+    rows_rejected: int = 0
+    problems: int = 0
+    blank: int = 0
+    changed: int = 0
+    status_changed: int = 0
+    route_changed: int = 0
+    date_moved: int = 0
+    amount_changed: int = 0
+    totals: cmp.Totals = field(default_factory=cmp.Totals)
+    fiscal: dict[str, str] = field(default_factory=dict)
+    seconds: dict[str, float] = field(
+        default_factory=lambda: {"read_and_decide": 0.0, "explain": 0.0, "project": 0.0,
+                                 "write": 0.0, "total": 0.0})
+    sample: pl.DataFrame | None = None
+
+    def check(self) -> None:
+        if self.rows_read != self.rows_compared + self.rows_rejected:
+            raise AccountingError(f"{self.rows_read} rows read, {self.rows_compared} compared, "
+                                  f"{self.rows_rejected} rejected")
+
+    def items(self) -> list[tuple[str, Any]]:
+        """The summary as (item, value) pairs, in reading order."""
+        t = self.totals
+        a, b = self.rules_a, self.rules_b
+        out: list[tuple[str, Any]] = [
+            ("input", self.input),
+            ("as_of", self.as_of.isoformat()),
+            ("rules_a", a.name), ("rules_a_version", a.version), ("rules_a_title", a.title),
+            ("rules_b", b.name), ("rules_b_version", b.version), ("rules_b_title", b.title),
+        ]
+        for label, r in (("a", a), ("b", b)):
+            if r.illustrative:
+                out.append((f"rules_{label}_note", "ILLUSTRATIVE REFORM, NOT LAW"))
+        out += [
+            ("rows_read", self.rows_read),
+            ("rows_rejected", self.rows_rejected),
+            ("problems", self.problems),
+            ("members_compared", self.rows_compared),
+            ("members_changed", self.changed),
+            ("members_unchanged", self.rows_compared - self.changed),
+            ("status_changed", self.status_changed),
+            ("route_changed", self.route_changed),
+            ("eligibility_date_moved", self.date_moved),
+            ("annual_amount_changed", self.amount_changed),
+            ("entitled_a", t.entitled_a), ("entitled_b", t.entitled_b),
+            ("annual_amount_total_a", t.annual_a), ("annual_amount_total_b", t.annual_b),
+            ("annual_amount_total_difference", t.annual_b - t.annual_a),
+            ("monthly_amount_total_a", t.monthly_a), ("monthly_amount_total_b", t.monthly_b),
+            ("monthly_amount_total_difference", t.monthly_b - t.monthly_a),
+        ]
+        out += list(self.fiscal.items())
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {k: (str(v) if isinstance(v, Decimal) else v) for k, v in self.items()}
+        d.update({"output": self.output, "rejects": self.rejects, "html": self.html,
+                  "files": self.files, "blank_lines": self.blank,
+                  "seconds": {k: round(v, 3) for k, v in self.seconds.items()}})
+        return d
+
+
+@dataclass
+class Projecting:
+    """The projection options, parsed (the same as `diferida project`)."""
+
+    discount: str | Sequence[str]
+    mortality: str = "none"
+    improvement: str | None = None
+    cola: str | Decimal = "0"
+    start: str = "eligibility"
+    horizon: int | str | None = None
+    sex_blend: str | float = "0.5"
+    table: Any = None  # a MortalityTable built in code (tests)
+
+
+def table_paths(out: Path) -> dict[str, Path]:
+    """comparison.csv -> comparison.summary.csv, comparison.transitions.csv, ..."""
+    return {name: out.with_name(f"{out.stem}.{name}{out.suffix}") for name in TABLES}
+
+
+def compare_file(
+    input: str | Path,
+    output: str | Path,
+    rules: Sequence[str | Path | Rules],
+    *,
+    rejects: str | Path | None = None,
+    html: str | Path | None = None,
+    as_of: date | None = None,
+    lang: str = "en",
+    separator: str | None = None,
+    columns: ColumnsArg = None,
+    projecting: Projecting | None = None,
+    overwrite: bool = False,
+    chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    progress: Progress | None = None,
+    sample_rejects: int = 50,
+    limits: Limits | None = None,
+    on_rename: Callable[[], None] | None = None,
+) -> CompareSummary:
+    """Compare rules A and B (`rules`, two of them) over every member of a
+    file. `output` is .xlsx (a workbook with a sheet per table) or .csv /
+    .parquet (one file per table, named from it: see `table_paths`); `html` a
+    self-contained report. Raises RulesError, CompareOptionError,
+    FileProblem (or the projection's OptionError, TableError) before
+    anything is read or written."""
+    from . import output as out_mod
+
+    started = time.perf_counter()
+    if lang not in LANGS:
+        raise CompareOptionError(f"--lang: unknown language {lang!r}; use one of "
+                                 f"{', '.join(LANGS)}")
+    if len(rules) != 2:
+        raise CompareOptionError(f"--rules: give exactly two rule sets, A and B (got "
+                                 f"{len(rules)})")
+    # the rules first: a bad reform is refused before any member is read
+    ra, rb = load_rules(rules[0]), load_rules(rules[1])
+    proj = _projection_setup(projecting) if projecting is not None else None
+
+    inp, out = Path(input), Path(output)
+    rej = Path(rejects) if rejects is not None else None
+    page = Path(html) if html is not None else None
+    kind_of(inp)
+    out_kind = kind_of(out)
+    targets = [out] if out_kind == "xlsx" else [
+        p for name, p in table_paths(out).items() if name != "fiscal_years" or proj is not None]
+    side = out.with_name(out.stem + ".assumptions.json") if out_kind != "xlsx" else None
+    taken = [inp]
+    for p in targets:
+        _check_target(p, taken, overwrite)
+        taken.append(p)
+    if rej is not None:
+        _check_target(rej, taken, overwrite)
+        taken.append(rej)
+    from ..projection.runner import _check_extra_target
+    for extra, suffixes in ((side, None), (page, [".html", ".htm"])):
+        if extra is not None:
+            _check_extra_target(extra, taken, overwrite, suffixes)
+            taken.append(extra)
+    if len({p.resolve() for p in taken}) != len(taken):
+        raise CompareOptionError("the output files must all be different files")
+    if page is not None and proj is not None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise CompareOptionError("--html: the chart needs the optional package "
+                                     "matplotlib; install it with: pip install "
+                                     "'diferida[plot]'") from None
+
+    day = as_of or date.today()
+    from ..projection.sex import SEX_COLUMN
+    src = open_source(inp, separator=separator, columns=columns, limits=limits,
+                      extra_fields=(SEX_COLUMN,) if proj is not None else ())
+    summary = CompareSummary(str(inp), str(out), ra, rb, day, str(rej) if rej else None,
+                             str(page) if page else None)
+    secs = summary.seconds
+    sinks: list[Sink] = []
+    try:
+        rej_sink = open_sink(rej, overwrite) if rej is not None else None
+        if rej_sink is not None:
+            sinks.append(rej_sink)
+        samples: list[pl.DataFrame] = []
+        sampled = 0
+        sbs_parts: list[pl.DataFrame] = []
+        trans_parts: list[pl.DataFrame] = []
+        changed_inputs: list[pl.DataFrame] = []
+        members_a: list[pl.DataFrame] = []
+        members_b: list[pl.DataFrame] = []
+        has_sex = proj is not None and SEX_COLUMN in src.columns
+        tick = time.perf_counter()
+        chunks = src.chunks(chunk_rows)
+        first = next(chunks, None)
+        second = next(chunks, None) if first is not None else None
+        later = _later_duplicates(src, chunk_rows, _Never()) if second is not None else None
+        offset = 0
+
+        def all_chunks():
+            yield from (c for c in (first, second) if c is not None)
+            yield from chunks
+
+        inputs = ("birth_date", "group") if proj is not None else ()
+        for chunk in all_chunks():
+            frame = chunk.frame
+            h = frame.height
+            summary.blank += chunk.blank
+            if h == 0:
+                continue
+            res_a = evaluate_frame(frame, as_of=day, rules=ra, lang=lang, require_id=True,
+                                   inputs=inputs)
+            res_b = evaluate_frame(frame, as_of=day, rules=rb, lang=lang, require_id=True,
+                                   inputs=inputs)
+            det_a, bad = res_a.determinations, res_a.rejected
+            det_b = res_b.determinations
+            if not res_b.rejected["row"].unique().sort().equals(bad["row"].unique().sort()):
+                raise AccountingError("rules A and rules B rejected different rows")
+            if later is not None:
+                lo, hi = np.searchsorted(later, [offset, offset + h])
+                if hi > lo:
+                    local = later[lo:hi] - offset
+                    det_b, _ = _reject_later(frame, det_b, bad, local, lang)
+                    det_a, bad = _reject_later(frame, det_a, bad, local, lang)
+            sex_codes = None
+            if proj is not None:
+                from ..projection import engine as proj_engine
+                from ..projection.sex import check_sex
+                sex_codes = np.full(h, proj_engine.UNKNOWN, dtype=np.int8)
+                if has_sex:
+                    sex_codes, sex_bad = check_sex(frame, lang)
+                    if sex_bad.height:
+                        rejected = np.zeros(h, dtype=bool)
+                        rejected[bad["row"].to_numpy()] = True
+                        flagged = np.zeros(h, dtype=bool)
+                        flagged[sex_bad["row"].to_numpy()] = True
+                        keep = pl.Series(~flagged[~rejected])
+                        det_a, det_b = det_a.filter(keep), det_b.filter(keep)
+                        bad = pl.concat([bad, sex_bad.cast(bad.schema)]).sort(
+                            "row", maintain_order=True)
+            n_bad = bad["row"].n_unique() if bad.height else 0
+            if h != det_a.height + n_bad or det_a.height != det_b.height:
+                raise AccountingError(f"{h} rows in a chunk, {det_a.height} compared, "
+                                      f"{n_bad} rejected")
+            rejected = np.zeros(h, dtype=bool)
+            if bad.height:
+                rejected[bad["row"].to_numpy()] = True
+            kept = np.flatnonzero(~rejected)
+            numbers = chunk.rows[bad["row"].to_numpy()] if bad.height else []
+            bad = bad.with_columns(pl.Series("row", numbers, dtype=pl.Int64)).select(
+                REJECT_COLUMNS)
+            summary.rows_read += h
+            summary.rows_rejected += n_bad
+            summary.problems += bad.height
+            summary.rows_compared += det_a.height
+
+            summary.totals.add(det_a, det_b)
+            trans_parts.append(cmp.transitions(det_a, det_b))
+            mask = cmp.changed_mask(det_a, det_b)
+            sbs = cmp.side_by_side(det_a, det_b).with_columns(
+                pl.Series("row", chunk.rows[kept], dtype=pl.Int64))
+            changed = sbs.filter(mask)
+            sbs_parts.append(changed)
+            changed_inputs.append(frame[kept[mask.to_numpy()]])
+            summary.status_changed += int(det_a["status"].ne_missing(det_b["status"]).sum())
+            summary.route_changed += int(det_a["route"].ne_missing(det_b["route"]).sum())
+            summary.date_moved += int(det_a["eligibility_date"].ne_missing(
+                det_b["eligibility_date"]).sum())
+            summary.amount_changed += int(det_a["annual_amount"].ne_missing(
+                det_b["annual_amount"]).sum())
+            if proj is not None:
+                from ..projection.runner import _start_days
+                kept_sex = sex_codes[~rejected]
+                for det, parts in ((det_a, members_a), (det_b, members_b)):
+                    parts.append(_members(det, kept_sex, proj["rule"], _start_days))
+            if rej_sink is not None:
+                rej_sink.write(bad)
+            elif sampled < sample_rejects and bad.height:
+                samples.append(bad.head(sample_rejects - sampled))
+                sampled += samples[-1].height
+            offset += h
+            if progress is not None:
+                progress("decide", chunk.done, src.total)
+        secs["read_and_decide"] = time.perf_counter() - tick
+        if summary.rows_read == 0:
+            raise FileProblem("no_rows", file=str(inp))
+        summary.check()
+
+        tick = time.perf_counter()
+        changed = pl.concat(sbs_parts)
+        summary.changed = changed.height
+        if out_kind == "xlsx" and changed.height > XLSX_MAX_ROWS:
+            raise FileProblem("xlsx_too_big", file=str(out), rows=f"{changed.height:,}",
+                              limit=f"{XLSX_MAX_ROWS:,}")
+        why = cmp.explain_changes(pl.concat(changed_inputs), ra, rb, day, lang) \
+            if changed.height else None
+        changed_table = _changed_table(changed, why)
+        transitions = (pl.concat(trans_parts)
+                       .group_by("status_a", "route_a", "status_b", "route_b", "changes")
+                       .agg(pl.col("members").sum())
+                       .sort(["changes", "members", "status_a", "route_a", "status_b",
+                              "route_b"], descending=[True, True, False, False, False, False],
+                             nulls_last=True)
+                       .select("status_a", "route_a", "status_b", "route_b", "members",
+                               "changes"))
+        if int(transitions["members"].sum()) != summary.rows_compared:
+            raise AccountingError("the transitions do not add up to the members compared")
+        shifts = cmp.eligibility_shifts(changed)
+        amounts = cmp.amount_changes(changed)
+        secs["explain"] = time.perf_counter() - tick
+
+        fiscal = None
+        assumptions: dict[str, Any] = {"rules": {
+            "a": _rules_info(ra), "b": _rules_info(rb)}, "as_of": day.isoformat(),
+            "input": str(inp), "changed": "a member whose determination differs in any of: "
+            + ", ".join(cmp.COMPARED),
+            "explaining_finding": "the first finding of the explanation under A (then under "
+            "B) whose rule and condition were checked with other values or another result, "
+            "or on one side only"}
+        if proj is not None:
+            tick = time.perf_counter()
+            fiscal, proj_info = _project_both(proj, members_a, members_b, summary, ra, rb,
+                                              has_sex, lang)
+            assumptions["projection"] = proj_info
+            secs["project"] = time.perf_counter() - tick
+
+        tick = time.perf_counter()
+        tables = {
+            "summary": out_mod.summary_frame(summary.items()),
+            "transitions": transitions,
+            "changed_members": changed_table,
+            "eligibility_shifts": shifts,
+            "amount_changes": amounts,
+        }
+        if fiscal is not None:
+            tables["fiscal_years"] = fiscal
+        if out_kind == "xlsx":
+            sink = out_mod.BytesSink(out, overwrite)
+            sinks.insert(0, sink)
+            sink.data = out_mod.workbook(tables, assumptions, summary)
+            summary.files.append(str(out))
+        else:
+            paths = table_paths(out)
+            for name, frame in tables.items():
+                s = open_sink(paths[name], overwrite)
+                sinks.append(s)
+                s.write(out_mod.for_file(frame))
+                summary.files.append(str(paths[name]))
+            js = out_mod.BytesSink(side, overwrite)
+            sinks.append(js)
+            js.data = out_mod.json_bytes(assumptions)
+            summary.files.append(str(side))
+        if page is not None:
+            hs = out_mod.BytesSink(page, overwrite)
+            sinks.append(hs)
+            hs.data = out_mod.html_report(tables, assumptions, summary, lang)
+            summary.files.append(str(page))
+        for s in sinks:
+            s.complete()
+        put_in_place(sinks, on_rename)
+        sinks.clear()
+        secs["write"] = time.perf_counter() - tick
+        summary.sample = pl.concat(samples) if samples else _empty_rejects()
+    except BaseException:
+        for s in sinks:
+            s.abort()
+        raise
+    secs["total"] = time.perf_counter() - started
+    return summary
+
+
+class _Never:
+    def is_set(self) -> bool:
+        return False
+
+
+def _rules_info(r: Rules) -> dict[str, Any]:
+    return {"name": r.name, "version": r.version, "title": r.title,
+            "illustrative": r.illustrative}
+
+
+def _changed_table(changed: pl.DataFrame, why: pl.DataFrame | None) -> pl.DataFrame:
+    cols = ["row", "participant_id"]
+    for c in cmp.COMPARED:
+        cols += [f"{c}_a", f"{c}_b"]
+    cols += ["eligibility_shift_days", "eligibility_shift_months", "annual_change"]
+    frame = changed.select(cols)
+    if why is None:
+        why = pl.DataFrame(schema={k: pl.String for k in (
+            "finding_rule", "finding_condition", "finding_under_a", "finding_under_b")})
+    return pl.concat([frame, why], how="horizontal")
+
+
+def _members(det: pl.DataFrame, sex: np.ndarray, rule, start_days) -> pl.DataFrame:
+    from ..projection.mortality import KIND_OF_GROUP
+    entitled = det["status"] != "not_entitled"
+    det = det.with_columns(pl.Series("_sex", sex, dtype=pl.Int8)).filter(entitled)
+    return det.select(
+        "participant_id", "status", "monthly_amount", "_sex",
+        pl.col("birth_date").cast(pl.Int32).alias("_birth"),
+        start_days(det, rule).alias("start_date"),
+        pl.col("group").replace_strict(KIND_OF_GROUP, return_dtype=pl.Int8).alias("_kind"),
+        (pl.col("monthly_amount") * 100).cast(pl.Int64).alias("_cents"),
+    )
+
+
+def _projection_setup(p: Projecting) -> dict[str, Any]:
+    from ..projection.mortality import resolve
+    from ..projection.options import (
+        OptionError,
+        parse_cola,
+        parse_horizon,
+        parse_rates,
+        parse_sex_blend,
+        parse_start,
+    )
+    table = p.table
+    if table is None:
+        table = resolve(p.mortality, p.improvement)
+    elif p.improvement not in (None, "none"):
+        raise OptionError("--improvement: give the improved rates in the table itself")
+    return {"rates": parse_rates(p.discount), "cola": parse_cola(p.cola),
+            "rule": parse_start(p.start), "horizon": parse_horizon(p.horizon),
+            "blend": parse_sex_blend(p.sex_blend), "table": table}
+
+
+def _project_both(proj: dict[str, Any], parts_a: list[pl.DataFrame],
+                  parts_b: list[pl.DataFrame], summary: CompareSummary, ra: Rules, rb: Rules,
+                  has_sex: bool, lang: str) -> tuple[pl.DataFrame, dict[str, Any]]:
+    """Both sides projected by the projection's engine with the same
+    assumptions; the fiscal-year table of A, B and B - A."""
+    from ..projection import engine, output
+    from ..projection.engine import Assumptions, Members
+    from ..projection.runner import ProjectionSummary, _assumptions
+
+    labels = [label for label, _ in proj["rates"]]
+    assumptions = Assumptions(summary.as_of, [float(v) for _, v in proj["rates"]],
+                              proj["table"], proj["cola"], proj["horizon"], proj["blend"])
+    tables, infos = [], {}
+    for side, parts, r in (("a", parts_a, ra), ("b", parts_b, rb)):
+        members = pl.concat(parts)
+        arrays = Members(
+            members["_birth"].to_numpy().astype(np.int64),
+            members["start_date"].cast(pl.Int32).to_numpy().astype(np.int64),
+            members["_cents"].to_numpy(), members["_sex"].to_numpy(),
+            members["_kind"].to_numpy())
+        p = engine.project(arrays, assumptions)
+        tbl = output.table_frame(p, labels, "en")
+        tables.append(tbl)
+        ps = ProjectionSummary(summary.input, summary.output, None, None, None, None,
+                               summary.as_of, rows_read=summary.rows_read,
+                               projected=members.height,
+                               not_entitled=summary.rows_compared - members.height,
+                               rows_rejected=summary.rows_rejected, problems=summary.problems,
+                               sex_given=int((members["_sex"] >= 0).sum()))
+        ps.sex_blended = ps.projected - ps.sex_given
+        last = tbl.row(tbl.height - 1, named=True)
+        ps.totals = {label: str(last[f"pv_{label}"]) for label in labels}
+        ps.totals["payments"] = str(last["payments"])
+        infos[side] = _assumptions(ps, r, proj["table"], proj["rates"], proj["cola"],
+                                   proj["rule"], proj["horizon"], proj["blend"], has_sex, p)
+        summary.fiscal[f"payments_total_{side}"] = last["payments"]
+        for label in labels:
+            summary.fiscal[f"pv_{label}_total_{side}"] = last[f"pv_{label}"]
+    for key in [k for k in summary.fiscal if k.endswith("_total_a")]:
+        stem = key[:-len("_total_a")]
+        summary.fiscal[f"{stem}_total_difference"] = (
+            summary.fiscal[f"{stem}_total_b"] - summary.fiscal[key])
+    fiscal = _fiscal_table(tables[0], tables[1], labels)
+    info = {k: v for k, v in infos["a"]["assumptions"].items() if k != "rules"}
+    info["counts_a"] = infos["a"]["counts"]
+    info["counts_b"] = infos["b"]["counts"]
+    return fiscal, info
+
+
+def _fiscal_table(a: pl.DataFrame, b: pl.DataFrame, labels: list[str]) -> pl.DataFrame:
+    """Fiscal years of both sides on one row each (a year that only one side
+    reaches counts 0 on the other), and B - A; TOTAL last."""
+    def body(t: pl.DataFrame) -> pl.DataFrame:
+        return t.filter(pl.col("fiscal_year") != "TOTAL")
+
+    value_cols = ["starts", "payments", *[f"pv_{x}" for x in labels]]
+    ja = body(a).select("fiscal_year", *value_cols)
+    jb = body(b).select("fiscal_year", *value_cols)
+    joined = ja.join(jb, on="fiscal_year", how="full", coalesce=True, suffix="_b")
+    joined = joined.rename({c: f"{c}_a" for c in value_cols})
+    joined = joined.with_columns(
+        [pl.col(f"{c}_a").fill_null(0) for c in value_cols]
+        + [pl.col(f"{c}_b").fill_null(0) for c in value_cols])
+    joined = joined.with_columns(
+        pl.col("fiscal_year").str.slice(2).cast(pl.Int32).alias("_y")).sort("_y").drop("_y")
+    out_cols = ["fiscal_year"]
+    for c in value_cols:
+        joined = joined.with_columns((pl.col(f"{c}_b") - pl.col(f"{c}_a")).alias(
+            f"{c}_difference"))
+        out_cols += [f"{c}_a", f"{c}_b", f"{c}_difference"]
+    joined = joined.select(out_cols)
+    total = joined.select(pl.lit("TOTAL").alias("fiscal_year"),
+                          *[pl.col(c).sum() for c in out_cols[1:]])
+    return pl.concat([joined, total.cast(joined.schema)])
