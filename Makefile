@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip 2>&1 | grep -v '^WARNING: Location' || true
 	$(PY) -m pip install --quiet -e '.[dev,soa,plot]' 2>&1 | grep -v '^WARNING: Location' || true
-	$(PY) -c "import diferida, polars, fastapi, sqlalchemy, pytest, hypothesis, playwright, pymort, matplotlib"
+	$(PY) -c "import diferida, polars, fastapi, sqlalchemy, pytest, xdist, hypothesis, playwright, pymort, matplotlib"
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -26,10 +26,10 @@ run: install
 examples: install
 	$(VENV)/bin/diferida examples
 
-## test: every test (lint included)
+## test: every test (lint included), on two workers (a test file stays on one)
 test: install
 	$(VENV)/bin/ruff check src tests bench
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest -n 2 --dist loadfile
 
 lint: install
 	$(VENV)/bin/ruff check src tests bench
