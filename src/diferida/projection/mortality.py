@@ -30,7 +30,9 @@ from pathlib import Path
 
 import numpy as np
 
-MAX_AGE = 120  # the tables' last age: payments stop after the month it is reached
+from .options import TABLE_LAST_AGE
+
+MAX_AGE = TABLE_LAST_AGE  # the tables' last age (assumptions.toml): payments stop after it
 AGES = MAX_AGE + 1
 SEXES = ("F", "M")
 PHASES = ("before", "after")

@@ -7,16 +7,22 @@ Rates are user inputs, not law; the sane ranges below only catch a typo
 from __future__ import annotations
 
 import math
+import tomllib
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
+from importlib import resources
 
-MAX_DISCOUNT = Decimal("0.20")  # an annual discount rate above 20% is taken for a typo
-MAX_COLA = Decimal("0.10")  # an annual COLA above 10% likewise
-MAX_RATES = 10  # discount rates in one run
-MAX_HORIZON = 200  # fiscal years
-MAX_COLA_PLACES = 6  # decimals of the COLA (its exact fraction stays small)
-START_AGE_RANGE = (0, 120)
+# the options' sane ranges live in a data file beside this module
+_BOUNDS = tomllib.loads(
+    (resources.files("diferida.projection") / "assumptions.toml").read_text("utf-8"))
+MAX_DISCOUNT = Decimal(_BOUNDS["max_discount"])
+MAX_COLA = Decimal(_BOUNDS["max_cola"])
+MAX_RATES = int(_BOUNDS["max_rates"])
+MAX_HORIZON = int(_BOUNDS["max_horizon"])
+MAX_COLA_PLACES = int(_BOUNDS["max_cola_places"])
+TABLE_LAST_AGE = int(_BOUNDS["table_last_age"])
+START_AGE_RANGE = (int(_BOUNDS["start_age_min"]), TABLE_LAST_AGE)
 
 
 class OptionError(ValueError):
