@@ -699,6 +699,21 @@ class _writing:
         return False
 
 
+def commit_all(sinks: list[Sink], started: Callable[[], None] | None = None) -> None:
+    """Finish every output of a run and put them all in place together (see
+    `put_in_place`); `sinks` is emptied, so nothing is discarded afterwards."""
+    for sink in sinks:
+        sink.complete()
+    put_in_place(sinks, started)
+    sinks.clear()
+
+
+def abort_all(sinks: Sequence[Sink]) -> None:
+    """Discard the temporary files of a run that did not finish."""
+    for sink in sinks:
+        sink.abort()
+
+
 def put_in_place(sinks: Sequence[Sink], started: Callable[[], None] | None = None) -> None:
     """Rename the completed outputs of a run to their names: all of them, or
     none (the files they were to replace left as they were). An existing file

@@ -33,10 +33,10 @@ from .io import (
     Limits,
     Sink,
     Source,
+    commit_all,
     kind_of,
     open_sink,
     open_source,
-    put_in_place,
 )
 from .messages import summary_text
 
@@ -297,11 +297,7 @@ def evaluate_file(
             raise AccountingError(f"{summary.rows_determined} determined, "
                                   f"{out_sink.rows} written")
         tick = time.perf_counter()
-        for sink in sinks:
-            sink.complete()
-        # both outputs or neither: see put_in_place
-        put_in_place(sinks, on_rename)
-        sinks.clear()
+        commit_all(sinks, on_rename)  # both outputs or neither: see put_in_place
         secs["write"] += time.perf_counter() - tick
         summary.sample = pl.concat(samples) if samples else _empty_rejects()
     except BaseException:

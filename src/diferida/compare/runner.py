@@ -24,7 +24,16 @@ import polars as pl
 
 from ..batch.columns import ColumnsArg
 from ..batch.errors import FileProblem
-from ..batch.io import XLSX_MAX_ROWS, Limits, Sink, kind_of, open_sink, open_source, put_in_place
+from ..batch.io import (
+    XLSX_MAX_ROWS,
+    Limits,
+    Sink,
+    abort_all,
+    commit_all,
+    kind_of,
+    open_sink,
+    open_source,
+)
 from ..batch.runner import (
     DEFAULT_CHUNK_ROWS,
     REJECT_COLUMNS,
@@ -393,15 +402,11 @@ def compare_file(
             sinks.append(hs)
             hs.data = out_mod.html_report(tables, assumptions, summary, lang)
             summary.files.append(str(page))
-        for s in sinks:
-            s.complete()
-        put_in_place(sinks, on_rename)
-        sinks.clear()
+        commit_all(sinks, on_rename)  # every output, or none
         secs["write"] = time.perf_counter() - tick
         summary.sample = pl.concat(samples) if samples else _empty_rejects()
     except BaseException:
-        for s in sinks:
-            s.abort()
+        abort_all(sinks)
         raise
     secs["total"] = time.perf_counter() - started
     return summary

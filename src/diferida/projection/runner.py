@@ -22,7 +22,7 @@ import polars as pl
 
 from ..batch.columns import ColumnsArg
 from ..batch.errors import FileProblem
-from ..batch.io import Limits, Sink, kind_of, open_sink, open_source, put_in_place
+from ..batch.io import Limits, Sink, abort_all, commit_all, kind_of, open_sink, open_source
 from ..batch.runner import (
     DEFAULT_CHUNK_ROWS,
     REJECT_COLUMNS,
@@ -339,15 +339,11 @@ def project_file(
             ms.write(output.member_frame(members["participant_id"], members["status"],
                                          members["start_date"], members["monthly_amount"],
                                          proj, labels, lang))
-        for s in sinks:
-            s.complete()
-        put_in_place(sinks, on_rename)
-        sinks.clear()
+        commit_all(sinks, on_rename)  # every output, or none
         secs["write"] = time.perf_counter() - tick
         summary.sample = pl.concat(samples) if samples else _empty_rejects()
     except BaseException:
-        for s in sinks:
-            s.abort()
+        abort_all(sinks)
         raise
     secs["total"] = time.perf_counter() - started
     return summary
