@@ -163,3 +163,35 @@ def test_without_overwrite_a_file_that_appears_meanwhile_is_kept_and_nothing_is_
                                   "--rejects", str(tmp_path / "rej.csv"), "-q", "--lang", "en"])
     assert r.exit_code == 2 and "already exists" in r.stderr
     assert _pair(tmp_path) == {"rej.csv": b"theirs"}
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet", "xlsx"])
+def test_an_interrupt_while_an_output_is_being_opened_leaves_no_temporary_file(tmp_path, kind,
+                                                                              monkeypatch):
+    # The interrupt comes just after the hidden temporary file was created and
+    # before its sink is known to the run (the moment a CI run once caught).
+    real_open = Path.open
+
+    def interrupted_open(self, mode="r", *args, **kwargs):
+        handle = real_open(self, mode, *args, **kwargs)
+        if mode == "xb":
+            handle.close()
+            raise KeyboardInterrupt
+        return handle
+
+    monkeypatch.setattr(Path, "open", interrupted_open)
+    with pytest.raises(KeyboardInterrupt):
+        batch_io.open_sink(tmp_path / f"det.{kind}", overwrite=False)
+    monkeypatch.setattr(Path, "open", real_open)
+    assert [p.name for p in tmp_path.iterdir()] == []
+
+
+def test_an_interrupted_command_removes_the_temporary_file_of_an_output_half_opened(tmp_path):
+    # The file exists, its sink was never handed to the run: only the
+    # command's last clean-up can find it.
+    sink = batch_io.open_sink(tmp_path / "rej.csv", overwrite=False)
+    assert len(list(tmp_path.iterdir())) == 1
+    batch_io.discard_unfinished()
+    assert list(tmp_path.iterdir()) == []
+    sink.abort()  # and aborting it afterwards is harmless
+    assert list(tmp_path.iterdir()) == []

@@ -22,6 +22,7 @@ import click
 from ..i18n import LANGS
 from ..rules import RulesError, builtin_names
 from .errors import FileProblem
+from .io import discard_unfinished
 from .messages import summary_text
 from .runner import DEFAULT_CHUNK_ROWS, AccountingError, evaluate_file
 
@@ -91,6 +92,7 @@ def _run(bar: _Bar, say: str, *args, **kwargs):
                 raise _Stopped() from exc
             raise
     except _Stopped:
+        discard_unfinished()
         bar.close()
         click.echo(summary_text(say, "interrupted"), err=True)
         sys.exit(EXIT_INTERRUPTED)
@@ -152,6 +154,7 @@ def batch_cmd(input, output, rejects, as_of, rules_name, lang, separator, column
                            lang=lang, separator=separator, columns=columns_map,
                            overwrite=overwrite, chunk_rows=chunk_rows, progress=bar)
         except _Stopped:  # before the run started
+            discard_unfinished()
             bar.close()
             click.echo(summary_text(lang, "interrupted"), err=True)
             sys.exit(EXIT_INTERRUPTED)

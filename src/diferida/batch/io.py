@@ -48,6 +48,7 @@ __all__ = [
     "kind_of",
     "load_table",
     "open_source",
+    "discard_unfinished",
     "open_sink",
     "put_in_place",
     "read_table",
@@ -642,16 +643,24 @@ class Sink:
     def __init__(self, path: Path, overwrite: bool):
         self.path = path
         self.overwrite = overwrite
-        # created like any new file (mkstemp would make it private to its owner)
+        self.rows = 0
+        # created like any new file (mkstemp would make it private to its owner);
+        # its name is known to `discard_unfinished` before the file exists, so an
+        # interrupt at any moment of opening still finds it
         while True:
             self.tmp = path.parent / f".{path.name}.{secrets.token_hex(4)}.part"
+            _unfinished.add(self.tmp)
             try:
                 with _writing(path):
                     self.tmp.open("xb").close()
                 break
             except FileExistsError:
+                _unfinished.discard(self.tmp)
                 continue
-        self.rows = 0
+            except BaseException:  # an interrupt: the file, if made, is this run's
+                self.tmp.unlink(missing_ok=True)
+                _unfinished.discard(self.tmp)
+                raise
 
     def write(self, frame: pl.DataFrame) -> None:
         self.rows += frame.height
@@ -681,6 +690,20 @@ class Sink:
             pass
         finally:
             self.tmp.unlink(missing_ok=True)
+            _unfinished.discard(self.tmp)
+
+
+# The temporary files of this process's outputs not yet put in place or removed.
+_unfinished: set[Path] = set()
+
+
+def discard_unfinished() -> None:
+    """Remove every temporary output file this process still has: called by a
+    command that was interrupted, after its own clean-up, for a file whose
+    sink was being opened when the interrupt came."""
+    for tmp in list(_unfinished):
+        tmp.unlink(missing_ok=True)
+        _unfinished.discard(tmp)
 
 
 class _writing:
@@ -746,7 +769,10 @@ def put_in_place(sinks: Sequence[Sink], started: Callable[[], None] | None = Non
             _undo(sink, backup)
         for sink in sinks:
             sink.tmp.unlink(missing_ok=True)
+            _unfinished.discard(sink.tmp)
         raise
+    for sink in sinks:
+        _unfinished.discard(sink.tmp)
     for _, backup in done:
         if backup is not None:
             backup.unlink(missing_ok=True)
@@ -817,9 +843,10 @@ class CsvSink(Sink):
     """CSV, with cells that a spreadsheet would run as formulas neutralised."""
 
     def __init__(self, path: Path, overwrite: bool):
+        self._fh: IO[bytes] | None = None
         super().__init__(path, overwrite)
         with _writing(path):
-            self._fh: IO[bytes] | None = self.tmp.open("wb")
+            self._fh = self.tmp.open("wb")
         self._header = True
 
     def _write(self, frame: pl.DataFrame) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 
 from ..batch.errors import FileProblem
+from ..batch.io import discard_unfinished
 from ..batch.runner import DEFAULT_CHUNK_ROWS, AccountingError
 from ..i18n import LANGS
 from ..rules import RulesError, builtin_names
@@ -113,6 +114,7 @@ def compare_cmd(input, rules, output, html, rejects, as_of, discount, mortality,
     except AccountingError as exc:
         fail(f"INTERNAL ERROR: the row accounting does not add up: {exc}", EXIT_ACCOUNTING)
     except KeyboardInterrupt:
+        discard_unfinished()
         fail("Interrupted: no output was written", EXIT_INTERRUPTED)
     if rejects is None and summary.problems:
         sample = summary.sample

@@ -20,6 +20,7 @@ import click
 
 from ..batch import cli as batch_cli
 from ..batch.errors import FileProblem
+from ..batch.io import discard_unfinished
 from ..batch.runner import DEFAULT_CHUNK_ROWS, AccountingError
 from ..i18n import LANGS
 from ..rules import RulesError, builtin_names
@@ -186,11 +187,13 @@ def project_cmd(input, output, discount, mortality, improvement, cola, start, ho
             click.echo(t["accounting"].format(detail=exc), err=True)
             sys.exit(EXIT_ACCOUNTING)
         except KeyboardInterrupt:
+            discard_unfinished()
             bars.close()
             click.echo(t["interrupted"], err=True)
             sys.exit(EXIT_INTERRUPTED)
         except BaseException:
             if batch_cli._signals:
+                discard_unfinished()
                 bars.close()
                 click.echo(t["interrupted"], err=True)
                 sys.exit(EXIT_INTERRUPTED)
