@@ -295,7 +295,6 @@ def explain(row: dict[str, Any], rules: Rules, lang: str,
 def _route_findings(w: _Writer, row: dict[str, Any], r: Route, applicable: list[Route],
                     entitled: bool, service: str, service_words: str) -> None:
     lang, rules = w.lang, w.rules
-    d = lambda v: fmt_date(v, lang)  # noqa: E731
     k = route_key(r)
     regime, group = row["regime"], row["group"]
     route = cite(r.citation, lang)
@@ -334,17 +333,30 @@ def _route_findings(w: _Writer, row: dict[str, Any], r: Route, applicable: list[
     age_date, opens = row[f"{k}_age_date"], row[f"{k}_opens"]
     vals = {"route": r.id, "age": r.age, "age_date": _iso(age_date), "opens": _iso(opens),
             "as_of": _iso(as_of)}
-    text = w.text("findings", f"age_{tense(age_date, as_of)}", citation=route, age=r.age,
-                  age_date=d(age_date))
-    if opens is None:
-        text += w.text("findings", "opens_not_separated")
-    elif not entitled:
-        text += w.text("findings", "opens_would", opens=d(opens))
-    else:
-        text += w.text("findings", f"opens_{tense(opens, as_of)}", opens=d(opens))
-    if feb29_moved(row["birth_date"], age_date):
-        text += w.text("findings", "feb29")
+    text = (age_sentence(w, r, age_date, as_of) + opens_sentence(w, opens, entitled, as_of)
+            + feb29_sentence(w, feb29_moved(row["birth_date"], age_date)))
     w.add(r.citation, "age", vals, None if opens is None else opens <= as_of, text)
+
+
+# The three parts of a route's age finding, each from the values it reads
+# (also written one distinct value at a time by compare.why).
+
+
+def age_sentence(w: _Writer, r: Route, age_date: date, as_of: date) -> str:
+    return w.text("findings", f"age_{tense(age_date, as_of)}", citation=cite(r.citation, w.lang),
+                  age=r.age, age_date=fmt_date(age_date, w.lang))
+
+
+def opens_sentence(w: _Writer, opens: date | None, entitled: bool, as_of: date) -> str:
+    if opens is None:
+        return w.text("findings", "opens_not_separated")
+    if not entitled:
+        return w.text("findings", "opens_would", opens=fmt_date(opens, w.lang))
+    return w.text("findings", f"opens_{tense(opens, as_of)}", opens=fmt_date(opens, w.lang))
+
+
+def feb29_sentence(w: _Writer, moved: bool) -> str:
+    return w.text("findings", "feb29") if moved else ""
 
 
 def _entitled_findings(w: _Writer, row: dict[str, Any], rules: Rules, f: Formula) -> None:

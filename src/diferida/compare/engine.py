@@ -21,6 +21,7 @@ from ..determination import Finding
 from ..explain import explain, formula_of
 from ..fields import FIELD_NAMES
 from ..rules import Rules
+from . import why
 
 # the fields of a determination compared between the two sides, in the order
 # a reader looks at them
@@ -200,27 +201,36 @@ def _findings(row: dict[str, Any], rules: Rules, lang: str) -> list[Finding]:
 
 
 def explain_changes(inputs: pl.DataFrame, ra: Rules, rb: Rules, as_of: date,
-                    lang: str) -> pl.DataFrame:
+                    lang: str, *, by_route: bool = True) -> pl.DataFrame:
     """For the input rows of changed members (SPEC §1 fields), the finding
-    that explains each change: rule, condition, and its text under A and B."""
+    that explains each change: rule, condition, and its text under A and B
+    (`explaining_finding` of both explanations). A change that a route
+    explains is found column-wise (`why`, the same finding, written by the
+    same writer); the others member by member (`by_route=False`: all of them,
+    the definition the column-wise path is tested against)."""
     frame = inputs.select([c for c in inputs.columns if c in FIELD_NAMES])
     full_a, err_a, _ = run(frame, as_of=as_of, rules=ra, require_id=False)
     full_b, err_b, _ = run(frame, as_of=as_of, rules=rb, require_id=False)
     if err_a.height or err_b.height or full_a.height != frame.height:
         raise AssertionError("a changed member failed validation when explained")
+    schema = {"_i": pl.UInt32, **dict.fromkeys(why.OUT_COLUMNS, pl.String)}
+    if by_route and why.comparable(ra, rb):
+        done, rest = why.explain_by_route(full_a, full_b, ra, rb, lang)
+    else:
+        done = pl.DataFrame(schema=schema)
+        rest = pl.Series("_i", range(frame.height), dtype=pl.UInt32)
     rule, cond, text_a, text_b = [], [], [], []
-    for row_a, row_b in zip(full_a.iter_rows(named=True), full_b.iter_rows(named=True),
-                            strict=True):
+    for i in rest:
+        row_a, row_b = full_a.row(i, named=True), full_b.row(i, named=True)
         fa, fb = explaining_finding(_findings(row_a, ra, lang), _findings(row_b, rb, lang))
         one = fb or fa  # the rule that B applies differently, when B states it
         rule.append(one.rule if one else None)
         cond.append(one.condition if one else None)
         text_a.append(fa.text if fa else None)
         text_b.append(fb.text if fb else None)
-    return pl.DataFrame({"finding_rule": rule, "finding_condition": cond,
-                         "finding_under_a": text_a, "finding_under_b": text_b},
-                        schema={k: pl.String for k in ("finding_rule", "finding_condition",
-                                                       "finding_under_a", "finding_under_b")})
+    slow = pl.DataFrame({"_i": rest, "finding_rule": rule, "finding_condition": cond,
+                         "finding_under_a": text_a, "finding_under_b": text_b}, schema=schema)
+    return pl.concat([done, slow]).sort("_i").drop("_i")
 
 
 def differences(da: dict[str, Any], db: dict[str, Any],

@@ -1,0 +1,190 @@
+"""The finding that explains a change, found column-wise where it can be.
+
+`engine.explaining_finding` is the definition: build both explanations of a
+member, match their findings by subject, and take the first pair that
+differs. Done member by member that costs about a millisecond each, and a
+reform that moves an age changes a large share of a population.
+
+Most changes are explained by a route (Reglas 19.1, 19.2, 19.4): whether it
+applies to the member's group or regime, its service condition, or its age.
+Everything those findings compare is a column of the determination (the
+route's `_applies`, `_holds`, `_age_date`, `_opens`) or a constant of each
+rules set, so the first route whose findings differ, and at which finding,
+is found here with column expressions. Their sentences come from the same
+writer as every explanation (`explain._route_findings`), called once per
+distinct set of the values a sentence reads, not once per member. Members
+whose change comes from anywhere else (the regime, the amount, the 19.6
+minimum, a warning…), and rule sets whose routes are not the same list, go
+the member-by-member way. `tests/test_compare_why.py` holds this path equal
+to the definition on generated populations and on every shipped reform.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from ..article19 import route_key
+from ..explain import (
+    _route_findings,
+    _Writer,
+    age_sentence,
+    cite,
+    feb29_sentence,
+    opens_sentence,
+    years_phrase,
+    years_text,
+)
+from ..rules import Route, Rules
+
+OUT_COLUMNS = ("finding_rule", "finding_condition", "finding_under_a", "finding_under_b")
+
+# what a route's findings read of a determination row
+_ROW = ("regime", "group", "service_units", "as_of", "birth_date", "status", "covered")
+_ROUTE = ("applies", "holds", "age_date", "opens")
+
+
+def comparable(ra: Rules, rb: Rules) -> bool:
+    """The column-wise path needs the same routes, in the same order, and the
+    same findings before the routes (who is covered, the regime)."""
+    return ([r.id for r in ra.routes] == [r.id for r in rb.routes]
+            and ra.not_covered_from == rb.not_covered_from
+            and ra.new_participant_after == rb.new_participant_after)
+
+
+def _kind(r: Route) -> pl.Expr:
+    """Which 'does not apply' finding a route gives (when it does not apply)."""
+    other = "regime" if r.regimes_source is None else f"reading:{r.regimes_source}"
+    return (pl.when(pl.col("group").is_in(list(r.groups))).then(pl.lit(other))
+            .otherwise(pl.lit("group")))
+
+
+def locate(full_a: pl.DataFrame, full_b: pl.DataFrame, ra: Rules,
+           rb: Rules) -> pl.DataFrame:
+    """Per member (in order): `_route` (the index of the first route whose
+    findings differ, null when none does or the change comes before the
+    routes) and `_pos` (0: whether it applies / its service; 1: its age)."""
+    a = {c: full_a.get_column(c) for c in _ROW}
+    b = {c: full_b.get_column(c) for c in ("regime", "covered")}
+    cols: dict[str, pl.Series] = {**a, "regime_b": b["regime"], "covered_b": b["covered"]}
+    for r in ra.routes:
+        k = route_key(r)
+        for c in _ROUTE:
+            cols[f"{k}_{c}_a"] = full_a.get_column(f"{k}_{c}")
+            cols[f"{k}_{c}_b"] = full_b.get_column(f"{k}_{c}")
+    frame = pl.DataFrame(cols)
+    # before the routes: who is covered and the regime must be the same
+    same_before = (pl.col("covered") & pl.col("covered_b")
+                   & (pl.col("regime") == pl.col("regime_b")))
+    route_expr: pl.Expr = pl.lit(None, dtype=pl.Int32)
+    pos_expr: pl.Expr = pl.lit(None, dtype=pl.Int32)
+    # built from the last route back, so the first differing route wins
+    for i in reversed(range(len(ra.routes))):
+        x, y = ra.routes[i], rb.routes[i]
+        k = route_key(x)
+        app_a, app_b = pl.col(f"{k}_applies_a"), pl.col(f"{k}_applies_b")
+        hold_a, hold_b = pl.col(f"{k}_holds_a"), pl.col(f"{k}_holds_b")
+        bounds_differ = (x.min_service, x.max_service) != (y.min_service, y.max_service)
+        pos0 = ((app_a != app_b)
+                | (~app_a & ~app_b & (_kind(x) != _kind(y)))
+                | (app_a & app_b & (pl.lit(bounds_differ) | (hold_a != hold_b))))
+        pos1 = (app_a & app_b & hold_a & hold_b
+                & (pl.lit(x.age != y.age)
+                   | pl.col(f"{k}_age_date_a").ne_missing(pl.col(f"{k}_age_date_b"))
+                   | pl.col(f"{k}_opens_a").ne_missing(pl.col(f"{k}_opens_b"))))
+        route_expr = pl.when(pos0 | pos1).then(pl.lit(i, dtype=pl.Int32)).otherwise(route_expr)
+        pos_expr = (pl.when(pos0).then(pl.lit(0, dtype=pl.Int32))
+                    .when(pos1).then(pl.lit(1, dtype=pl.Int32)).otherwise(pos_expr))
+    return frame.with_columns(
+        pl.when(same_before).then(route_expr).alias("_route"),
+        pl.when(same_before).then(pos_expr).alias("_pos"),
+    )
+
+
+def _texts(frame: pl.DataFrame, side: str, rules: Rules, index: int, pos: int,
+           lang: str) -> pl.DataFrame:
+    """The finding at `pos` of route `index` under one side, for each member
+    of `frame` (columns `_i`, `rule_<side>`, `condition_<side>`, `text_<side>`),
+    each distinct sentence written once."""
+    r = rules.routes[index]
+    k = route_key(r)
+    regime = pl.col("regime") if side == "a" else pl.col("regime_b")
+    status = pl.col("status") if side == "a" else pl.col("status_b")
+    view = frame.select(
+        "_i", regime.alias("regime"), "group", "service_units", "as_of", "birth_date",
+        (status != "not_entitled").alias("_entitled"),
+        *(pl.col(f"{k}_{c}_{side}").alias(f"{k}_{c}") for c in _ROUTE))
+    names = [f"rule_{side}", f"condition_{side}", f"text_{side}"]
+    w = _Writer(lang, rules)
+    if pos == 0:
+        # whether the route applies, or its service condition: a few distinct
+        # values (regime, group, service), each written by the explanation's writer
+        key = ["regime", "group", "service_units", f"{k}_applies", f"{k}_holds"]
+        distinct = view.group_by(key).agg(pl.all().exclude(key).first())
+        rows = []
+        for row in distinct.iter_rows(named=True):
+            found = _one(row, rules, r, lang)[0]
+            rows.append((found.rule, found.condition, found.text))
+        written = distinct.select(key).hstack(
+            pl.DataFrame(rows, schema=dict.fromkeys(names, pl.String), orient="row"))
+        return view.join(written, on=key, how="left", nulls_equal=True).select("_i", *names)
+    # the age finding: its three sentences, each from the one or two values it reads
+    age_date = pl.col(f"{k}_age_date")
+    moved = ((pl.col("birth_date").dt.month() == 2) & (pl.col("birth_date").dt.day() == 29)
+             & (age_date.dt.month() == 2) & (age_date.dt.day() == 28))
+    view = view.with_columns(moved.alias("_moved"))
+    ages = _written(view, [f"{k}_age_date", "as_of"],
+                    lambda d, a: age_sentence(w, r, d, a), "_age")
+    opened = _written(view, [f"{k}_opens", "_entitled", "as_of"],
+                      lambda o, e, a: opens_sentence(w, o, e, a), "_opens")
+    return (view.join(ages, on=[f"{k}_age_date", "as_of"], how="left", nulls_equal=True)
+            .join(opened, on=[f"{k}_opens", "_entitled", "as_of"], how="left",
+                  nulls_equal=True)
+            .select("_i",
+                    pl.lit(cite(r.citation, lang)).alias(names[0]),
+                    pl.lit("age").alias(names[1]),
+                    pl.concat_str(
+                        "_age", "_opens",
+                        pl.when("_moved").then(pl.lit(feb29_sentence(w, True)))
+                        .otherwise(pl.lit(feb29_sentence(w, False)))).alias(names[2])))
+
+
+def _written(view: pl.DataFrame, key: list[str], write, name: str) -> pl.DataFrame:
+    """Each distinct value of `key` in `view`, with its sentence `write(*key)`."""
+    distinct = view.select(key).unique()
+    return distinct.with_columns(pl.Series(
+        name, [write(*values) for values in distinct.iter_rows()], dtype=pl.String))
+
+
+def _one(row: dict[str, Any], rules: Rules, r: Route, lang: str) -> list:
+    """A route's findings for one row, by the explanation's own writer."""
+    w = _Writer(lang, rules)
+    service = years_text(row["service_units"])
+    _route_findings(w, row, r, [], bool(row["_entitled"]), service,
+                    years_phrase(service, lang))
+    return w.out
+
+
+def explain_by_route(full_a: pl.DataFrame, full_b: pl.DataFrame, ra: Rules, rb: Rules,
+                     lang: str) -> tuple[pl.DataFrame, pl.Series]:
+    """The explaining finding of every member whose change a route explains
+    (columns `_i` and OUT_COLUMNS), and the positions of the others."""
+    located = locate(full_a, full_b, ra, rb).with_columns(
+        pl.int_range(pl.len(), dtype=pl.UInt32).alias("_i"),
+        full_b.get_column("status").alias("status_b"))
+    found = located.filter(pl.col("_route").is_not_null())
+    parts = []
+    for (index, pos), group in found.group_by("_route", "_pos"):
+        a = _texts(group, "a", ra, int(index), int(pos), lang)
+        b = _texts(group, "b", rb, int(index), int(pos), lang)
+        parts.append(a.join(b, on="_i").select(
+            "_i",
+            pl.col("rule_b").alias("finding_rule"),  # the rule B applies differently
+            pl.col("condition_b").alias("finding_condition"),
+            pl.col("text_a").alias("finding_under_a"),
+            pl.col("text_b").alias("finding_under_b")))
+    schema = {"_i": pl.UInt32, **dict.fromkeys(OUT_COLUMNS, pl.String)}
+    done = pl.concat(parts) if parts else pl.DataFrame(schema=schema)
+    rest = located.filter(pl.col("_route").is_null()).get_column("_i")
+    return done, rest
