@@ -414,3 +414,31 @@ def test_reform_can_change_what_the_issue_lists(tmp_path):
     assert r.minimum_rate == Decimal("0.35") and r.deferred_right_cutoff == date(1965, 12, 31)
     # citations are kept: the base's, for every changed line
     assert r.amount["new"].citation == "Regla 19.5(b)" and r.minimum_citation == "Regla 19.6"
+
+
+HEADER = ("participant_id,birth_date,entry_date,separation_date,creditable_service_years,"
+          "average_compensation,group,refund_requested,deferred_right_1960,"
+          "requested_start_date\n")
+
+
+def test_a_row_valid_under_one_rules_set_only_is_rejected_for_both(tmp_path):
+    # A reform that moves the 19.6 cut-off to 1965: a declared right with an
+    # entry in 1962 is valid under it and invalid under the article. And an
+    # age of 67 leaves a birthday past 9999-12-31 for someone born in 9933.
+    # Each such row is rejected once, for both sides, never a crash.
+    reform = tmp_path / "late.toml"
+    reform.write_text('base = "article19"\n[meta]\nname = "late"\n'
+                      '[regime.deferred_right_cutoff]\nvalue = "1965-12-31"\n'
+                      '[route_overrides."19.2"]\nage = 67\n')
+    src = tmp_path / "m.csv"
+    src.write_text(HEADER
+                   + "ok,1960-01-01,1992-01-01,2010-01-01,18,30000,general,false,,\n"
+                   + "1962,1935-01-01,1962-03-01,1990-01-01,27,20000,general,false,true,\n"
+                   + "far,9933-06-01,9990-01-01,9999-12-31,5,30000,general,false,,\n")
+    for a, b in (("article19", reform), (reform, "article19")):
+        out, rej = tmp_path / "c.csv", tmp_path / "rej.csv"
+        s = compare_file(src, out, [a, b], rejects=rej, as_of=AS_OF, overwrite=True)
+        assert (s.rows_read, s.rows_compared, s.rows_rejected) == (3, 1, 2)
+        rejects = pl.read_csv(rej, infer_schema=False)
+        assert rejects["participant_id"].to_list() == ["1962", "far"]
+        assert rejects["field"].to_list() == ["deferred_right_1960", "birth_date"]

@@ -27,6 +27,7 @@ from .validation import (
     ERROR_CODES,
     PID_HASH,
     ROW,
+    shared_validation,
     split_errors,
     unknown_field_errors,
     validate_lazy,
@@ -231,10 +232,77 @@ def evaluate_frame(
     carry = ["participant_id", *hidden.values()]  # participant_id: null when not given
     full, errors, r = run(frame.rename(hidden), as_of=as_of, rules=rules, require_id=require_id,
                           keep=[*carry, *article19.RESULT_COLUMNS, *inputs])
+    return _frame_result(full, errors, r, frame.height, carry, hidden, inputs, lang)
+
+
+def _frame_result(full: pl.DataFrame, errors: pl.DataFrame, r: Rules, rows_in: int,
+                  carry: list[str], hidden: dict[str, str], inputs: tuple[str, ...],
+                  lang: str) -> FrameResult:
     out = public_columns(full, carry, tuple(inputs)).rename({v: k for k, v in hidden.items()})
-    result = FrameResult(out, _rejected(errors, lang, r), frame.height, r)
+    result = FrameResult(out, _rejected(errors, lang, r), rows_in, r)
     result.check_accounting()
     return result
+
+
+def run_pair(
+    frame: pl.DataFrame, *, as_of: date | None = None, rules_a: RulesArg = None,
+    rules_b: RulesArg = None, require_id: bool = True, keep: list[str] | None = None,
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, Rules, Rules]:
+    """`run` under two rule sets over the same rows, for a comparison:
+    (result A, result B, errors, rules A, rules B). A row is rejected under
+    both when either rejects it, so both results hold the same rows. Rules
+    that validate alike (the same 19.6 cut-off) share one validation, with
+    the later of their oldest route ages (so every birthday both count is a
+    date)."""
+    ra, rb = load_rules(rules_a), load_rules(rules_b)
+    day = as_of or _today()
+    opts = _collect_options(frame)
+    shared = shared_validation(ra, rb)
+    needed = [ROW, "_ok", *[f"_{kind}_{k}" for k in FIELD_NAMES for kind in ("raw", "err")]]
+    if require_id and "participant_id" in frame.columns:
+        needed.append(PID_HASH)
+
+    def kept(plan: pl.LazyFrame) -> pl.LazyFrame:
+        return plan if keep is None else plan.select(list(dict.fromkeys([*needed, *keep])))
+
+    if shared is not None:
+        base = validate_lazy(frame, shared, day, require_id).collect(**opts).lazy()
+        plans = [kept(article19.determine(base, r)) for r in (ra, rb)]
+    else:
+        plans = [kept(article19.determine(validate_lazy(frame, r, day, require_id), r))
+                 for r in (ra, rb)]
+    va, vb = (split_errors(p.collect(**opts)) for p in plans)
+    errors = va.errors
+    if not vb.errors.equals(va.errors):
+        order = {k: i for i, k in enumerate(FIELD_NAMES)}
+        errors = (pl.concat([va.errors, vb.errors])
+                  .unique(subset=[ROW, "field"], keep="first", maintain_order=True)
+                  .sort(pl.col(ROW), pl.col("field").replace_strict(order, return_dtype=pl.Int32)))
+    bad = errors.get_column(ROW).unique().implode()
+    full_a, full_b = (v.typed.filter(pl.col("_ok") & ~pl.col(ROW).is_in(bad)).drop("_ok")
+                      for v in (va, vb))
+    return full_a, full_b, errors, ra, rb
+
+
+def evaluate_pair(
+    frame: pl.DataFrame, *, as_of: date | None = None, rules_a: RulesArg = None,
+    rules_b: RulesArg = None, lang: str = DEFAULT_LANG, require_id: bool = True,
+    inputs: tuple[str, ...] = (),
+) -> tuple[FrameResult, FrameResult]:
+    """`evaluate_frame` under two rule sets (see `run_pair`): the same rows
+    determined on both sides, the same rejects."""
+    extra = [c for c in frame.columns if c not in FIELD_NAMES]
+    clashes = [c for c in extra if c in OUTPUT_NAMES or c == ROW]
+    if clashes:
+        raise InputError([Problem(c, "reserved_column", c,
+                                  error_message(lang, "reserved_column", c)) for c in clashes])
+    hidden = {c: f"\x00carried{i}" for i, c in enumerate(extra)}
+    carry = ["participant_id", *hidden.values()]
+    full_a, full_b, errors, ra, rb = run_pair(
+        frame.rename(hidden), as_of=as_of, rules_a=rules_a, rules_b=rules_b,
+        require_id=require_id, keep=[*carry, *article19.RESULT_COLUMNS, *inputs])
+    return (_frame_result(full_a, errors, ra, frame.height, carry, hidden, inputs, lang),
+            _frame_result(full_b, errors, rb, frame.height, carry, hidden, inputs, lang))
 
 
 def codes(joined: str | None) -> list[str]:

@@ -323,6 +323,18 @@ def _build_stages(
 PID_HASH = "_pid_hash"
 
 
+def shared_validation(a: Rules, b: Rules) -> Rules | None:
+    """The rules under which rows validated once hold for both `a` and `b`,
+    or None when they validate differently. Validation reads two things of
+    the rules: the 19.6 cut-off (the derived `deferred_right_1960`, and a
+    declared one after it) and the route ages (the last birth date whose
+    birthdays are dates). The cut-off must be the same; of the ages, the
+    rules with the earlier last birth date validate for both."""
+    if a.deferred_right_cutoff != b.deferred_right_cutoff:
+        return None
+    return a if _last_birth_date(a) <= _last_birth_date(b) else b
+
+
 def _last_birth_date(rules: Rules) -> date:
     """The last birth date whose every birthday the rules count (the route
     ages) is on or before MAX_DATE. Someone born on 29 February reaches an age

@@ -16,7 +16,7 @@ from typing import Any
 
 import polars as pl
 
-from ..core import codes, run
+from ..core import codes, run_pair
 from ..determination import Finding
 from ..explain import explain, formula_of
 from ..fields import FIELD_NAMES
@@ -209,9 +209,9 @@ def explain_changes(inputs: pl.DataFrame, ra: Rules, rb: Rules, as_of: date,
     same writer); the others member by member (`by_route=False`: all of them,
     the definition the column-wise path is tested against)."""
     frame = inputs.select([c for c in inputs.columns if c in FIELD_NAMES])
-    full_a, err_a, _ = run(frame, as_of=as_of, rules=ra, require_id=False)
-    full_b, err_b, _ = run(frame, as_of=as_of, rules=rb, require_id=False)
-    if err_a.height or err_b.height or full_a.height != frame.height:
+    full_a, full_b, errors, _, _ = run_pair(frame, as_of=as_of, rules_a=ra, rules_b=rb,
+                                            require_id=False)
+    if errors.height or full_a.height != frame.height:
         raise AssertionError("a changed member failed validation when explained")
     schema = {"_i": pl.UInt32, **dict.fromkeys(why.OUT_COLUMNS, pl.String)}
     if by_route and why.comparable(ra, rb):

@@ -43,7 +43,7 @@ from ..batch.runner import (
     _later_duplicates,
     _reject_later,
 )
-from ..core import evaluate_frame
+from ..core import evaluate_pair
 from ..i18n import LANGS
 from ..rules import Rules, load_rules
 from . import engine as cmp
@@ -255,10 +255,8 @@ def compare_file(
             summary.blank += chunk.blank
             if h == 0:
                 continue
-            res_a = evaluate_frame(frame, as_of=day, rules=ra, lang=lang, require_id=True,
-                                   inputs=inputs)
-            res_b = evaluate_frame(frame, as_of=day, rules=rb, lang=lang, require_id=True,
-                                   inputs=inputs)
+            res_a, res_b = evaluate_pair(frame, as_of=day, rules_a=ra, rules_b=rb, lang=lang,
+                                         require_id=True, inputs=inputs)
             det_a, bad = res_a.determinations, res_a.rejected
             det_b = res_b.determinations
             if not res_b.rejected["row"].unique().sort().equals(bad["row"].unique().sort()):
