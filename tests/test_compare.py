@@ -442,3 +442,31 @@ def test_a_row_valid_under_one_rules_set_only_is_rejected_for_both(tmp_path):
         rejects = pl.read_csv(rej, infer_schema=False)
         assert rejects["participant_id"].to_list() == ["1962", "far"]
         assert rejects["field"].to_list() == ["deferred_right_1960", "birth_date"]
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGINT"])
+def test_a_comparison_stopped_midway_leaves_no_output_and_no_temporary_file(tmp_path, how):
+    import signal
+    import time
+
+    from bench.generate import write
+
+    src = write(60_000, tmp_path / "in" / "big.csv", invalid=0.01)
+    folder = tmp_path / "out"
+    folder.mkdir()
+    proc = subprocess.Popen(
+        [*cli_command(), "compare", str(src), "--rules", "article19", "--rules", AGE67,
+         "-o", str(folder / "c.xlsx"), "--rejects", str(folder / "rej.csv"),
+         "--chunk-rows", "500", "--as-of", AS_OF.isoformat(), "-q"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not any(p.name.endswith(".part") for p in folder.iterdir()):
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    time.sleep(0.3)
+    proc.send_signal(getattr(signal, how))
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Interrupted: no output was written" in err and "Traceback" not in err
+    assert list(folder.iterdir()) == []

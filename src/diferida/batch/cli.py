@@ -80,6 +80,26 @@ class _Bar:
             self.progress.stop()
 
 
+class PhaseBars:
+    """A progress bar per phase of a run (deciding, projecting…), on a
+    terminal only; `labels` names each phase."""
+
+    def __init__(self, labels: dict[str, str], enabled: bool):
+        self.labels, self.enabled = labels, enabled
+        self.bars: dict[str, _Bar] = {}
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        if phase not in self.bars:
+            for bar in self.bars.values():
+                bar.close()
+            self.bars[phase] = _Bar(self.labels.get(phase, phase), self.enabled)
+        self.bars[phase](done, total)
+
+    def close(self) -> None:
+        for bar in self.bars.values():
+            bar.close()
+
+
 def _run(bar: _Bar, say: str, *args, **kwargs):
     """evaluate_file, its failures turned into messages (in `say`) and exit codes."""
     try:

@@ -10,12 +10,14 @@ when interrupted (nothing is written).
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from datetime import date
 from pathlib import Path
 
 import click
 
+from ..batch import cli as batch_cli
 from ..batch.errors import FileProblem
 from ..batch.io import discard_unfinished
 from ..batch.runner import DEFAULT_CHUNK_ROWS, AccountingError
@@ -23,6 +25,27 @@ from ..i18n import LANGS
 from ..rules import RulesError, builtin_names
 
 EXIT_STRICT, EXIT_UNUSABLE, EXIT_ACCOUNTING, EXIT_INTERRUPTED = 1, 2, 3, 130
+
+TEXT = {
+    "en": {"decide": "Deciding under A and B", "project": "Projecting",
+           "item": "item", "value": "value", "written": "Written: {path}",
+           "no_rejects_file": "Rejects (no --rejects given, the first {shown} of {problems}):",
+           "strict": "--strict: some rows were rejected",
+           "interrupted": "Interrupted: no output was written (files that already existed "
+                          "are left as they were)",
+           "interrupted_after": "Interrupted after the outputs were written: they are "
+                                "complete",
+           "accounting": "INTERNAL ERROR: the row accounting does not add up: {detail}"},
+    "es": {"decide": "Determinando según A y B", "project": "Proyectando",
+           "item": "concepto", "value": "valor", "written": "Escrito: {path}",
+           "no_rejects_file": "Rechazos (sin --rejects, los primeros {shown} de {problems}):",
+           "strict": "--strict: hay filas rechazadas",
+           "interrupted": "Interrumpido: no se escribió ningún resultado (los archivos que ya "
+                          "existían quedan como estaban)",
+           "interrupted_after": "Interrumpido después de escribir los resultados: están "
+                                "completos",
+           "accounting": "ERROR INTERNO: las cuentas no cuadran: {detail}"},
+}
 
 
 @click.command("compare")
@@ -76,6 +99,8 @@ def compare_cmd(input, rules, output, html, rejects, as_of, discount, mortality,
     from ..projection.options import OptionError
     from .runner import CompareOptionError, Projecting, compare_file
 
+    t = TEXT[lang]
+
     def fail(message: str, code: int = EXIT_UNUSABLE):
         click.echo(message, err=True)
         sys.exit(code)
@@ -100,49 +125,74 @@ def compare_cmd(input, rules, output, html, rejects, as_of, discount, mortality,
             or start != "eligibility" or sex_blend != "0.5":
         fail("--improvement, --cola, --start, --horizon and --sex-blend are projection "
              "options: give --discount and --mortality too")
+    bars = batch_cli.PhaseBars(TEXT[lang], enabled=not quiet and sys.stderr.isatty())
+    batch_cli._signals.clear()
+    batch_cli._renaming.clear()
+    previous = {s: signal.signal(s, batch_cli._on_signal) for s in (signal.SIGINT,
+                                                                    signal.SIGTERM)}
     try:
-        summary = compare_file(input, output, list(rules), rejects=rejects, html=html,
-                               as_of=day, lang=lang, separator=separator,
-                               columns=columns_map, projecting=projecting,
-                               overwrite=overwrite, chunk_rows=chunk_rows)
-    except RulesError as exc:
-        fail(f"--rules: {exc}")
-    except (CompareOptionError, OptionError, TableError) as exc:
-        fail(str(exc))
-    except FileProblem as exc:
-        fail(exc.text(lang))
-    except AccountingError as exc:
-        fail(f"INTERNAL ERROR: the row accounting does not add up: {exc}", EXIT_ACCOUNTING)
-    except KeyboardInterrupt:
-        discard_unfinished()
-        fail("Interrupted: no output was written", EXIT_INTERRUPTED)
-    if rejects is None and summary.problems:
-        sample = summary.sample
-        click.echo(f"Rejects (no --rejects given, the first {sample.height} of "
-                   f"{summary.problems}):", err=True)
-        for r in sample.iter_rows(named=True):
-            click.echo(f"  {r['row']}: {r['participant_id'] or '-'}: {r['message']}", err=True)
-    if as_json:
-        click.echo(json.dumps(summary.to_dict(), ensure_ascii=False, indent=2, default=str))
-    elif not quiet:
-        _print(summary)
-    if strict and summary.rows_rejected:
-        fail("--strict: some rows were rejected", EXIT_STRICT)
+        try:
+            summary = compare_file(input, output, list(rules), rejects=rejects, html=html,
+                                   as_of=day, lang=lang, separator=separator,
+                                   columns=columns_map, projecting=projecting,
+                                   overwrite=overwrite, chunk_rows=chunk_rows, progress=bars,
+                                   on_rename=lambda: batch_cli._renaming.append(True))
+        except RulesError as exc:
+            bars.close()
+            fail(f"--rules: {exc}")
+        except (CompareOptionError, OptionError, TableError) as exc:
+            bars.close()
+            fail(str(exc))
+        except FileProblem as exc:
+            bars.close()
+            fail(exc.text(lang))
+        except AccountingError as exc:
+            bars.close()
+            fail(t["accounting"].format(detail=exc), EXIT_ACCOUNTING)
+        except BaseException as exc:
+            # an interrupt (or what a Polars call made of it): no output is left
+            if batch_cli._signals or isinstance(exc, KeyboardInterrupt):
+                discard_unfinished()
+                bars.close()
+                fail(t["interrupted"], EXIT_INTERRUPTED)
+            raise
+        bars.close()
+        if rejects is None and summary.problems:
+            sample = summary.sample
+            click.echo(t["no_rejects_file"].format(shown=sample.height,
+                                                   problems=summary.problems), err=True)
+            for r in sample.iter_rows(named=True):
+                click.echo(f"  {r['row']}: {r['participant_id'] or '-'}: {r['message']}",
+                           err=True)
+        if as_json:
+            click.echo(json.dumps(summary.to_dict(), ensure_ascii=False, indent=2,
+                                  default=str))
+        elif not quiet:
+            _print(summary, lang)
+        if batch_cli._signals:  # came while the outputs were put in place: they are complete
+            fail(t["interrupted_after"], EXIT_INTERRUPTED)
+        if strict and summary.rows_rejected:
+            fail(t["strict"], EXIT_STRICT)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        batch_cli._renaming.clear()
 
 
-def _print(summary) -> None:
+def _print(summary, lang: str) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    t = Table(title=f"{summary.rules_a.name} (A) → {summary.rules_b.name} (B)",
-              show_header=True, header_style="bold")
-    t.add_column("item")
-    t.add_column("value", justify="right")
+    t = TEXT[lang]
+    table = Table(title=f"{summary.rules_a.name} (A) → {summary.rules_b.name} (B)",
+                  show_header=True, header_style="bold")
+    table.add_column(t["item"])
+    table.add_column(t["value"], justify="right")
     for k, v in summary.items():
         if k.endswith("_title"):
             continue
-        t.add_row(k, f"{v:,}" if isinstance(v, int) else str(v))
+        table.add_row(k, f"{v:,}" if isinstance(v, int) else str(v))
     console = Console()
-    console.print(t)
+    console.print(table)
     for f in summary.files:
-        console.print(f"Written: {f}", highlight=False)
+        console.print(t["written"].format(path=f), highlight=False)

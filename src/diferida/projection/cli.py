@@ -70,25 +70,6 @@ TEXT = {
 }
 
 
-class _Bars:
-    """One progress bar per phase (deciding, projecting), on a terminal only."""
-
-    def __init__(self, lang: str, enabled: bool):
-        self.lang, self.enabled = lang, enabled
-        self.bars: dict[str, batch_cli._Bar] = {}
-
-    def __call__(self, phase: str, done: int, total: int) -> None:
-        if phase not in self.bars:
-            for bar in self.bars.values():
-                bar.close()
-            self.bars[phase] = batch_cli._Bar(TEXT[self.lang][phase], self.enabled)
-        self.bars[phase](done, total)
-
-    def close(self) -> None:
-        for bar in self.bars.values():
-            bar.close()
-
-
 @click.command("project")
 @click.argument("input", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path, dir_okay=False),
@@ -156,7 +137,7 @@ def project_cmd(input, output, discount, mortality, improvement, cola, start, ho
         except ValueError:
             click.echo(f"--as-of: '{as_of}' is not a valid YYYY-MM-DD date", err=True)
             sys.exit(EXIT_UNUSABLE)
-    bars = _Bars(lang, enabled=not quiet and sys.stderr.isatty())
+    bars = batch_cli.PhaseBars(TEXT[lang], enabled=not quiet and sys.stderr.isatty())
     batch_cli._signals.clear()
     batch_cli._renaming.clear()
     previous = {s: signal.signal(s, batch_cli._on_signal) for s in (signal.SIGINT,
