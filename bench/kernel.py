@@ -111,11 +111,15 @@ def main() -> None:
         return pa.Array.from_buffers(pa.decimal128(14, 2), cents.size,
                                      [valid, pa.py_buffer(words.tobytes())])
 
-    route = out["route"]
+    def words(codes: np.ndarray, names: list[str]) -> pa.Array:
+        """Codes (-1: none) as text, by a take from the list of names."""
+        idx = pa.array(codes.astype(np.int32), mask=codes < 0)
+        return pa.array(names, type=pa.string()).take(idx)
+
     result = pa.table({
         "participant_id": t["participant_id"],
-        "status": pa.array(STATUS[out["status"]], type=pa.string()),
-        "route": pa.array(np.array(ids + [None], dtype=object)[route], type=pa.string()),
+        "status": words(out["status"], list(STATUS)),
+        "route": words(out["route"], ids),
         "eligibility_date": dates(out["eligibility"]),
         "start_date": dates(out["start"]),
         "annual_amount": money(out["annual_cents"]),

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from diferida.compare import engine as cmp
 from diferida.compare import why
-from diferida.core import run
+from diferida.core import run, run_pair
 from diferida.rules import load_rules
 from tests.conftest import AS_OF
 
@@ -31,9 +31,18 @@ REFORMS = {
     "groups-19_2": '[route_overrides."19.2"]\ngroups = ["general"]\n',
     "groups": '[route_overrides."19.4(a)"]\ngroups = ["police"]\n',
     "regimes": '[route_overrides."19.1(a)"]\nregimes = ["new"]\n',
-    # not a route: every change goes the member-by-member way
+    # the amount: a rate, the brackets, the 19.6 minimum and its cut-off
     "rate": '[amount.new]\nbrackets = [{ threshold = "0", rate = "0.0175" }]\n',
+    "brackets": '[amount.pre1990]\nbrackets = [{ threshold = "0", rate = "0.015" }, '
+                '{ threshold = "25", rate = "0.02" }]\n',
+    "minimum": '[minimum]\nrate = "0.35"\n',
+    "cutoff": '[regime.deferred_right_cutoff]\nvalue = "1975-12-31"\n',
+    "rate-and-age": '[amount.new]\nbrackets = [{ threshold = "0", rate = "0.0175" }]\n'
+                    '[route_overrides."19.2"]\nage = 67\n',
 }
+# every change of these is found column-wise (the others, partly member by member)
+COLUMN_WISE = {"age", "age-19_1", "service", "service-range", "groups", "groups-19_2",
+               "regimes", "rate", "brackets", "rate-and-age"}
 
 
 def reform(tmp: Path, name: str) -> Path:
@@ -96,6 +105,10 @@ def test_each_kind_of_reform_column_wise_equals_member_by_member(members, tmp_pa
         fast, slow = both_ways(frame, ra, rb, AS_OF, lang)
         assert fast.equals(slow), name
         assert fast["finding_rule"].null_count() == 0  # every change is explained
+    if name in COLUMN_WISE:
+        full_a, full_b, _, _, _ = run_pair(frame, as_of=AS_OF, rules_a=ra, rules_b=rb,
+                                           require_id=False)
+        assert why.locate(full_a, full_b, ra, rb)["_route"].null_count() == 0
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -21,11 +21,14 @@ to the definition on generated populations and on every shipped reform.
 
 from __future__ import annotations
 
+import re
+from decimal import Decimal
 from typing import Any
 
 import polars as pl
 
 from ..article19 import route_key
+from ..determination import plain
 from ..explain import (
     _route_findings,
     _Writer,
@@ -33,9 +36,13 @@ from ..explain import (
     cite,
     feb29_sentence,
     opens_sentence,
+    pct,
+    regime_text,
     years_phrase,
     years_text,
 )
+from ..fields import SERVICE_UNITS
+from ..money import cents_to_decimal, format_money
 from ..rules import Route, Rules
 
 OUT_COLUMNS = ("finding_rule", "finding_condition", "finding_under_a", "finding_under_b")
@@ -73,6 +80,13 @@ def locate(full_a: pl.DataFrame, full_b: pl.DataFrame, ra: Rules,
         for c in _ROUTE:
             cols[f"{k}_{c}_a"] = full_a.get_column(f"{k}_{c}")
             cols[f"{k}_{c}_b"] = full_b.get_column(f"{k}_{c}")
+    for c in _TAIL:
+        cols[f"{c}_a"], cols[f"{c}_b"] = full_a.get_column(c), full_b.get_column(c)
+    for i in range(_brackets(ra, rb)):
+        for side, full in (("a", full_a), ("b", full_b)):
+            name = f"part{i}_cents"
+            cols[f"{name}_{side}"] = full.get_column(name) if name in full.columns \
+                else pl.Series(name, [None] * full.height, dtype=pl.Int64)
     frame = pl.DataFrame(cols)
     # before the routes: who is covered and the regime must be the same
     same_before = (pl.col("covered") & pl.col("covered_b")
@@ -96,10 +110,50 @@ def locate(full_a: pl.DataFrame, full_b: pl.DataFrame, ra: Rules,
         route_expr = pl.when(pos0 | pos1).then(pl.lit(i, dtype=pl.Int32)).otherwise(route_expr)
         pos_expr = (pl.when(pos0).then(pl.lit(0, dtype=pl.Int32))
                     .when(pos1).then(pl.lit(1, dtype=pl.Int32)).otherwise(pos_expr))
+    # no route differs: the amount (Regla 19.5), when all that comes before
+    # it in an explanation is the same on both sides
+    route_expr = pl.when(route_expr.is_null() & _amount_first(ra, rb)).then(
+        pl.lit(AMOUNT, dtype=pl.Int32)).otherwise(route_expr)
     return frame.with_columns(
         pl.when(same_before).then(route_expr).alias("_route"),
         pl.when(same_before).then(pos_expr).alias("_pos"),
     )
+
+
+AMOUNT = -1  # `_route` of a change the amount finding explains
+# what the findings between the routes and the amount, and the amount's own, read
+_TAIL = ("reasons", "status", "eligibility_date", "route", "routes_met",
+         "premature_request", "deferred_right_1960", "formula_cents", "minimum_cents",
+         "minimum_applied", "compensation_cents")
+
+
+def _brackets(ra: Rules, rb: Rules) -> int:
+    return max(len(s.brackets) for r in (ra, rb) for s in r.amount.values())
+
+
+def _amount_first(ra: Rules, rb: Rules) -> pl.Expr:
+    """The amount finding is the first that differs: the findings before it
+    (insufficient service, eligibility, the 19.4 reading, the start) are the
+    same, both sides are entitled, and the formula's values differ."""
+    col = lambda c, side: pl.col(f"{c}_{side}")  # noqa: E731
+    same = pl.lit(ra.reading_19_4 == rb.reading_19_4)
+    for c in ("reasons", "eligibility_date", "route", "routes_met", "premature_request"):
+        same = same & col(c, "a").eq_missing(col(c, "b"))
+    entitled = (col("status", "a") != "not_entitled") & (col("status", "b") != "not_entitled")
+    scale_differs = pl.lit(False)
+    for regime in ra.amount:
+        scale_differs = pl.when(pl.col("regime") == regime).then(
+            pl.lit(ra.amount[regime] != rb.amount.get(regime))).otherwise(scale_differs)
+    right = col("deferred_right_1960", "a")
+    differs = (scale_differs
+               | pl.any_horizontal([col(f"part{i}_cents", "a").ne_missing(
+                   col(f"part{i}_cents", "b")) for i in range(_brackets(ra, rb))])
+               | col("formula_cents", "a").ne_missing(col("formula_cents", "b"))
+               | right.ne_missing(col("deferred_right_1960", "b"))
+               | (right & (col("minimum_cents", "a").ne_missing(col("minimum_cents", "b"))
+                           | pl.lit(ra.minimum_citation != rb.minimum_citation)))
+               | col("minimum_applied", "a").ne_missing(col("minimum_applied", "b")))
+    return same & entitled & differs
 
 
 def _texts(frame: pl.DataFrame, side: str, rules: Rules, index: int, pos: int,
@@ -150,6 +204,70 @@ def _texts(frame: pl.DataFrame, side: str, rules: Rules, index: int, pos: int,
                         .otherwise(pl.lit(feb29_sentence(w, False)))).alias(names[2])))
 
 
+def _amount_texts(frame: pl.DataFrame, side: str, rules: Rules, lang: str) -> pl.DataFrame:
+    """The amount finding (Regla 19.5) under one side for each member of
+    `frame`. Its sentence is the catalog's, written by the explanation's
+    writer with a marker in place of each member's value; the values (money,
+    years) are written once per distinct value and put in column-wise."""
+    w = _Writer(lang, rules)
+    names = [f"rule_{side}", f"condition_{side}", f"text_{side}"]
+    money = lambda c: _each(pl.col(c), lambda v: format_money(cents_to_decimal(v)))  # noqa: E731
+    out = []
+    for regime, part in frame.group_by("regime"):
+        scale = rules.amount[regime[0]]
+        n = len(scale.brackets)
+        pieces = [w.text("findings", "bracket", rate=pct(b.rate), compensation=_mark("comp"),
+                         years=_mark(f"y{i}"), amount=_mark(f"a{i}"))
+                  for i, b in enumerate(scale.brackets)]
+        template = w.text("findings", "amount", citation=cite(scale.citation, lang),
+                          parts=" + ".join(pieces), formula=_mark("formula"))
+        units = pl.col("service_units")
+        values = {"comp": money(f"compensation_cents_{side}"),
+                  "formula": money(f"formula_cents_{side}")}
+        for i, b in enumerate(scale.brackets):
+            low = int(b.threshold * SERVICE_UNITS)
+            years = pl.max_horizontal(units - low, pl.lit(0))
+            if i + 1 < n:
+                years = pl.min_horizontal(
+                    years, pl.lit(int(scale.brackets[i + 1].threshold * SERVICE_UNITS) - low))
+            values[f"y{i}"] = _each(years, lambda u: years_phrase(
+                plain(Decimal(u) / SERVICE_UNITS), lang))
+            values[f"a{i}"] = money(f"part{i}_cents_{side}")
+        # SPEC §6 Decision: a route that serves both regimes, the formula of the regime
+        follows = {r.id: w.text("findings", "amount_follows_regime",
+                                route=cite(r.citation, lang),
+                                regime=regime_text(regime[0], rules, lang),
+                                citation=cite(scale.citation, lang))
+                   for r in rules.routes if len(r.regimes) > 1}
+        out.append(part.select(
+            "_i",
+            pl.lit(cite(scale.citation, lang)).alias(names[0]),
+            pl.lit("amount").alias(names[1]),
+            pl.concat_str(_fill(template, values),
+                          pl.col(f"route_{side}").replace_strict(
+                              follows, default="", return_dtype=pl.String)).alias(names[2])))
+    return pl.concat(out)
+
+
+def _mark(name: str) -> str:
+    return f"\x00{name}\x00"
+
+
+def _fill(template: str, values: dict[str, pl.Expr]) -> pl.Expr:
+    """`template` with each marker replaced by its column."""
+    pieces = re.split("\x00(\\w+)\x00", template)
+    return pl.concat_str([values[p] if i % 2 else pl.lit(p) for i, p in enumerate(pieces)])
+
+
+def _each(expr: pl.Expr, write) -> pl.Expr:
+    """`write(value)` for each value of `expr`, called once per distinct value."""
+    return expr.map_batches(
+        lambda s: s.replace_strict(
+            (u := s.unique().drop_nulls()), [write(v) for v in u.to_list()],
+            return_dtype=pl.String),
+        return_dtype=pl.String)
+
+
 def _written(view: pl.DataFrame, key: list[str], write, name: str) -> pl.DataFrame:
     """Each distinct value of `key` in `view`, with its sentence `write(*key)`."""
     distinct = view.select(key).unique()
@@ -176,8 +294,11 @@ def explain_by_route(full_a: pl.DataFrame, full_b: pl.DataFrame, ra: Rules, rb: 
     found = located.filter(pl.col("_route").is_not_null())
     parts = []
     for (index, pos), group in found.group_by("_route", "_pos"):
-        a = _texts(group, "a", ra, int(index), int(pos), lang)
-        b = _texts(group, "b", rb, int(index), int(pos), lang)
+        if index == AMOUNT:
+            a, b = (_amount_texts(group, side, r, lang) for side, r in (("a", ra), ("b", rb)))
+        else:
+            a = _texts(group, "a", ra, int(index), int(pos), lang)
+            b = _texts(group, "b", rb, int(index), int(pos), lang)
         parts.append(a.join(b, on="_i").select(
             "_i",
             pl.col("rule_b").alias("finding_rule"),  # the rule B applies differently
