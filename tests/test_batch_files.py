@@ -89,6 +89,40 @@ def test_parquet_with_typed_columns_is_evaluated_like_its_text(tmp_path):
     assert a.schema["monthly_amount"] == pl.Decimal(20, 2)
 
 
+@pytest.mark.parametrize("service,compensation", [
+    ("-1.5", "30000.00"),           # negative service
+    ("22", "-10.00"),               # compensation below zero
+    ("22", "0.00"),                 # compensation zero
+    ("100000", "30000.00"),         # more whole digits than service allows
+    ("22", "1000000000000.00"),     # more whole digits than money allows
+    ("22.5", "30000.5"),            # fewer places than the field: exact
+])
+def test_parquet_exact_decimals_are_read_as_numbers_with_the_text_rules(tmp_path, service,
+                                                                       compensation):
+    # A Parquet decimal with no more places than its field is read as a
+    # number (no text round trip): every value gets what its text would get.
+    row = f"p1,1970-05-10,1988-07-01,2010-06-30,{service},{compensation},general,false,Ponce"
+    (tmp_path / "m.csv").write_bytes(csv_bytes(HEADER, row))
+    text = read_table(csv_bytes(HEADER, row), "m.csv")
+    typed = text.with_columns(
+        pl.col("birth_date", "entry_date", "separation_date").str.to_date(),
+        pl.col("creditable_service_years").cast(pl.Decimal(12, 4)),
+        pl.col("average_compensation").cast(pl.Decimal(18, 2)),
+        pl.col("refund_requested") == "true",
+    )
+    typed.write_parquet(tmp_path / "m.parquet")
+    for src in ("m.parquet", "m.csv"):
+        evaluate_file(tmp_path / src, tmp_path / f"{src}.out.csv", tmp_path / f"{src}.rej.csv",
+                      as_of=AS_OF)
+    out = [pl.read_csv(tmp_path / f"{s}.out.csv", infer_schema=False)
+           for s in ("m.parquet", "m.csv")]
+    assert out[0].equals(out[1])
+    # the same rejects (the row numbers are the formats' own: 1 in Parquet, 2 in CSV)
+    rej = [pl.read_csv(tmp_path / f"{s}.rej.csv", infer_schema=False).select(
+        "participant_id", "field", "code") for s in ("m.parquet", "m.csv")]
+    assert rej[0].equals(rej[1])
+
+
 def write_xlsx(path: Path, rows: list[list], date_columns=(1, 2, 3)) -> None:
     import datetime as dt
 

@@ -64,21 +64,28 @@ class Validated:
     errors: pl.DataFrame
 
 
-def _kept_typed(kind: str, dtype: pl.DataType) -> bool:
+def _kept_typed(kind: str, dtype: pl.DataType, places: int | None = None) -> bool:
     """A typed column that is read as it is (no text round trip). Its text
-    form is made only for the rows that are rejected (`split_errors`)."""
+    form is made only for the rows that are rejected (`split_errors`). An
+    exact decimal is kept when it has no more places than the field (a
+    Parquet decimal(10,4) of years of service, decimal(14,2) of dollars)."""
     return (
         (kind == "date" and (dtype == pl.Date or isinstance(dtype, pl.Datetime)))
         or (kind == "bool" and dtype == pl.Boolean)
-        or (kind == "decimal" and dtype.is_integer())
+        or (kind == "decimal" and (dtype.is_integer() or _exact(dtype, places)))
     )
+
+
+def _exact(dtype: pl.DataType, places: int | None) -> bool:
+    return (isinstance(dtype, pl.Decimal) and places is not None
+            and (dtype.scale or 0) <= places)
 
 
 def _raw(name: str, dtype: pl.DataType) -> pl.Expr:
     """The value as given: text with surrounding whitespace removed, or the
     typed column itself when it is read as it is."""
     col = pl.col(name)
-    if _kept_typed(BY_NAME[name].kind, dtype):
+    if _kept_typed(BY_NAME[name].kind, dtype, BY_NAME[name].places):
         return col
     if dtype == pl.String:
         return col.str.strip_chars()
@@ -115,7 +122,7 @@ def _parse_date(name: str, dtype: pl.DataType, raw: pl.Expr) -> tuple[pl.Expr, p
 
 def _decimal_stage(name: str, dtype: pl.DataType, raw: pl.Expr) -> list[pl.Expr]:
     """First stage of a decimal field: is its text a plain number?"""
-    if dtype.is_integer():
+    if dtype.is_integer() or _exact(dtype, BY_NAME[name].places):
         return []
     return [raw.str.contains(_DECIMAL_RE).alias(f"_g_{name}")]
 
@@ -133,6 +140,12 @@ def _parse_decimal(
         large = col.abs() >= 10**digits
         v = col.cast(pl.Int64) * 10**places
         return (pl.when((col >= 0) & ~large).then(v),
+                pl.when(large).then(pl.lit("too_large")).when(col < 0).then(pl.lit(negative)))
+    if _exact(dtype, places):
+        # an exact decimal with no more places than the field: nothing to round
+        large = col.abs() >= 10**digits
+        fits = pl.when((col >= 0) & ~large).then(col.cast(pl.Decimal(38, places)))
+        return ((fits * 10**places).cast(pl.Int64),
                 pl.when(large).then(pl.lit("too_large")).when(col < 0).then(pl.lit(negative)))
     raw = pl.col(f"_raw_{name}")
     shape_ok = pl.col(f"_g_{name}")
@@ -222,7 +235,7 @@ def _build_stages(
     for name in FIELD_NAMES:
         field = BY_NAME[name]
         raw = pl.col(f"_raw_{name}")
-        typed_in = name in schema and _kept_typed(field.kind, schema[name])
+        typed_in = name in schema and _kept_typed(field.kind, schema[name], field.places)
         blank = raw.is_null() if typed_in else _blank(raw)
         if name not in schema:
             needed = field.required or (name == "participant_id" and require_id)
@@ -256,7 +269,8 @@ def _build_stages(
         perrs.append(err.alias(f"_perr_{name}"))
     lf = lf.with_columns(*values, *perrs)
     lf = lf.drop([c for c in schema if c in FIELD_NAMES]).drop(
-        [f"_g_{k}" for k in present if BY_NAME[k].kind == "decimal" and not schema[k].is_integer()]
+        [f"_g_{k}" for k in present if BY_NAME[k].kind == "decimal"
+         and not _kept_typed("decimal", schema[k], BY_NAME[k].places)]
     )
     rename = {f"_v_{k}": k for k in FIELD_NAMES}
     rename |= {"_v_creditable_service_years": "service_units",
