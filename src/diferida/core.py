@@ -221,18 +221,23 @@ def evaluate_frame(
     unknown = [f for f in inputs if f not in FIELD_NAMES or f in OUTPUT_NAMES]
     if unknown:
         raise ValueError(f"inputs must be input fields not in the result: {unknown}")
-    # The input's own columns travel under reserved names, so one named like
-    # a working column of the engine ("covered", "status") is never touched.
+    hidden, carry = _carried(frame, lang)
+    full, errors, r = run(frame.rename(hidden), as_of=as_of, rules=rules, require_id=require_id,
+                          keep=[*carry, *article19.RESULT_COLUMNS, *inputs])
+    return _frame_result(full, errors, r, frame.height, carry, hidden, inputs, lang)
+
+
+def _carried(frame: pl.DataFrame, lang: str) -> tuple[dict[str, str], list[str]]:
+    """The input's own columns travel under reserved names, so one named like
+    a working column of the engine ("covered", "status") is never touched:
+    (their hidden names, the columns a result carries)."""
     extra = [c for c in frame.columns if c not in FIELD_NAMES]
     clashes = [c for c in extra if c in OUTPUT_NAMES or c == ROW]
     if clashes:
         raise InputError([Problem(c, "reserved_column", c,
                                   error_message(lang, "reserved_column", c)) for c in clashes])
     hidden = {c: f"\x00carried{i}" for i, c in enumerate(extra)}
-    carry = ["participant_id", *hidden.values()]  # participant_id: null when not given
-    full, errors, r = run(frame.rename(hidden), as_of=as_of, rules=rules, require_id=require_id,
-                          keep=[*carry, *article19.RESULT_COLUMNS, *inputs])
-    return _frame_result(full, errors, r, frame.height, carry, hidden, inputs, lang)
+    return hidden, ["participant_id", *hidden.values()]  # participant_id: null when not given
 
 
 def _frame_result(full: pl.DataFrame, errors: pl.DataFrame, r: Rules, rows_in: int,
@@ -291,13 +296,7 @@ def evaluate_pair(
 ) -> tuple[FrameResult, FrameResult]:
     """`evaluate_frame` under two rule sets (see `run_pair`): the same rows
     determined on both sides, the same rejects."""
-    extra = [c for c in frame.columns if c not in FIELD_NAMES]
-    clashes = [c for c in extra if c in OUTPUT_NAMES or c == ROW]
-    if clashes:
-        raise InputError([Problem(c, "reserved_column", c,
-                                  error_message(lang, "reserved_column", c)) for c in clashes])
-    hidden = {c: f"\x00carried{i}" for i, c in enumerate(extra)}
-    carry = ["participant_id", *hidden.values()]
+    hidden, carry = _carried(frame, lang)
     full_a, full_b, errors, ra, rb = run_pair(
         frame.rename(hidden), as_of=as_of, rules_a=rules_a, rules_b=rules_b,
         require_id=require_id, keep=[*carry, *article19.RESULT_COLUMNS, *inputs])

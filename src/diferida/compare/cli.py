@@ -29,22 +29,10 @@ EXIT_STRICT, EXIT_UNUSABLE, EXIT_ACCOUNTING, EXIT_INTERRUPTED = 1, 2, 3, 130
 TEXT = {
     "en": {"decide": "Deciding under A and B", "project": "Projecting",
            "item": "item", "value": "value", "written": "Written: {path}",
-           "no_rejects_file": "Rejects (no --rejects given, the first {shown} of {problems}):",
-           "strict": "--strict: some rows were rejected",
-           "interrupted": "Interrupted: no output was written (files that already existed "
-                          "are left as they were)",
-           "interrupted_after": "Interrupted after the outputs were written: they are "
-                                "complete",
-           "accounting": "INTERNAL ERROR: the row accounting does not add up: {detail}"},
+           **batch_cli.RUN_TEXT["en"]},
     "es": {"decide": "Determinando según A y B", "project": "Proyectando",
            "item": "concepto", "value": "valor", "written": "Escrito: {path}",
-           "no_rejects_file": "Rechazos (sin --rejects, los primeros {shown} de {problems}):",
-           "strict": "--strict: hay filas rechazadas",
-           "interrupted": "Interrumpido: no se escribió ningún resultado (los archivos que ya "
-                          "existían quedan como estaban)",
-           "interrupted_after": "Interrumpido después de escribir los resultados: están "
-                                "completos",
-           "accounting": "ERROR INTERNO: las cuentas no cuadran: {detail}"},
+           **batch_cli.RUN_TEXT["es"]},
 }
 
 

@@ -41,14 +41,7 @@ TEXT = {
            "file": "Written:  {path}",
            "time": "Time: {total:.2f} s (reading and deciding {read_and_decide:.2f}, "
                    "projecting {project:.2f}, writing {write:.2f})",
-           "no_rejects_file": "Rejects (no --rejects given, the first {shown} of {problems}):",
-           "more": "... and {n} more; use --rejects FILE to keep them all",
-           "strict": "--strict: some rows were rejected",
-           "interrupted": "Interrupted: no output was written (files that already existed "
-                          "are left as they were)",
-           "interrupted_after": "Interrupted after the outputs were written: they are "
-                                "complete",
-           "accounting": "INTERNAL ERROR: the row accounting does not add up: {detail}"},
+           **batch_cli.RUN_TEXT["en"]},
     "es": {"decide": "Determinando", "project": "Proyectando",
            "title": "Proyección de {input}", "read": "Filas leídas:     {n:,}",
            "projected": "Proyectadas:      {n:,}", "not_entitled": "Sin derecho:      {n:,}",
@@ -59,14 +52,7 @@ TEXT = {
            "file": "Escrito:   {path}",
            "time": "Tiempo: {total:.2f} s (lectura y determinación {read_and_decide:.2f}, "
                    "proyección {project:.2f}, escritura {write:.2f})",
-           "no_rejects_file": "Rechazos (sin --rejects, los primeros {shown} de {problems}):",
-           "more": "… y {n} más; use --rejects ARCHIVO para guardarlos todos",
-           "strict": "--strict: hay filas rechazadas",
-           "interrupted": "Interrumpido: no se escribió ningún resultado (los archivos que ya "
-                          "existían quedan como estaban)",
-           "interrupted_after": "Interrumpido después de escribir los resultados: están "
-                                "completos",
-           "accounting": "ERROR INTERNO: las cuentas no cuadran: {detail}"},
+           **batch_cli.RUN_TEXT["es"]},
 }
 
 
