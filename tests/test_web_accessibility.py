@@ -52,6 +52,8 @@ EX11 = {"birth_date": "1935-06-01", "entry_date": "1955-01-01", "separation_date
         "creditable_service_years": "12", "average_compensation": "10000.00",
         "group": "general", "refund_requested": "false"}
 
+STRICT = "article19-strict-19_4"
+
 # name: (what is typed, the button pressed, what the page then holds)
 # kinds: "form" (the empty form or a conversion), "errors", "result".
 STATES: dict[str, tuple[dict[str, str] | None, str | None, str]] = {
@@ -75,6 +77,11 @@ STATES: dict[str, tuple[dict[str, str] | None, str | None, str]] = {
                  "calculate", "result"),
     "printable": (EX1, "print", "print"),
     "glossary": (None, "glossary", "glossary"),
+    # "Comparar con": the same case under the strict reading of 19.4
+    "compare-changes": ({**EX4, "compare": STRICT}, "calculate", "result"),
+    "compare-same": ({**EX2, "compare": STRICT}, "calculate", "result"),
+    "errors-compare": ({**EX4, "compare": "article19"}, "calculate", "errors"),
+    "printable-compare": ({**EX4, "compare": STRICT}, "print", "print"),
 }
 GLOSSARY_URLS = ("/glosario", "/glossary")
 
@@ -201,6 +208,13 @@ def check_state(browser, base_url, checker, state, lang, width, js):  # noqa: F8
             assert page.locator("#reading-used").count() == 1
         if state == "warnings":
             assert page.locator(".warnings li").count() >= 2
+        if state in ("compare-changes", "printable-compare"):
+            assert page.locator("#comparison-table tbody tr").count() == 3
+            assert page.locator("#comparison-why").count() == 1
+        if state == "compare-same":
+            assert page.locator("#comparison-same").count() == 1
+        if state == "errors-compare":
+            assert page.locator("#e-compare").count() == 1
         A11Y_SHOTS.mkdir(parents=True, exist_ok=True)
         mode = "js" if js else "nojs"
         page.screenshot(path=str(A11Y_SHOTS / f"{state}-{lang}-{width}-{mode}.png"), full_page=True)
@@ -295,18 +309,19 @@ LONG_ID = "EXPEDIENTE" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789" * 2  # nowhere t
 
 
 @pytest.mark.parametrize("lang", ["es", "en"])
-@pytest.mark.parametrize("where", ["printable", "calculator"])
+@pytest.mark.parametrize("where", ["printable", "calculator", "printable-compare"])
 def test_the_printout_fits_the_paper_and_is_black_on_white(browser, base_url, lang,  # noqa: F811
                                                            where):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         page = context.new_page()
         page.goto(f"{base_url}/?lang={lang}")
-        fill(page, {**EX1, "average_compensation": "999999999999.99", "participant_id": LONG_ID,
-                    "as_of": AS_OF})
+        person = {**EX4, "compare": STRICT} if where == "printable-compare" else EX1
+        fill(page, {**person, "average_compensation": "999999999999.99",
+                    "participant_id": LONG_ID, "as_of": AS_OF})
         page.click("#calc button.primary")
         page.wait_for_selector("#print-link")
-        if where == "printable":
+        if where.startswith("printable"):
             page.click("#print-link")
             page.wait_for_selector("main.document")
         page.emulate_media(media="print")
@@ -315,6 +330,8 @@ def test_the_printout_fits_the_paper_and_is_black_on_white(browser, base_url, la
         # The page laid out at the paper's printable width, with the print styles.
         page.set_viewport_size({"width": int(PRINT_WIDTH), "height": 1000})
         assert page.locator("#monthly-amount").is_visible()
+        if where == "printable-compare":
+            assert page.locator("#comparison-table").is_visible()
         assert page.evaluate(OVERFLOW, PRINT_WIDTH) == []
         assert page.evaluate(NOT_BLACK) == []
         assert page.evaluate("getComputedStyle(document.body).backgroundColor") in (

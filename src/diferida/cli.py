@@ -164,22 +164,14 @@ def evaluate_cmd(participant_id, birth_date, entry_date, separation_date, servic
 
 
 def _print_two(a, b, *, lang: str, as_json: bool) -> None:
-    """Both determinations of one person, and what differs with its reason."""
-    from .compare.engine import COMPARED, explaining_finding
+    """Both determinations of one person, and what differs with its reason
+    (diferida.compare.person: the same comparison the web calculator shows)."""
+    from .compare.person import compare_person
 
-    da, db = a.to_dict(), b.to_dict()
-    fields = [f for f in COMPARED if f in da]
-    diff = {f: {"a": da[f], "b": db[f]} for f in fields if da[f] != db[f]}
-    fa, fb = explaining_finding(list(a.explanation), list(b.explanation)) if diff else (None,
-                                                                                         None)
-    why = None
-    if fa is not None or fb is not None:
-        one = fb or fa
-        why = {"rule": one.rule, "condition": one.condition,
-               "under_a": fa.text if fa else None, "under_b": fb.text if fb else None}
+    out = compare_person(a, b).to_dict()
+    diff, why = out["differences"], out["explaining_finding"]
     if as_json:
-        click.echo(json.dumps({"a": da, "b": db, "differences": diff,
-                               "explaining_finding": why}, ensure_ascii=False, indent=2))
+        click.echo(json.dumps(out, ensure_ascii=False, indent=2))
         return
     for label, d in (("A", a), ("B", b)):
         click.echo("=" * 78)

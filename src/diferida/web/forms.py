@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 import diferida
+from diferida.compare.person import PersonComparison, compare_person
 from diferida.determination import Determination, plain
 from diferida.fields import FIELD_NAMES, SERVICE_PLACES
 from diferida.i18n import error_message
@@ -28,14 +29,15 @@ from .labels import labels, plural
 DEFAULT_RULES = "article19"
 HELPER_YEARS, HELPER_MONTHS = "svc_years", "svc_months"
 # Inputs the page accepts besides the SPEC §1 fields.
-PAGE_FIELDS = ("rules", HELPER_YEARS, HELPER_MONTHS)
+# `compare`: a second rules set to compare the answer with (empty = none).
+PAGE_FIELDS = ("rules", "compare", HELPER_YEARS, HELPER_MONTHS)
 KNOWN = frozenset((*FIELD_NAMES, *PAGE_FIELDS))
 
 # The order in which the form shows its fields; errors are listed in this order.
 FORM_ORDER = (
     "birth_date", "entry_date", "separation_date", "creditable_service_years", HELPER_YEARS,
     HELPER_MONTHS, "average_compensation", "group", "refund_requested", "deferred_right_1960",
-    "requested_start_date", "as_of", "rules", "participant_id",
+    "requested_start_date", "as_of", "rules", "compare", "participant_id",
 )
 RADIOS = {"group": ("general", "police", "firefighter"), "refund_requested": ("true", "false"),
           # an error on this field is a declared "true" the entry date refutes
@@ -60,6 +62,8 @@ class FormState:
     errors: dict[str, list[str]] = field(default_factory=dict)
     note: str | None = None  # what the years-and-months helper did
     determination: Determination | None = None
+    # the same case under the rules set of "compare with", when one was chosen
+    comparison: PersonComparison | None = None
     # What was just done ("calculate" or "convert"): where a page loaded
     # without the script puts the keyboard focus (the answer, or the messages).
     focus: str | None = None
@@ -91,6 +95,11 @@ class FormState:
         return self.values.get("rules") or DEFAULT_RULES
 
     @property
+    def compare(self) -> str:
+        """The rules set to compare with; "" for none."""
+        return self.values.get("compare", "").strip()
+
+    @property
     def asks_1960(self) -> bool:
         """Regla 19.6's question matters only for a first entry on or before
         its cut-off date (a later entry makes the answer "no"); it is asked
@@ -108,8 +117,9 @@ class FormState:
     @property
     def advanced_open(self) -> bool:
         """The analyst's options are shown when one was used or is in error."""
-        return any(self.values.get(k, "").strip() for k in ("as_of",)) or (
-            self.rules != DEFAULT_RULES) or any(k in self.errors for k in ("as_of", "rules"))
+        return any(self.values.get(k, "").strip() for k in ("as_of", "compare")) or (
+            self.rules != DEFAULT_RULES) or any(
+                k in self.errors for k in ("as_of", "rules", "compare"))
 
     @property
     def rules_name(self) -> str:
@@ -182,24 +192,45 @@ def convert(state: FormState) -> FormState:
     return state
 
 
+def offered(name: str) -> bool:
+    """A rules set the page offers: shipped with the package (a path typed
+    into a web form must never reach the rules loader) and not illustrative
+    (a reform that is not law is never offered to decide, or to compare, a
+    person's case)."""
+    return name in builtin_names() and not illustrative(name)
+
+
 def evaluate(state: FormState) -> FormState:
-    """Ask the core; keep its answer or its messages, each by its field."""
+    """Ask the core; keep its answer or its messages, each by its field.
+    With "compare with", the same fields are evaluated under that rules set
+    too, and the two answers compared (diferida.compare.person, the same
+    comparison as `diferida evaluate … --rules A --rules B`)."""
     t = labels(state.lang, state.rules_name)
     rules = state.rules
-    if rules not in builtin_names() or illustrative(rules):
-        # Only the rules shipped with the package: a path typed into a web
-        # form must never reach the rules loader. An illustrative reform
-        # (not law) is for comparisons, never offered to decide a person's case.
+    if not offered(rules):
         state.add_error("rules", t["fields"]["rules"]["unknown"].format(value=rules))
         rules = DEFAULT_RULES
+    other = state.compare or None
+    if other is not None and not offered(other):
+        state.add_error("compare", t["fields"]["compare"]["unknown"].format(value=other))
+        other = None
+    elif other is not None and other == state.rules:
+        state.add_error("compare", t["fields"]["compare"]["same"].format(
+            reading=t["fields"]["rules"]["options"].get(other, other)))
+        other = None
     # the page reads numbers and dates as people write them (web/lenient.py);
     # a value it cannot read goes to the core as typed, so the core names
     # every other problem too, and the page's own message is the one shown
     typed = participant(state.values)
     reading = lenient.read(typed, t)
     state.core, state.notes = reading.values, reading.notes
+    given = {**typed, **reading.values}
+    comparison = None
     try:
-        d = diferida.evaluate({**typed, **reading.values}, rules=rules, lang=state.lang)
+        d = diferida.evaluate(given, rules=rules, lang=state.lang)
+        if other is not None:
+            comparison = compare_person(d, diferida.evaluate(given, rules=other,
+                                                             lang=state.lang))
     except diferida.InputError as exc:
         d = None
         for p in exc.problems:
@@ -216,4 +247,5 @@ def evaluate(state: FormState) -> FormState:
         state.add_error("creditable_service_years", t["converter"]["unused"].format(ym=ym))
     if not state.errors:
         state.determination = d
+        state.comparison = comparison
     return state

@@ -35,13 +35,13 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from starlette.concurrency import run_in_threadpool
 
-from diferida.rules import builtin_names, illustrative, load_rules
+from diferida.rules import builtin_names, load_rules
 
 from . import forms, guidance
 from .drafts import DRAFTS
 from .forms import FormState
 from .labels import LANGS, choose_lang, labels
-from .view import carried, result_view
+from .view import carried, comparison_view, result_view
 
 STATIC_DIR = Path(str(resources.files("diferida.web") / "static"))
 _MEDIA = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
@@ -105,11 +105,12 @@ def _context(state: FormState, printable: bool) -> dict:
         "t": labels(lang, state.rules_name),
         "state": state,
         "v": state.values,
-        "rule_names": [n for n in builtin_names() if not illustrative(n)],
+        "rule_names": [n for n in builtin_names() if forms.offered(n)],
         "default_rules_version": default.version,
         "default_rules_name": default.name,
         "cutoff_1960": load_rules(state.rules_name).deferred_right_cutoff.isoformat(),
         "result": result_view(state, _today()) if state.determination else None,
+        "comparison": comparison_view(state) if state.comparison else None,
     }
 
 

@@ -128,7 +128,9 @@ def carried(state: FormState, lang: str | None = None) -> dict[str, str]:
     printable page of exactly what was evaluated, or the calculator with it.
     Posted, never put in a link: a URL ends up in logs and browser history."""
     q = {"lang": lang or state.lang, "rules": state.rules, **participant(state.values)}
-    return {k: q[k] for k in ("lang", "rules", *FIELD_NAMES) if k in q}
+    if state.compare:
+        q["compare"] = state.compare
+    return {k: q[k] for k in ("lang", "rules", "compare", *FIELD_NAMES) if k in q}
 
 
 def result_view(state: FormState, today: date) -> dict[str, Any]:
@@ -208,3 +210,72 @@ def result_view(state: FormState, today: date) -> dict[str, Any]:
             needed = t[f"needed_{reason}"]
         out["needed"].append(needed)
     return out
+
+
+# The fields of the comparison's table, in the order of the table (the
+# compared fields of diferida.compare.engine, as the page names them).
+COMPARISON_ROWS = ("status", "regime", "route", "eligibility_date", "start_date",
+                   "annual_amount", "monthly_amount", "minimum_applied", "reasons")
+
+
+def _compared_value(d: Determination, name: str, t: dict[str, Any]) -> str:
+    """One compared field of a determination, as the page writes it: words,
+    dates and amounts, never a code or an ISO date."""
+    lang, c = d.lang, catalog(d.lang)
+    none = t["none"]
+    if name == "status":
+        return c["status"][d.status]
+    if name == "regime":
+        return regime_line(d)
+    if name == "route":
+        return cite(rules_of(d).route(d.route).citation, lang) if d.route else none
+    if name == "eligibility_date":
+        return fmt_date(d.eligibility_date, lang) if d.eligibility_date else none
+    if name == "start_date":
+        if d.start_date is not None:
+            return fmt_date(d.start_date, lang)
+        return none if d.status == "not_entitled" else t["start_open"]
+    if name in ("annual_amount", "monthly_amount"):
+        value = getattr(d, name)
+        return format_money(value) if value is not None else none
+    if name == "minimum_applied":
+        if d.status == "not_entitled":
+            return none
+        return t["yes"] if d.minimum_applied else t["no"]
+    if name == "reasons":
+        texts = reason_texts(d.reasons, rules_of(d), lang)
+        return "; ".join(x[:1].upper() + x[1:] for x in texts) if texts else none
+    raise ValueError(f"no wording for the compared field {name!r}")
+
+
+def _side(d: Determination, t_rules: dict[str, Any]) -> dict[str, str]:
+    return {"name": d.rules_name, "reading": t_rules["options"].get(d.rules_name, d.rules_name),
+            "title": d.rules_title, "version": d.rules_version}
+
+
+def comparison_view(state: FormState) -> dict[str, Any]:
+    """The same case under the second rules set: both rule sets, the fields
+    that differ under each, and the finding that explains the difference
+    (all chosen by diferida.compare.person; only the words are the page's)."""
+    cmp = state.comparison
+    assert cmp is not None
+    t_all = labels(state.lang, state.rules_name)
+    t = t_all["comparison"]
+    a, b = cmp.a, cmp.b
+    rows = [{"field": name, "label": t["fields"][name],
+             "a": _compared_value(a, name, t), "b": _compared_value(b, name, t)}
+            for name in COMPARISON_ROWS if name in cmp.fields]
+    finding = None
+    if cmp.finding is not None:
+        f = cmp.finding
+        # what the finding is about, as a citation: the route it concerns
+        # (under the rules that have it), or the finding's own rule
+        route = cmp.route
+        owner = a if route is not None and any(r.id == route for r in rules_of(a).routes) else b
+        citation = (cite(rules_of(owner).route(route).citation, state.lang) if route is not None
+                    else cite(f.rule, state.lang))
+        finding = {"rule": catalog(state.lang)["the_rule"].format(citation=citation),
+                   "under_a": cmp.under_a.text if cmp.under_a else t["not_checked"],
+                   "under_b": cmp.under_b.text if cmp.under_b else t["not_checked"]}
+    return {"a": _side(a, t_all["fields"]["rules"]), "b": _side(b, t_all["fields"]["rules"]),
+            "same": cmp.same, "rows": rows, "finding": finding}
