@@ -318,3 +318,33 @@ def test_the_command_line_writes_the_report_in_spanish_unless_told(tmp_path):
         html = page.read_text("utf-8")
         assert html.startswith(f"<!doctype html><html lang={lang}>")
         assert WORDS[lang]["chart"][0] in svg_of(html)
+
+
+@pytest.mark.parametrize("lang, sex, blended", [
+    ("es", True, "El de la columna sex del archivo donde consta; donde falta, la supervivencia "
+                 "de ambos sexos combinada: 60% mujeres, 40% hombres."),
+    ("en", False, "The file has no sex column: for everyone, the survival of the two sexes "
+                  "blended: 60% female, 40% male."),
+])
+def test_the_projection_assumptions_are_in_words_with_a_mortality_table(tmp_path, lang, sex,
+                                                                       blended):
+    from tests.projection_helpers import gompertz_table
+
+    frame = pl.read_csv(EXAMPLES, infer_schema=False)
+    if sex:
+        frame = frame.with_columns(pl.Series("sex", (["F", "M", ""] * 4)[:frame.height]))
+    src = tmp_path / "m.csv"
+    frame.write_csv(src)
+    page = tmp_path / "c.html"
+    compare_file(src, tmp_path / "c.xlsx", ["article19", AGE67], html=page, as_of=AS_OF,
+                 lang=lang, projecting=Projecting(discount="0.04", sex_blend="0.6",
+                                                  start="age:62", horizon="30",
+                                                  cola="0.015", table=gompertz_table()))
+    text = visible(page.read_text("utf-8")).text
+    assert blended in text
+    if lang == "es":
+        assert "La más tardía entre la fecha en que se cumplen 62 años" in text
+        assert "30 años fiscales." in text and "1.5% cada 1 de julio" in text
+    else:
+        assert "The later of the day age 62 is reached" in text
+        assert "30 fiscal years." in text and "1.5% on each 1 July" in text
