@@ -457,7 +457,7 @@ def test_a_comparison_stopped_midway_leaves_no_output_and_no_temporary_file(tmp_
     proc = subprocess.Popen(
         [*cli_command(), "compare", str(src), "--rules", "article19", "--rules", AGE67,
          "-o", str(folder / "c.xlsx"), "--rejects", str(folder / "rej.csv"),
-         "--chunk-rows", "500", "--as-of", AS_OF.isoformat(), "-q"],
+         "--chunk-rows", "500", "--as-of", AS_OF.isoformat(), "-q", "--lang", "en"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while not any(p.name.endswith(".part") for p in folder.iterdir()):

@@ -63,8 +63,8 @@ TEXT = {
 @click.option("--horizon", default=None, metavar="N", help="As `diferida project`.")
 @click.option("--sex-blend", default="0.5", show_default=True, metavar="W",
               help="As `diferida project`.")
-@click.option("--lang", type=click.Choice(LANGS), default="en", show_default=True,
-              help="Language of the explanations and messages.")
+@click.option("--lang", type=click.Choice(LANGS), default="es", show_default=True,
+              help="Language of the explanations, the messages and the HTML report.")
 @click.option("--separator", default=None, metavar="CHAR",
               help="CSV separator (default: detected from the header).")
 @click.option("--columns", "columns_map", default=None, metavar="MAP.toml",
