@@ -139,12 +139,14 @@ def _joined(items: list[pl.Expr]) -> pl.Expr:
     return pl.concat_str(items, separator=";", ignore_nulls=True).fill_null("")
 
 
-def determine(typed: pl.DataFrame | pl.LazyFrame, rules: Rules) -> pl.LazyFrame:
-    """Add the determination's columns to a table of typed participants."""
+def determine(typed: pl.DataFrame | pl.LazyFrame, rules: Rules, *,
+              sequential: bool = False) -> pl.LazyFrame:
+    """Add the determination's columns to a table of typed participants.
+    `sequential`: see `Stages.replay`."""
     stages = _STAGES.get(rules.version)
     if stages is None:
         stages = _STAGES[rules.version] = _determine_stages(Stages(), rules)
-    return stages.replay(typed.lazy())
+    return stages.replay(typed.lazy(), sequential=sequential)
 
 
 _STAGES: dict[str, Stages] = {}

@@ -12,11 +12,8 @@ from datetime import date
 from importlib import resources
 
 import click
-import polars as pl
 
-from .core import InputError, evaluate, evaluate_frame
 from .i18n import LANGS
-from .render import render_text
 from .rules import RulesError, builtin_names, load_rules
 
 EXIT_BAD_INPUT = 2
@@ -64,7 +61,9 @@ def _load_rules_or_exit(name: str | None):
 
 class LazyGroup(click.Group):
     """Commands of the outer layers (batch, service) are imported only when
-    used, so `diferida evaluate` stays quick and each layer owns its module."""
+    used, so `diferida evaluate` stays quick and each layer owns its module.
+    Their modules import only click at first (the libraries a command needs
+    load when it runs), so `diferida --help` can list them all quickly."""
 
     LAZY = {
         "batch": "diferida.batch.cli:batch_cmd",
@@ -129,6 +128,9 @@ def evaluate_cmd(participant_id, birth_date, entry_date, separation_date, servic
                  group, refund, deferred_right_1960, requested_start_date, as_of, rules_name,
                  lang, as_json) -> None:
     """Evaluate one participant and print the determination with its reasons."""
+    from .core import InputError, evaluate
+    from .render import render_text
+
     fields = {
         "participant_id": participant_id, "birth_date": birth_date, "entry_date": entry_date,
         "separation_date": separation_date, "creditable_service_years": service,
@@ -167,6 +169,7 @@ def _print_two(a, b, *, lang: str, as_json: bool) -> None:
     """Both determinations of one person, and what differs with its reason
     (diferida.compare.person: the same comparison the web calculator shows)."""
     from .compare.person import compare_person
+    from .render import render_text
 
     out = compare_person(a, b).to_dict()
     diff, why = out["differences"], out["explaining_finding"]
@@ -197,7 +200,10 @@ def _print_two(a, b, *, lang: str, as_json: bool) -> None:
 @lang_option
 def examples_cmd(as_of, rules_name, lang) -> None:
     """Evaluate the worked examples of the specification and print each determination."""
-    from .core import determination_from_row, run
+    import polars as pl
+
+    from .core import determination_from_row, evaluate_frame, run
+    from .render import render_text
 
     path = resources.files("diferida") / "data" / "spec_examples.csv"
     frame = pl.read_csv(path.read_bytes(), infer_schema=False)

@@ -118,19 +118,26 @@ def _as_text(value: Any) -> str | None:
     return str(value)
 
 
-def participant_frame(participant: Participant | Mapping[str, Any]) -> tuple[pl.DataFrame, list]:
-    """A one-row table of text from a Participant or a mapping of SPEC §1 fields,
-    and the names of keys that are not fields."""
+def text_row(participant: Participant | Mapping[str, Any]) -> tuple[dict[str, str | None], list]:
+    """The SPEC §1 fields given, as text, and the names of keys that are not fields."""
     if isinstance(participant, Participant):
         data = {f.name: getattr(participant, f.name) for f in fields(participant)}
         data = {k: v for k, v in data.items() if v is not None}
     else:
         data = dict(participant)
     unknown = [k for k in data if k not in FIELD_NAMES]
-    cols = {k: [_as_text(v)] for k, v in data.items() if k in FIELD_NAMES}
-    if not cols:  # still one participant, with every field missing
-        cols = {"participant_id": [None]}
-    return pl.DataFrame(cols, schema={k: pl.String for k in cols}), unknown
+    return {k: _as_text(v) for k, v in data.items() if k in FIELD_NAMES}, unknown
+
+
+def participant_frame(participant: Participant | Mapping[str, Any]) -> tuple[pl.DataFrame, list]:
+    """A one-row table of text from a Participant or a mapping of SPEC §1 fields,
+    and the names of keys that are not fields."""
+    row, unknown = text_row(participant)
+    if not row:  # still one participant, with every field missing
+        row = {"participant_id": None}
+    # from_dicts: one row built in one call (a DataFrame from a dict of
+    # lists builds a Series per column, several times slower)
+    return pl.from_dicts([row], schema={k: pl.String for k in row}), unknown
 
 
 def _rejected(errors: pl.DataFrame, lang: str, rules: Rules | None = None) -> pl.DataFrame:
@@ -159,11 +166,17 @@ def _today() -> date:
 SMALL_TABLE = 1_000  # rows; below this, planning costs more than computing
 
 
+def _small(frame: pl.DataFrame | pl.LazyFrame) -> bool:
+    return isinstance(frame, pl.DataFrame) and frame.height < SMALL_TABLE
+
+
 def _collect_options(frame: pl.DataFrame | pl.LazyFrame) -> dict:
     """A few rows (one web or API request) run fastest on the in-memory engine
-    without the optimiser: the stages are already explicit, so the optimiser
-    has nothing to gain there. Large tables keep Polars' defaults."""
-    if isinstance(frame, pl.DataFrame) and frame.height < SMALL_TABLE:
+    without the optimiser, each stage's expressions one after the other: the
+    stages are already explicit, so the optimiser has nothing to gain there,
+    and the thread pool only adds hand-overs. Large tables keep Polars'
+    defaults."""
+    if _small(frame):
         return {"engine": "in-memory", "optimizations": pl.QueryOptFlags.none()}
     return {}
 
@@ -177,7 +190,10 @@ def run(
     (what explanations read), or with `keep` only those columns — then
     Polars skips computing what nothing reads."""
     r = load_rules(rules)
-    plan = article19.determine(validate_lazy(frame, r, as_of or _today(), require_id), r)
+    seq = _small(frame)
+    plan = article19.determine(
+        validate_lazy(frame, r, as_of or _today(), require_id, sequential=seq), r,
+        sequential=seq)
     if keep is not None:
         needed = [ROW, "_ok", *[f"_{kind}_{k}" for k in FIELD_NAMES for kind in ("raw", "err")]]
         if require_id and "participant_id" in frame.columns:
@@ -185,7 +201,7 @@ def run(
         plan = plan.select(list(dict.fromkeys([*needed, *keep])))
     v = split_errors(plan.collect(**_collect_options(frame)))
     ok = v.typed if v.errors.height == 0 else v.typed.filter(pl.col("_ok"))
-    return ok.drop("_ok"), v.errors, r
+    return ok[[c for c in ok.columns if c != "_ok"]], v.errors, r
 
 
 MONEY = pl.Decimal(20, 2)

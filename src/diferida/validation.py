@@ -99,6 +99,39 @@ def _blank(raw: pl.Expr) -> pl.Expr:
 NONE = pl.lit(None, dtype=pl.String)
 
 
+def _parsed(name: str) -> pl.Expr:
+    """The column `_parse_stage` made for the field: its value parsed once,
+    read by the value and by the error code (an expression repeated inside
+    another is evaluated, and planned, once per repetition)."""
+    return pl.col(f"_p_{name}")
+
+
+def _parse_stage(name: str, kind: str, dtype: pl.DataType, raw: pl.Expr) -> list[pl.Expr]:
+    """The first parse of a field given as text, each piece a column of its
+    own (see `_parsed`): a date, a boolean, a group; for a decimal, whether
+    its text is a plain number (`_g_`) and its value in 1/10**places
+    (`_p_`). Nothing for a field read as it is (`_kept_typed`)."""
+    if _kept_typed(kind, dtype, BY_NAME[name].places) or (
+            kind == "date" and isinstance(dtype, pl.Datetime)):
+        return []
+    if kind == "date":
+        value = pl.when(raw.str.contains(_DATE_RE)).then(
+            raw.str.to_date("%Y-%m-%d", strict=False))
+    elif kind == "decimal":
+        places = BY_NAME[name].places or 0
+        return [raw.str.contains(_DECIMAL_RE).alias(f"_g_{name}"),
+                (raw.cast(pl.Decimal(38, places), strict=False) * 10**places)
+                .cast(pl.Int64, strict=False).alias(f"_p_{name}")]
+    elif kind == "bool":
+        low = raw.str.to_lowercase()
+        value = pl.when(low == "true").then(True).when(low == "false").then(False)
+    elif kind == "group":
+        value = pl.when(raw.is_in(list(GROUPS))).then(raw)
+    else:
+        return []
+    return [value.alias(f"_p_{name}")]
+
+
 def _parse_date(name: str, dtype: pl.DataType, raw: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     """(value, error code) for a date field. A date outside the years
     MIN_YEAR..MAX_YEAR (0000-01-01, or a typed date of year 20000) is refused
@@ -112,25 +145,18 @@ def _parse_date(name: str, dtype: pl.DataType, raw: pl.Expr) -> tuple[pl.Expr, p
         value, err = (pl.when(~has_time).then(col.dt.date()),
                       pl.when(has_time).then(pl.lit("not_a_date")))
     else:
-        value = pl.when(raw.str.contains(_DATE_RE)).then(
-            raw.str.to_date("%Y-%m-%d", strict=False))
+        value = _parsed(name)
         err = pl.when(~_blank(raw) & value.is_null()).then(pl.lit("not_a_date"))
     outside = ~value.dt.year().is_between(MIN_YEAR, MAX_YEAR)
     return (pl.when(~outside).then(value),
             pl.when(outside).then(pl.lit("date_out_of_range")).otherwise(err))
 
 
-def _decimal_stage(name: str, dtype: pl.DataType, raw: pl.Expr) -> list[pl.Expr]:
-    """First stage of a decimal field: is its text a plain number?"""
-    if dtype.is_integer() or _exact(dtype, BY_NAME[name].places):
-        return []
-    return [raw.str.contains(_DECIMAL_RE).alias(f"_g_{name}")]
-
-
 def _parse_decimal(
     name: str, dtype: pl.DataType, places: int, negative: str, digits: int
-) -> tuple[pl.Expr, pl.Expr]:
+) -> tuple[pl.Expr | None, pl.Expr]:
     """(integer in 1/10**places, error code). Trailing zeros are not decimals.
+    For text the value is None: `_decimal_value` makes it from the error code.
 
     The value is read by Polars' exact decimal parser; since that parser
     rounds digits beyond the scale, values with a nonzero digit past `places`
@@ -150,9 +176,7 @@ def _parse_decimal(
     raw = pl.col(f"_raw_{name}")
     shape_ok = pl.col(f"_g_{name}")
     too_many = raw.str.contains(rf"\.\d{{{places}}}\d*[1-9]")
-    units = (raw.cast(pl.Decimal(38, places), strict=False) * 10**places).cast(
-        pl.Int64, strict=False
-    )
+    units = _parsed(name)
     # more whole digits than the field allows (fields.py: SERVICE_DIGITS, MONEY_DIGITS)
     too_large = raw.str.contains(_TOO_LARGE_RE) | raw.str.contains(
         rf"^[+-]?0*[1-9]\d{{{digits},}}(\.\d*)?$")
@@ -163,14 +187,20 @@ def _parse_decimal(
         .when(too_many).then(pl.lit("too_many_decimals"))
         .when(units < 0).then(pl.lit(negative))
     )
-    return pl.when(err.is_null()).then(units.abs()), err
+    return None, err
+
+
+def _decimal_value(name: str) -> pl.Expr:
+    """The value of a decimal field given as text, once its error code is
+    known: none when there is one. (A blank field's code is "missing" where
+    the field is required and none otherwise; either way it parsed to null.)"""
+    return pl.when(pl.col(f"_perr_{name}").is_null()).then(_parsed(name).abs())
 
 
 def _parse_bool(name: str, dtype: pl.DataType, raw: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     if dtype == pl.Boolean:
         return pl.col(name), NONE
-    low = raw.str.to_lowercase()
-    value = pl.when(low == "true").then(True).when(low == "false").then(False)
+    value = _parsed(name)
     return value, pl.when(~_blank(raw) & value.is_null()).then(pl.lit("not_a_boolean"))
 
 
@@ -190,9 +220,12 @@ def validate_lazy(
     rules: Rules,
     as_of: date,
     require_id: bool = False,
+    *,
+    sequential: bool = False,
 ) -> pl.LazyFrame:
     """The validation plan: typed columns, `_ok`, and per field `_err_<field>`
-    (an error code or null) and `_raw_<field>` (the value as given)."""
+    (an error code or null) and `_raw_<field>` (the value as given).
+    `sequential`: see `Stages.replay`."""
     lf = frame.lazy()
     schema = lf.collect_schema()
     if ROW in schema:
@@ -205,7 +238,7 @@ def validate_lazy(
         if len(_STAGES) > 256:
             _STAGES.clear()
         _STAGES[key] = stages
-    return stages.replay(lf)
+    return stages.replay(lf, sequential=sequential)
 
 
 _STAGES: dict[tuple, Stages] = {}
@@ -223,15 +256,15 @@ def _build_stages(
         *[pl.lit(None, dtype=pl.String).alias(f"_raw_{k}") for k in FIELD_NAMES
           if k not in schema],
     )
-    # stage 2: pieces of decimals
-    lf = lf.with_columns(
-        [e for k in present if BY_NAME[k].kind == "decimal"
-         for e in _decimal_stage(k, schema[k], pl.col(f"_raw_{k}"))]
-    )
+    # stage 2: each field given as text parsed once
+    parsed = [e for k in present
+              for e in _parse_stage(k, BY_NAME[k].kind, schema[k], pl.col(f"_raw_{k}"))]
+    lf = lf.with_columns(parsed)
 
     # stage 3: typed values (_v_) and parse errors (_perr_)
     values: list[pl.Expr] = []
     perrs: list[pl.Expr] = []
+    later: list[pl.Expr] = []
     for name in FIELD_NAMES:
         field = BY_NAME[name]
         raw = pl.col(f"_raw_{name}")
@@ -257,7 +290,7 @@ def _build_stages(
         elif field.kind == "bool":
             value, err = _parse_bool(name, dtype, raw)
         elif field.kind == "group":
-            value = pl.when(raw.is_in(list(GROUPS))).then(raw)
+            value = _parsed(name)
             err = pl.when(~blank & value.is_null()).then(pl.lit("unknown_group"))
         else:  # text
             value, err = pl.when(~blank).then(raw), NONE
@@ -265,12 +298,16 @@ def _build_stages(
             err = pl.when(blank).then(pl.lit("missing")).otherwise(err)
         if name == "as_of":  # SPEC §1 default: the evaluation's date
             value = pl.when(blank).then(pl.lit(as_of)).otherwise(value)
+        if value is None:  # a decimal given as text: from its error code, below
+            later.append(_decimal_value(name).alias(f"_v_{name}"))
+            value = pl.lit(None, dtype=pl.Int64)  # holds the column's place
         values.append(value.alias(f"_v_{name}"))
         perrs.append(err.alias(f"_perr_{name}"))
     lf = lf.with_columns(*values, *perrs)
+    if later:
+        lf = lf.with_columns(later)
     lf = lf.drop([c for c in schema if c in FIELD_NAMES]).drop(
-        [f"_g_{k}" for k in present if BY_NAME[k].kind == "decimal"
-         and not _kept_typed("decimal", schema[k], BY_NAME[k].places)]
+        [e.meta.output_name() for e in parsed]
     )
     rename = {f"_v_{k}": k for k in FIELD_NAMES}
     rename |= {"_v_creditable_service_years": "service_units",
@@ -399,7 +436,8 @@ def split_errors(typed: pl.DataFrame) -> Validated:
                 for i, k in enumerate(FIELD_NAMES)
             ]
         ).sort(ROW, "_order").drop("_order")
-    typed = typed.select([c for c in typed.columns if not c.startswith(("_raw_", "_err_"))])
+    # by name, without a query plan (a plan of 100 columns costs more than the row)
+    typed = typed[[c for c in typed.columns if not c.startswith(("_raw_", "_err_"))]]
     return Validated(typed=typed, errors=errors)
 
 

@@ -6,9 +6,20 @@
     >>> summary.rows_read, summary.by_status, summary.rows_rejected
 """
 
-from .errors import FileProblem
-from .io import load_table, read_table, row_numbers
-from .runner import AccountingError, Summary, evaluate_file
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing
+
+if TYPE_CHECKING:
+    from .errors import FileProblem
+    from .io import load_table, read_table, row_numbers
+    from .runner import AccountingError, Summary, evaluate_file
+
+# Imported when first used, so that `diferida batch --help` (which imports
+# diferida.batch.cli, and so this package) does not load Polars.
+_LAZY = {
+    "FileProblem": ".errors",
+    **dict.fromkeys(("load_table", "read_table", "row_numbers"), ".io"),
+    **dict.fromkeys(("AccountingError", "Summary", "evaluate_file"), ".runner"),
+}
 
 __all__ = [
     "AccountingError",
@@ -19,3 +30,13 @@ __all__ = [
     "read_table",
     "row_numbers",
 ]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

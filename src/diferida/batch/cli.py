@@ -21,10 +21,9 @@ import click
 
 from ..i18n import LANGS
 from ..rules import RulesError, builtin_names
+from .defaults import DEFAULT_CHUNK_ROWS
 from .errors import FileProblem
-from .io import discard_unfinished
 from .messages import summary_text
-from .runner import DEFAULT_CHUNK_ROWS, AccountingError, evaluate_file
 
 EXIT_STRICT, EXIT_UNUSABLE, EXIT_ACCOUNTING, EXIT_INTERRUPTED = 1, 2, 3, 130
 PROGRESS_AFTER = 0.5  # seconds: shorter runs show no bar
@@ -124,6 +123,9 @@ class PhaseBars:
 
 def _run(bar: _Bar, say: str, *args, **kwargs):
     """evaluate_file, its failures turned into messages (in `say`) and exit codes."""
+    from .io import discard_unfinished
+    from .runner import AccountingError, evaluate_file
+
     try:
         try:
             return evaluate_file(*args, **kwargs, on_rename=lambda: _renaming.append(True))
@@ -179,6 +181,11 @@ def batch_cmd(input, output, rejects, as_of, rules_name, lang, separator, column
               overwrite, quiet, as_json, chunk_rows) -> None:
     """Evaluate every participant of INPUT (.csv, .parquet or .xlsx) and write one
     determination per valid row to OUTPUT, and each bad field to --rejects."""
+    # Loaded here, while `diferida` still answers Ctrl-C as "still loading"
+    # (see _entry.py): the handlers below are put in place once they are in.
+    from .io import discard_unfinished
+    from .runner import evaluate_file  # noqa: F401 (used by _run)
+
     day = None
     if as_of is not None:
         try:

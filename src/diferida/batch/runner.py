@@ -26,6 +26,7 @@ from ..core import evaluate_frame
 from ..i18n import LANGS, error_message, field_label
 from ..rules import Rules, load_rules
 from .columns import ColumnsArg
+from .defaults import DEFAULT_CHUNK_ROWS
 from .errors import FileProblem
 from .io import (
     XLSX_MAX_ROWS,
@@ -40,7 +41,6 @@ from .io import (
 )
 from .messages import summary_text
 
-DEFAULT_CHUNK_ROWS = 250_000  # ~0.5 GB of working memory in the core, the fastest size measured
 REJECT_COLUMNS = ("row", "participant_id", "field", "code", "value", "message")
 
 Progress = Callable[[int, int], None]

@@ -18,9 +18,8 @@ from pathlib import Path
 import click
 
 from ..batch import cli as batch_cli
+from ..batch.defaults import DEFAULT_CHUNK_ROWS
 from ..batch.errors import FileProblem
-from ..batch.io import discard_unfinished
-from ..batch.runner import DEFAULT_CHUNK_ROWS, AccountingError
 from ..i18n import LANGS
 from ..rules import RulesError, builtin_names
 
@@ -83,6 +82,8 @@ def compare_cmd(input, rules, output, html, rejects, as_of, discount, mortality,
     .parquet or .xlsx): who changes (status, route, eligibility date, amount),
     why (the finding that explains each change), and, with --discount and
     --mortality, what it costs by fiscal year."""
+    from ..batch.io import discard_unfinished
+    from ..batch.runner import AccountingError
     from ..projection.mortality import TableError
     from ..projection.options import OptionError
     from .runner import CompareOptionError, Projecting, compare_file

@@ -7,10 +7,23 @@ they are worth today: `diferida project` and `project_file`.
     >>> s.totals
 """
 
-from .engine import Assumptions, Members, Projection, project
-from .mortality import MAX_AGE, MortalityTable, TableError, load_csv_table, resolve
-from .options import OptionError
-from .runner import ProjectionSummary, project_file
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing
+
+if TYPE_CHECKING:
+    from .engine import Assumptions, Members, Projection, project
+    from .mortality import MAX_AGE, MortalityTable, TableError, load_csv_table, resolve
+    from .options import OptionError
+    from .runner import ProjectionSummary, project_file
+
+# Imported when first used, so that `diferida project --help` (which imports
+# diferida.projection.cli, and so this package) does not load NumPy or Polars.
+_LAZY = {
+    **dict.fromkeys(("Assumptions", "Members", "Projection", "project"), ".engine"),
+    **dict.fromkeys(("MAX_AGE", "MortalityTable", "TableError", "load_csv_table", "resolve"),
+                    ".mortality"),
+    "OptionError": ".options",
+    **dict.fromkeys(("ProjectionSummary", "project_file"), ".runner"),
+}
 
 __all__ = [
     "MAX_AGE",
@@ -26,3 +39,13 @@ __all__ = [
     "project_file",
     "resolve",
 ]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -19,14 +19,11 @@ from pathlib import Path
 import click
 
 from ..batch import cli as batch_cli
+from ..batch.defaults import DEFAULT_CHUNK_ROWS
 from ..batch.errors import FileProblem
-from ..batch.io import discard_unfinished
-from ..batch.runner import DEFAULT_CHUNK_ROWS, AccountingError
 from ..i18n import LANGS
 from ..rules import RulesError, builtin_names
-from .mortality import IMPROVEMENTS, TableError
-from .options import OptionError
-from .runner import project_file
+from .options import IMPROVEMENTS, OptionError
 
 EXIT_STRICT, EXIT_UNUSABLE, EXIT_ACCOUNTING, EXIT_INTERRUPTED = 1, 2, 3, 130
 
@@ -115,6 +112,11 @@ def project_cmd(input, output, discount, mortality, improvement, cola, start, ho
     .parquet or .xlsx) fiscal year by fiscal year (1 July - 30 June): members
     starting, expected members in pay, expected payments and their present
     value at each --discount rate."""
+    from ..batch.io import discard_unfinished
+    from ..batch.runner import AccountingError
+    from .mortality import TableError
+    from .runner import project_file
+
     t = TEXT[lang]
     day = None
     if as_of is not None:

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .options import TABLE_LAST_AGE
+from .options import IMPROVEMENTS, MP_IDS, TABLE_LAST_AGE
 
 MAX_AGE = TABLE_LAST_AGE  # the tables' last age (assumptions.toml): payments stop after it
 AGES = MAX_AGE + 1
@@ -47,13 +47,6 @@ PUB2010_IDS = {
     ("safety", "F", "before"): 3391, ("safety", "M", "before"): 3392,
     ("safety", "F", "after"): 3393, ("safety", "M", "after"): 3394,
 }
-MP_IDS = {
-    "mp2014": {"M": 3135, "F": 3136}, "mp2015": {"M": 3373, "F": 3374},
-    "mp2016": {"F": 3385, "M": 3386}, "mp2017": {"F": 3481, "M": 3482},
-    "mp2018": {"F": 3605, "M": 3606}, "mp2019": {"F": 3607, "M": 3608},
-    "mp2020": {"F": 3609, "M": 3610},
-}
-IMPROVEMENTS = ("none", *MP_IDS)
 MAX_CSV_BYTES = 10 << 20  # a table of 121 ages x 2 sexes x 2 phases is a few kB
 
 

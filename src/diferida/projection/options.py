@@ -24,6 +24,17 @@ MAX_COLA_PLACES = int(_BOUNDS["max_cola_places"])
 TABLE_LAST_AGE = int(_BOUNDS["table_last_age"])
 START_AGE_RANGE = (int(_BOUNDS["start_age_min"]), TABLE_LAST_AGE)
 
+# the improvement scales --improvement names, with the pymort table ids (SOA
+# mort.soa.org identities) of each one's tables by sex; here, not in
+# mortality.py, so that `diferida project --help` lists them without NumPy
+MP_IDS = {
+    "mp2014": {"M": 3135, "F": 3136}, "mp2015": {"M": 3373, "F": 3374},
+    "mp2016": {"F": 3385, "M": 3386}, "mp2017": {"F": 3481, "M": 3482},
+    "mp2018": {"F": 3605, "M": 3606}, "mp2019": {"F": 3607, "M": 3608},
+    "mp2020": {"F": 3609, "M": 3610},
+}
+IMPROVEMENTS = ("none", *MP_IDS)
+
 
 class OptionError(ValueError):
     """An option that cannot be used; the message starts with the option."""

@@ -5,7 +5,24 @@ audit trail, on SQLite or PostgreSQL.
     >>> app = create_app(Settings(database_url="sqlite:///var/diferida.db"))
 """
 
-from .app import create_app
-from .settings import Settings
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing
+
+if TYPE_CHECKING:
+    from .app import create_app
+    from .settings import Settings
 
 __all__ = ["Settings", "create_app"]
+
+# Imported when first used, so that the commands of diferida.service.cli
+# (`diferida db --help`, ...) do not load FastAPI.
+_LAZY = {"create_app": ".app", "Settings": ".settings"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -4,27 +4,11 @@
 from __future__ import annotations
 
 import os
-import socket
 import sys
 
 import click
-import uvicorn
 
 from .settings import default_database_url
-
-
-class NoDelayConfig(uvicorn.Config):
-    """With several workers uvicorn opens the listening socket itself, without
-    naming TCP, so asyncio leaves Nagle's algorithm on for every connection: a
-    response written in two parts then waits for the client's delayed ACK
-    (about 40 ms). TCP_NODELAY set on the listening socket is inherited by the
-    connections it accepts."""
-
-    def bind_socket(self) -> socket.socket:
-        sock = super().bind_socket()
-        if sock.family in (socket.AF_INET, socket.AF_INET6):
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        return sock
 
 database_url_option = click.option(
     "--database-url", default=None, envvar="DIFERIDA_DATABASE_URL", show_envvar=True,
@@ -72,7 +56,11 @@ def serve_cmd(host: str, port: int, workers: int, database_url: str | None,
     """Start the service: the API (docs at /docs) and the web calculator.
 
     The database schema is brought up to date first."""
+    import uvicorn
+
     from diferida.web.guidance import TextsError, check_texts
+
+    from .serving import NoDelayConfig
 
     try:  # an administrator's texts for the web pages (DIFERIDA_WEB_TEXTS_DIR)
         check_texts()

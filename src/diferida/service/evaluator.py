@@ -18,7 +18,7 @@ from datetime import date
 import polars as pl
 from fastapi.concurrency import run_in_threadpool
 
-from ..core import determination_from_row, participant_frame, run
+from ..core import determination_from_row, run, text_row
 from ..determination import Determination
 from ..fields import FIELD_NAMES
 from ..validation import ROW
@@ -69,11 +69,10 @@ class Evaluator:
 
 
 def _frame(items: list[Parsed]) -> pl.DataFrame:
-    frames = [participant_frame(p.fields)[0] for p in items]
-    frame = pl.concat(frames, how="diagonal")
+    rows = [text_row(p.fields)[0] for p in items]
     # every field, in one order: one shape of table, so one recorded query plan
-    return frame.select(pl.col(n) if n in frame.columns else pl.lit(None, pl.String).alias(n)
-                        for n in FIELD_NAMES)
+    return pl.from_dicts([{n: row.get(n) for n in FIELD_NAMES} for row in rows],
+                         schema=dict.fromkeys(FIELD_NAMES, pl.String))
 
 
 def evaluate_many(items: list[Parsed]) -> list[Determination | Exception]:
