@@ -38,3 +38,25 @@ def format_money(amount: Decimal | None) -> str:
     if amount is None:
         return "—"
     return f"${amount:,.2f}"
+
+
+def format_cents(cents: pl.Expr) -> pl.Expr:
+    """`format_money` column-wise, from integer cents ("$10,200.00"; null
+    stays null): the same text, for a column of amounts at once.
+    `tests/test_money_format.py` holds the two equal."""
+    whole = cents.abs() // CENTS_PER_DOLLAR
+    sign = pl.when(cents < 0).then(pl.lit("-")).otherwise(pl.lit(""))
+
+    def group(power: int) -> pl.Expr:  # three digits, zero-padded
+        return ((whole // 10**power) % 1000).cast(pl.String).str.zfill(3)
+
+    # below 1,000 the digits alone; from each power of 1,000 up, its leading
+    # group unpadded and three digits for every lower one
+    grouped = whole.cast(pl.String)
+    for top in (3, 6, 9, 12, 15, 18):
+        lead = (whole // 10**top).cast(pl.String)
+        rest = [group(p) for p in range(top - 3, -1, -3)]
+        grouped = pl.when(whole >= 10**top).then(
+            pl.concat_str([lead, *rest], separator=",")).otherwise(grouped)
+    return pl.concat_str(pl.lit("$"), sign, grouped, pl.lit("."),
+                         (cents.abs() % CENTS_PER_DOLLAR).cast(pl.String).str.zfill(2))

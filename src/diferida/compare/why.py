@@ -42,7 +42,7 @@ from ..explain import (
     years_text,
 )
 from ..fields import SERVICE_UNITS
-from ..money import cents_to_decimal, format_money
+from ..money import format_cents
 from ..rules import Route, Rules
 
 OUT_COLUMNS = ("finding_rule", "finding_condition", "finding_under_a", "finding_under_b")
@@ -211,7 +211,7 @@ def _amount_texts(frame: pl.DataFrame, side: str, rules: Rules, lang: str) -> pl
     years) are written once per distinct value and put in column-wise."""
     w = _Writer(lang, rules)
     names = [f"rule_{side}", f"condition_{side}", f"text_{side}"]
-    money = lambda c: _each(pl.col(c), lambda v: format_money(cents_to_decimal(v)))  # noqa: E731
+    money = lambda c: format_cents(pl.col(c))  # noqa: E731
     out = []
     for regime, part in frame.group_by("regime"):
         scale = rules.amount[regime[0]]
