@@ -1,5 +1,7 @@
 """Two rule sets (readings or reforms of the article) over the same members."""
 
+from ..lazy import lazy_attributes
+
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing
 
 if TYPE_CHECKING:
@@ -8,11 +10,5 @@ if TYPE_CHECKING:
 __all__ = ["CompareOptionError", "CompareSummary", "Projecting", "compare_file", "table_paths"]
 
 
-def __getattr__(name: str):  # imported when first used: `diferida compare --help` needs no Polars
-    if name in __all__:
-        from . import runner
-
-        value = getattr(runner, name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# imported when first used: `diferida compare --help` needs no Polars
+__getattr__ = lazy_attributes(__name__, dict.fromkeys(__all__, ".runner"))

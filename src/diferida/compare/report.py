@@ -72,30 +72,27 @@ def column_label(column: str, lang: str) -> str:
     """The words for a column of any table of the comparison: "status_a" ->
     "Situación según A", "pv_0.04_difference" -> "Valor presente al 4%:
     diferencia B − A". Raises ReportLabelError for a column with none."""
-    w = words(lang)
-    if column in w["columns"]:
-        return w["columns"][column]
-    m = _SIDED.match(column)
-    if m:
-        what = _field(m["base"], lang)
-        if what is not None:
-            return w["sides"][m["side"]].format(what=what)
-    raise ReportLabelError(f"the report has no {lang} label for the column {column!r}: "
-                           f"add it to [compare_report] of i18n/{lang}.toml")
+    return _label(column, "columns", "column", lang)
 
 
 def summary_label(item: str, lang: str) -> str:
     """The words for an item of the summary ("members_changed",
     "annual_amount_total_difference", "pv_0.04_total_a", ...)."""
+    return _label(item, "summary", "summary item", lang)
+
+
+def _label(name: str, section: str, what_it_is: str, lang: str) -> str:
+    """Its own words in `section`, or a field's words with its side (A, B,
+    the difference); ReportLabelError when it has neither."""
     w = words(lang)
-    if item in w["summary"]:
-        return w["summary"][item]
-    m = _SIDED.match(item)
+    if name in w[section]:
+        return w[section][name]
+    m = _SIDED.match(name)
     if m:
         what = _field(m["base"], lang)
         if what is not None:
             return w["sides"][m["side"]].format(what=what)
-    raise ReportLabelError(f"the report has no {lang} label for the summary item {item!r}: "
+    raise ReportLabelError(f"the report has no {lang} label for the {what_it_is} {name!r}: "
                            f"add it to [compare_report] of i18n/{lang}.toml")
 
 

@@ -5,6 +5,8 @@ audit trail, on SQLite or PostgreSQL.
     >>> app = create_app(Settings(database_url="sqlite:///var/diferida.db"))
 """
 
+from ..lazy import lazy_attributes
+
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing
 
 if TYPE_CHECKING:
@@ -18,11 +20,4 @@ __all__ = ["Settings", "create_app"]
 _LAZY = {"create_app": ".app", "Settings": ".settings"}
 
 
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, _LAZY)
