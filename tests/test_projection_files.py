@@ -208,6 +208,10 @@ def test_pub2010_tables_come_from_pymort():
     (["--discount", "1.5"], "--discount: 1.5 is outside"),
     (["--discount", "0.04,,0.05"], "--discount"),
     (["--discount", "abc"], "--discount: 'abc' is not a number"),
+    # the hint is made from what was typed: the rate the user meant
+    (["--discount", "4%"], "'4%' is not a number (a rate is written as a fraction: 4% is 0.04)"),
+    (["--discount", "6.25"], "6.25 is outside the range 0 .. 0.20 (a rate is written as a "
+                             "fraction: 6.25% is 0.0625)"),
     (["--cola", "-0.01"], "--cola"),
     (["--cola", "2"], "--cola"),
     (["--mortality", "gam83"], "--mortality: unknown table 'gam83'"),

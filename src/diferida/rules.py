@@ -420,7 +420,7 @@ def _rest(resolved: dict[str, Any], stored: dict[str, Any], digest: str, origin:
         )
         for b in brackets:
             if b.rate > 1:
-                raise RulesError(f"{sw}.rate: '{b.rate}' is above 1 (100% of compensation a "
+                raise RulesError(f"{sw}.rate: '{b.rate}' is above 1 (the whole compensation a "
                                  "year): not a pension rate")
         if not brackets or brackets[0].threshold != 0:
             raise RulesError(f"{sw}: the first bracket must start at threshold 0")
@@ -433,7 +433,7 @@ def _rest(resolved: dict[str, Any], stored: dict[str, Any], digest: str, origin:
     citations = {k: str(_need(cites, k, cw)) for k in CITATION_KEYS}
     minimum = _need(resolved, "minimum", origin)
     if _dec(_need(minimum, "rate", f"{origin} [minimum]"), "minimum.rate") > 1:
-        raise RulesError(f"{origin} [minimum].rate: above 1 (100% of compensation)")
+        raise RulesError(f"{origin} [minimum].rate: above 1 (the whole compensation)")
     laws_w = f"{origin} [regime.laws]"
     laws_t = _need(regime, "laws", w)
     laws = {k: str(_need(laws_t, k, laws_w)) for k in (*REGIMES, "not_covered")}

@@ -53,13 +53,26 @@ class StartRule:
         return "eligibility" if self.age is None else f"age:{self.age}"
 
 
+def _fraction_hint(text: str) -> str:
+    """How the rate the user meant is written, from what they wrote: "5%"
+    -> "(a rate is written as a fraction: 5% is 0.05)"."""
+    number = text.strip().removesuffix("%").strip()
+    try:
+        meant = Decimal(number)
+    except InvalidOperation:
+        meant = None
+    if meant is None or not meant.is_finite():
+        return "(a rate is written as a fraction of 1, not as a percentage)"
+    return f"(a rate is written as a fraction: {number}% is {(meant / 100).normalize():f})"
+
+
 def _decimal(option: str, text: str) -> Decimal:
     try:
         value = Decimal(text.strip())
     except InvalidOperation:
-        raise OptionError(f"{option}: '{text}' is not a number (write 0.04 for 4%)") from None
-    if not value.is_finite():
-        raise OptionError(f"{option}: '{text}' is not a number (write 0.04 for 4%)")
+        value = None
+    if value is None or not value.is_finite():
+        raise OptionError(f"{option}: '{text}' is not a number {_fraction_hint(text)}")
     return value
 
 
@@ -79,7 +92,7 @@ def parse_rates(text: str | list[str] | tuple[str, ...]) -> list[tuple[str, Deci
             raise OptionError(f"--discount: {p} is negative; a rate is 0 or more")
         if value > MAX_DISCOUNT:
             raise OptionError(f"--discount: {p} is outside the range 0 .. {MAX_DISCOUNT} "
-                              f"(a rate of 4% is written 0.04)")
+                              f"{_fraction_hint(p)}")
         out.append((p, value))
     labels = [p for p, _ in out]
     values = [v for _, v in out]
@@ -94,7 +107,7 @@ def parse_cola(text: str | Decimal | float | int) -> Fraction:
         raise OptionError(f"--cola: {text} is negative; the COLA is 0 or more")
     if value > MAX_COLA:
         raise OptionError(f"--cola: {text} is outside the range 0 .. {MAX_COLA} "
-                          f"(3% is written 0.03)")
+                          f"{_fraction_hint(str(text))}")
     if -value.as_tuple().exponent > MAX_COLA_PLACES:
         raise OptionError(f"--cola: {text} has more than {MAX_COLA_PLACES} decimals")
     return Fraction(value)
