@@ -927,6 +927,20 @@ class XlsxSink(Sink):
         super().abort()
 
 
+class BytesSink(Sink):
+    """An output made whole in memory (a workbook, a picture, JSON, a page):
+    set `data`; it is written to the temporary file when completed."""
+
+    def __init__(self, path: Path, overwrite: bool):
+        super().__init__(path, overwrite)
+        self.data: bytes | None = None
+
+    def _close(self) -> None:
+        if self.data is not None:
+            data, self.data = self.data, None
+            self.tmp.write_bytes(data)
+
+
 def open_sink(path: Path, overwrite: bool) -> Sink:
     kind = kind_of(path)
     return {"csv": CsvSink, "parquet": ParquetSink, "xlsx": XlsxSink}[kind](path, overwrite)

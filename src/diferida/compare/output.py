@@ -14,27 +14,12 @@ from typing import Any
 
 import polars as pl
 
-from ..batch.io import Sink
 from ..projection.output import assumptions_rows
 from .report import chart_svg, html_report  # noqa: F401  (the runner writes the page)
 
 SHEETS = {"summary": "summary", "transitions": "transitions",
           "changed_members": "changed members", "eligibility_shifts": "eligibility shifts",
           "amount_changes": "amount changes", "fiscal_years": "fiscal years"}
-
-
-class BytesSink(Sink):
-    """An output made whole in memory (a workbook, JSON, a page), written to
-    the temporary file when completed."""
-
-    def __init__(self, path, overwrite: bool):
-        super().__init__(path, overwrite)
-        self.data: bytes | None = None
-
-    def _close(self) -> None:
-        if self.data is not None:
-            data, self.data = self.data, None
-            self.tmp.write_bytes(data)
 
 
 def summary_frame(items: Iterable[tuple[str, Any]]) -> pl.DataFrame:

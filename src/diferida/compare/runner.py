@@ -26,6 +26,7 @@ from ..batch.columns import ColumnsArg
 from ..batch.errors import FileProblem
 from ..batch.io import (
     XLSX_MAX_ROWS,
+    BytesSink,
     Limits,
     Sink,
     abort_all,
@@ -380,7 +381,7 @@ def compare_file(
         if fiscal is not None:
             tables["fiscal_years"] = fiscal
         if out_kind == "xlsx":
-            sink = out_mod.BytesSink(out, overwrite)
+            sink = BytesSink(out, overwrite)
             sinks.insert(0, sink)
             sink.data = out_mod.workbook(tables, assumptions, summary)
             summary.files.append(str(out))
@@ -391,12 +392,12 @@ def compare_file(
                 sinks.append(s)
                 s.write(out_mod.for_file(frame))
                 summary.files.append(str(paths[name]))
-            js = out_mod.BytesSink(side, overwrite)
+            js = BytesSink(side, overwrite)
             sinks.append(js)
             js.data = out_mod.json_bytes(assumptions)
             summary.files.append(str(side))
         if page is not None:
-            hs = out_mod.BytesSink(page, overwrite)
+            hs = BytesSink(page, overwrite)
             sinks.append(hs)
             hs.data = out_mod.html_report(tables, assumptions, summary, lang)
             summary.files.append(str(page))

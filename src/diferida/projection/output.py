@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import polars as pl
 
-from ..batch.io import Sink
 from .engine import Projection
 
 MONEY = pl.Decimal(20, 2)
@@ -83,20 +81,6 @@ def member_frame(ids: pl.Series, status: pl.Series, start: pl.Series, monthly: p
         *[money(f"{h['pv']}{label}", cents(p.member_pv[i])) for i, label in enumerate(labels)],
     ]
     return pl.DataFrame(cols)
-
-
-class FileSink(Sink):
-    """An output whose bytes are made whole (a workbook, a picture, JSON),
-    written to the temporary file when completed."""
-
-    def __init__(self, path: Path, overwrite: bool):
-        super().__init__(path, overwrite)
-        self.data: bytes | None = None
-
-    def _close(self) -> None:
-        if self.data is not None:
-            data, self.data = self.data, None
-            self.tmp.write_bytes(data)
 
 
 def assumptions_rows(assumptions: dict[str, Any]) -> list[tuple[str, str]]:

@@ -22,7 +22,16 @@ import polars as pl
 
 from ..batch.columns import ColumnsArg
 from ..batch.errors import FileProblem
-from ..batch.io import Limits, Sink, abort_all, commit_all, kind_of, open_sink, open_source
+from ..batch.io import (
+    BytesSink,
+    Limits,
+    Sink,
+    abort_all,
+    commit_all,
+    kind_of,
+    open_sink,
+    open_source,
+)
 from ..batch.runner import (
     DEFAULT_CHUNK_ROWS,
     REJECT_COLUMNS,
@@ -317,7 +326,7 @@ def project_file(
                             proj)
         summary.assumptions = info
         if out_kind == "xlsx":
-            sink = output.FileSink(out, overwrite)
+            sink = BytesSink(out, overwrite)
             sinks.insert(0, sink)
             sink.data = output.workbook(tbl, info, lang)
         else:
@@ -325,11 +334,11 @@ def project_file(
             sinks.insert(0, sink)
             sink.write(tbl)
         if side is not None:
-            js = output.FileSink(side, overwrite)
+            js = BytesSink(side, overwrite)
             sinks.append(js)
             js.data = output.sidecar_json(info)
         if pic is not None:
-            ps = output.FileSink(pic, overwrite)
+            ps = BytesSink(pic, overwrite)
             sinks.append(ps)
             ps.data = output.picture(tbl, output.PICTURES[pic.suffix.lower()], lang,
                                      _subtitle(info))
