@@ -163,3 +163,32 @@ def test_the_digest_writes_the_first_failure_and_then_the_count():
     digest.restore(summary)
     assert digest.flush() == [summary]
     assert FailureDigest(0).note(event, "x") == [event]
+
+
+def test_counting_a_request_starts_no_thread_and_expired_counts_are_swept(monkeypatch):
+    import threading
+    import time
+
+    from limits import parse
+
+    from diferida.service.throttle import Limiter
+
+    limiter = Limiter(parse("3/second"), parse("2/minute"))
+    started: list[threading.Thread] = []
+    real_start = threading.Thread.start
+    monkeypatch.setattr(threading.Thread, "start",
+                        lambda self: (started.append(self), real_start(self))[1])
+    assert [limiter.hit_public("10.0.0.1") for _ in range(3)] == [None, None, None]
+    assert limiter.hit_public("10.0.0.1") == 1  # over the limit: wait a second
+    limiter.hit_auth_failure("10.0.0.2")
+    assert started == []
+    store = limiter._limiter.storage
+    assert store.events  # the counts are held...
+    later = time.time() + 120
+    monkeypatch.setattr(time, "time", lambda: later)
+    store._next_sweep = 0.0  # a sweep is due
+    assert limiter.hit_public("10.0.0.3") is None
+    # ...and swept once they are past their window: only the newest remains
+    assert [k for k, v in store.events.items() if v] == [
+        k for k in store.events if "10.0.0.3" in k]
+    assert started == []

@@ -68,6 +68,10 @@ def test_a_batch_of_varied_participants_gets_exactly_the_answers_each_gets_alone
         got = (("refused", result.problems) if isinstance(result, RequestProblems)
                else ("ok", result.to_dict()))
         assert got == alone, body
+        # alone through the evaluator too: a table of only its own fields
+        (single,) = evaluate_many([parse(body, ())])
+        assert (("refused", single.problems) if isinstance(single, RequestProblems)
+                else ("ok", single.to_dict())) == alone, body
         kinds.add(got[0] if got[0] == "refused" else got[1]["status"])
     # the sample covers refusals and every status
     assert kinds == {"refused", "eligible", "not_yet_eligible", "not_entitled"}
