@@ -168,8 +168,9 @@ def _determine_stages(lf: Stages, rules: Rules) -> Stages:
     )
     # SPEC §4: which routes hold (regime, group, service) and when each opens
     lf = lf.with_columns(
-        *[route_applies(r).alias(f"{k}_applies") for r, k in zip(rules.routes, keys)],
-        *[(route_applies(r) & route_service_holds(r)).alias(f"{k}_holds")
+        *[route_applies(r).alias(f"{k}_applies") for r, k in zip(rules.routes, keys)])
+    lf = lf.with_columns(
+        *[(pl.col(f"{k}_applies") & route_service_holds(r)).alias(f"{k}_holds")
           for r, k in zip(rules.routes, keys)],
     )
     lf = lf.with_columns(

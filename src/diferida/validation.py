@@ -22,9 +22,8 @@ from .rules import GROUPS, Rules
 
 ROW = "_row"  # 0-based position of the row in the input
 _MAX_INT_DIGITS = 15  # a plain number's whole digits, read before the field's own limit
-# plain numbers: digits, one "."; and numbers too large to be anyone's
+# plain numbers: digits, one "."
 _DECIMAL_RE = rf"^[+-]?\d{{1,{_MAX_INT_DIGITS}}}(\.\d*)?$"
-_TOO_LARGE_RE = rf"^[+-]?\d{{{_MAX_INT_DIGITS + 1},}}(\.\d*)?$"
 _DATE_RE = r"^\d{4}-\d{2}-\d{2}$"
 
 # error codes, each with a message in the catalogs (i18n/*.toml, [errors])
@@ -132,7 +131,7 @@ def _parse_stage(name: str, kind: str, dtype: pl.DataType, raw: pl.Expr) -> list
     return [value.alias(f"_p_{name}")]
 
 
-def _parse_date(name: str, dtype: pl.DataType, raw: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+def _parse_date(name: str, dtype: pl.DataType, blank: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     """(value, error code) for a date field. A date outside the years
     MIN_YEAR..MAX_YEAR (0000-01-01, or a typed date of year 20000) is refused
     whatever the file format."""
@@ -146,14 +145,14 @@ def _parse_date(name: str, dtype: pl.DataType, raw: pl.Expr) -> tuple[pl.Expr, p
                       pl.when(has_time).then(pl.lit("not_a_date")))
     else:
         value = _parsed(name)
-        err = pl.when(~_blank(raw) & value.is_null()).then(pl.lit("not_a_date"))
+        err = pl.when(~blank & value.is_null()).then(pl.lit("not_a_date"))
     outside = ~value.dt.year().is_between(MIN_YEAR, MAX_YEAR)
     return (pl.when(~outside).then(value),
             pl.when(outside).then(pl.lit("date_out_of_range")).otherwise(err))
 
 
 def _parse_decimal(
-    name: str, dtype: pl.DataType, places: int, negative: str, digits: int
+    name: str, dtype: pl.DataType, places: int, negative: str, digits: int, blank: pl.Expr
 ) -> tuple[pl.Expr | None, pl.Expr]:
     """(integer in 1/10**places, error code). Trailing zeros are not decimals.
     For text the value is None: `_decimal_value` makes it from the error code.
@@ -177,11 +176,12 @@ def _parse_decimal(
     shape_ok = pl.col(f"_g_{name}")
     too_many = raw.str.contains(rf"\.\d{{{places}}}\d*[1-9]")
     units = _parsed(name)
-    # more whole digits than the field allows (fields.py: SERVICE_DIGITS, MONEY_DIGITS)
-    too_large = raw.str.contains(_TOO_LARGE_RE) | raw.str.contains(
-        rf"^[+-]?0*[1-9]\d{{{digits},}}(\.\d*)?$")
+    # more whole digits than a plain number may have, or than the field
+    # allows (fields.py: SERVICE_DIGITS, MONEY_DIGITS), in one pattern
+    too_large = raw.str.contains(
+        rf"^[+-]?(\d{{{_MAX_INT_DIGITS + 1},}}|0*[1-9]\d{{{digits},}})(\.\d*)?$")
     err = (
-        pl.when(_blank(raw)).then(NONE)
+        pl.when(blank).then(NONE)
         .when(too_large).then(pl.lit("too_large"))
         .when(~shape_ok | units.is_null()).then(pl.lit("not_a_number"))
         .when(too_many).then(pl.lit("too_many_decimals"))
@@ -197,11 +197,11 @@ def _decimal_value(name: str) -> pl.Expr:
     return pl.when(pl.col(f"_perr_{name}").is_null()).then(_parsed(name).abs())
 
 
-def _parse_bool(name: str, dtype: pl.DataType, raw: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+def _parse_bool(name: str, dtype: pl.DataType, blank: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     if dtype == pl.Boolean:
         return pl.col(name), NONE
     value = _parsed(name)
-    return value, pl.when(~_blank(raw) & value.is_null()).then(pl.lit("not_a_boolean"))
+    return value, pl.when(~blank & value.is_null()).then(pl.lit("not_a_boolean"))
 
 
 def validate(
@@ -256,9 +256,11 @@ def _build_stages(
         *[pl.lit(None, dtype=pl.String).alias(f"_raw_{k}") for k in FIELD_NAMES
           if k not in schema],
     )
-    # stage 2: each field given as text parsed once
+    # stage 2: each field given as text parsed once, and whether it is blank
     parsed = [e for k in present
               for e in _parse_stage(k, BY_NAME[k].kind, schema[k], pl.col(f"_raw_{k}"))]
+    parsed += [_blank(pl.col(f"_raw_{k}")).alias(f"_b_{k}") for k in present
+               if not _kept_typed(BY_NAME[k].kind, schema[k], BY_NAME[k].places)]
     lf = lf.with_columns(parsed)
 
     # stage 3: typed values (_v_) and parse errors (_perr_)
@@ -269,7 +271,7 @@ def _build_stages(
         field = BY_NAME[name]
         raw = pl.col(f"_raw_{name}")
         typed_in = name in schema and _kept_typed(field.kind, schema[name], field.places)
-        blank = raw.is_null() if typed_in else _blank(raw)
+        blank = raw.is_null() if typed_in else pl.col(f"_b_{name}")
         if name not in schema:
             needed = field.required or (name == "participant_id" and require_id)
             # an absent deferred_right_1960 is derived below (SPEC §6)
@@ -281,14 +283,14 @@ def _build_stages(
             continue
         dtype = schema[name]
         if field.kind == "date":
-            value, err = _parse_date(name, dtype, raw)
+            value, err = _parse_date(name, dtype, blank)
         elif field.kind == "decimal":
             # SPEC §1: negative service; compensation must be above zero
             neg = "not_positive" if name == "average_compensation" else "negative"
             value, err = _parse_decimal(name, dtype, field.places or 0, neg,
-                                        field.digits or _MAX_INT_DIGITS)
+                                        field.digits or _MAX_INT_DIGITS, blank)
         elif field.kind == "bool":
-            value, err = _parse_bool(name, dtype, raw)
+            value, err = _parse_bool(name, dtype, blank)
         elif field.kind == "group":
             value = _parsed(name)
             err = pl.when(~blank & value.is_null()).then(pl.lit("unknown_group"))
@@ -360,15 +362,17 @@ def _build_stages(
         .alias(f"_err_{k}")
         for k in FIELD_NAMES
     ]).with_columns(
-        pl.all_horizontal([pl.col(f"_err_{k}").is_null() for k in FIELD_NAMES]).alias("_ok"),
+        pl.all_horizontal([pl.col(f"_err_{k}").is_null() for k in FIELD_NAMES
+                           if k != "participant_id"]).alias("_values_ok"),
+    ).with_columns(
+        (pl.col("_values_ok") & pl.col("_err_participant_id").is_null()).alias("_ok"),
         # A row with a bad field is rejected, never paid: no amount is computed
         # from its values (absurd ones would overflow the exact arithmetic).
         # Only the id's check can be undone later (`_confirm_duplicates`).
-        pl.when(pl.all_horizontal([pl.col(f"_err_{k}").is_null() for k in FIELD_NAMES
-                                   if k != "participant_id"]))
-        .then(pl.col("compensation_cents")).alias("compensation_cents"),
+        pl.when(pl.col("_values_ok")).then(pl.col("compensation_cents"))
+        .alias("compensation_cents"),
     )
-    return lf.drop("_service_over_age", *[f"_perr_{k}" for k in FIELD_NAMES])
+    return lf.drop("_service_over_age", "_values_ok", *[f"_perr_{k}" for k in FIELD_NAMES])
 
 
 PID_HASH = "_pid_hash"
