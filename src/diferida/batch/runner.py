@@ -9,10 +9,10 @@ the end; a run where it does not hold fails loudly and writes nothing.
 from __future__ import annotations
 
 import itertools
-import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -219,9 +219,28 @@ def evaluate_file(
                       carried=list(src.carried))
     secs = summary.seconds
     sinks: list[Sink] = []
-    writer = _Writer(secs)
-    prefetch: _Prefetch | None = None
+    # Other threads: the pass over the ids, reading the next chunk while one is
+    # evaluated, and writing the outputs in order while the next is evaluated
+    # (Polars' and PyArrow's readers and writers release the GIL). One thread
+    # each, so reads and writes each keep their order; one chunk is read ahead
+    # and at most one write waits, which keeps memory bounded.
+    ids_pass, reader, writer = (ThreadPoolExecutor(1, f"diferida-batch-{name}")
+                                for name in ("ids", "reader", "writer"))
+    writes: list[Future] = []
+    chunks: Iterator[Chunk] = iter(())
     stopping = threading.Event()
+
+    def write(sink: Sink, frame: pl.DataFrame) -> None:
+        while len(writes) > 1:
+            writes.pop(0).result()  # raises the write's error, if any
+        writes.append(writer.submit(_timed, secs, "write", sink.write, frame))
+
+    def read_ahead() -> Iterator[Chunk]:
+        pending = reader.submit(_timed, secs, "read", next, chunks, None)
+        while (chunk := pending.result()) is not None:
+            pending = reader.submit(_timed, secs, "read", next, chunks, None)
+            yield chunk
+
     try:
         out_sink = open_sink(out, overwrite)
         sinks.append(out_sink)
@@ -239,16 +258,17 @@ def evaluate_file(
         # Duplicate ids across chunks are found by a pass over the id column,
         # run while the first chunk is evaluated (which does not need it: ids
         # repeated within one chunk are the core's to reject).
-        duplicates = _Thread(lambda: _later_duplicates(src, chunk_rows, stopping), secs) \
-            if second is not None else None
+        ids_secs = {"read": 0.0}  # added when done: the reader adds to "read" meanwhile
+        duplicates = ids_pass.submit(_timed, ids_secs, "read", _later_duplicates, src,
+                                     chunk_rows, stopping) if second is not None else None
         later = None
-        prefetch = _Prefetch(chunks, secs)
-        stream = itertools.chain((c for c in (first, second) if c is not None), prefetch)
+        stream = itertools.chain((c for c in (first, second) if c is not None), read_ahead())
 
         offset = 0
         for index, chunk in enumerate(stream):
             if index == 1 and duplicates is not None:
                 later = duplicates.result()
+                secs["read"] += ids_secs["read"]
             tick = time.perf_counter()
             frame = chunk.frame
             h = frame.height
@@ -280,16 +300,17 @@ def evaluate_file(
             secs["evaluate"] += time.perf_counter() - tick
 
             if det is not None:
-                writer.submit(out_sink.write, det)
+                write(out_sink, det)
             if rej_sink is not None:
-                writer.submit(rej_sink.write, bad)
+                write(rej_sink, bad)
             elif sampled < sample_rejects and bad.height:
                 samples.append(bad.head(sample_rejects - sampled))
                 sampled += samples[-1].height
             if progress is not None:
                 progress(chunk.done, src.total)
 
-        writer.close()
+        while writes:
+            writes.pop(0).result()
         if summary.rows_read == 0:
             raise FileProblem("no_rows", file=str(inp))
         summary.check()
@@ -302,150 +323,37 @@ def evaluate_file(
         summary.sample = pl.concat(samples) if samples else _empty_rejects()
     except BaseException:
         stopping.set()
-        if prefetch is not None:
-            prefetch.close()
+        # the chunk being read is the last: then the source stops its own work
+        reader.submit(getattr(chunks, "close", lambda: None))
         try:
             _discard(writer, sinks)
         except KeyboardInterrupt:
             _discard(writer, sinks)
         raise
+    finally:
+        for pool in (ids_pass, reader, writer):
+            pool.shutdown(wait=False)  # none waits for the others; each ends its task
     secs["total"] = time.perf_counter() - started
     return summary
 
 
-class _Thread:
-    """A function run in a thread of its own; `result()` waits for it."""
-
-    def __init__(self, fn: Callable[[], Any], seconds: dict[str, float]):
-        self._fn, self._seconds = fn, seconds
-        self._elapsed = 0.0
-        self._value: Any = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="diferida-batch-ids",
-                                        daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        tick = time.perf_counter()
-        try:
-            self._value = self._fn()
-        except BaseException as exc:  # handed to the caller by result()
-            self._error = exc
-        self._elapsed = time.perf_counter() - tick
-
-    def result(self) -> Any:
-        self._thread.join()
-        self._seconds["read"] += self._elapsed  # added here: the reader thread adds too
-        if self._error is not None:
-            raise self._error
-        return self._value
+def _timed(seconds: dict[str, float], key: str, fn: Callable[..., Any], *args: Any) -> Any:
+    """`fn(*args)`, its time added to `seconds[key]`."""
+    tick = time.perf_counter()
+    try:
+        return fn(*args)
+    finally:
+        seconds[key] += time.perf_counter() - tick
 
 
-class _Prefetch:
-    """The chunks, each read in a thread of its own while the one before is
-    evaluated (at most one waits, which keeps memory bounded)."""
-
-    def __init__(self, chunks: Iterator[Chunk], seconds: dict[str, float]):
-        self._chunks, self._seconds = chunks, seconds
-        self._ready: queue.Queue = queue.Queue(maxsize=1)
-        self._stop = threading.Event()
-        threading.Thread(target=self._read, name="diferida-batch-reader", daemon=True).start()
-
-    def _offer(self, item: tuple[str, Any]) -> bool:
-        while not self._stop.is_set():
-            try:
-                self._ready.put(item, timeout=0.1)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def _read(self) -> None:
-        try:
-            while True:
-                tick = time.perf_counter()
-                chunk = next(self._chunks, None)
-                self._seconds["read"] += time.perf_counter() - tick
-                if chunk is None:
-                    self._offer(("end", None))
-                    return
-                if not self._offer(("chunk", chunk)):
-                    close = getattr(self._chunks, "close", None)
-                    if close is not None:
-                        close()  # lets the source stop its own work
-                    return
-        except BaseException as exc:  # handed to the consumer by __iter__
-            self._offer(("error", exc))
-
-    def __iter__(self) -> Iterator[Chunk]:
-        while True:
-            kind, value = self._ready.get()
-            if kind == "end":
-                return
-            if kind == "error":
-                raise value
-            yield value
-
-    def close(self) -> None:
-        self._stop.set()
-
-
-class _Writer:
-    """Writes the outputs in a thread of its own, in order, so that writing a
-    chunk overlaps the evaluation of the next (the Parquet and CSV writers
-    release the GIL). At most one chunk waits, which keeps memory bounded."""
-
-    def __init__(self, seconds: dict[str, float]):
-        self._seconds = seconds
-        self._jobs: queue.Queue = queue.Queue(maxsize=1)
-        self._error: BaseException | None = None
-        self._cancelled = False
-        self._thread = threading.Thread(target=self._run, name="diferida-batch-writer",
-                                        daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        while (job := self._jobs.get()) is not None:
-            if self._error is not None or self._cancelled:
-                continue
-            tick = time.perf_counter()
-            try:
-                job[0](*job[1:])
-            except BaseException as exc:  # handed to the main thread by submit/close
-                self._error = exc
-            self._seconds["write"] += time.perf_counter() - tick
-
-    def _raise(self) -> None:
-        if self._error is not None:
-            raise self._error
-
-    def submit(self, fn: Callable[..., Any], *args: Any) -> None:
-        self._raise()
-        self._jobs.put((fn, *args))
-
-    def close(self) -> None:
-        """Wait for every write; raise the first error of any."""
-        if self._thread.is_alive():
-            self._jobs.put(None)
-            self._thread.join()
-        self._raise()
-
-    def cancel(self) -> None:
-        """Skip the writes still waiting and stop the thread."""
-        self._cancelled = True
-        if self._thread.is_alive():
-            self._jobs.put(None)
-            self._thread.join()
-
-
-def _discard(writer: _Writer, sinks: list[Sink]) -> None:
-    """Stop writing and remove the temporary outputs. A signal that arrives
-    during a Polars query can raise KeyboardInterrupt a second time once
-    Python resumes (seen in tests), so an interrupt while cleaning up must not
-    leave a file behind."""
+def _discard(writer: ThreadPoolExecutor, sinks: list[Sink]) -> None:
+    """Stop writing (the write under way ends first) and remove the temporary
+    outputs. A signal that arrives during a Polars query can raise
+    KeyboardInterrupt a second time once Python resumes (seen in tests), so an
+    interrupt while cleaning up must not leave a file behind."""
     for _ in range(100):
         try:
-            writer.cancel()
+            writer.shutdown(wait=True, cancel_futures=True)
             while sinks:
                 sinks[0].abort()
                 sinks.pop(0)
