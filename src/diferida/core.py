@@ -22,6 +22,7 @@ from .explain import explain, formula_of, headline, law_words
 from .fields import FIELD_NAMES
 from .i18n import DEFAULT_LANG, error_message, error_text, field_label
 from .money import cents_to_decimal
+from .plan import PreparedPlans
 from .rules import Rules, load_rules
 from .validation import (
     ERROR_CODES,
@@ -190,18 +191,31 @@ def run(
     (what explanations read), or with `keep` only those columns — then
     Polars skips computing what nothing reads."""
     r = load_rules(rules)
+    day = as_of or _today()
     seq = _small(frame)
-    plan = article19.determine(
-        validate_lazy(frame, r, as_of or _today(), require_id, sequential=seq), r,
-        sequential=seq)
-    if keep is not None:
+
+    def build(lf: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
+        plan = article19.determine(
+            validate_lazy(lf, r, day, require_id, sequential=seq), r, sequential=seq)
+        if keep is None:
+            return plan
         needed = [ROW, "_ok", *[f"_{kind}_{k}" for k in FIELD_NAMES for kind in ("raw", "err")]]
         if require_id and "participant_id" in frame.columns:
             needed.append(PID_HASH)
-        plan = plan.select(list(dict.fromkeys([*needed, *keep])))
-    v = split_errors(plan.collect(**_collect_options(frame)))
+        return plan.select(list(dict.fromkeys([*needed, *keep])))
+
+    if seq:  # a few rows: the plan prepared once per shape (see plan.Prepared)
+        key = (tuple(frame.schema.items()), r.version, day, require_id,
+               None if keep is None else tuple(keep))
+        typed = _PREPARED.collect(key, frame, build, **_collect_options(frame))
+    else:
+        typed = build(frame).collect(**_collect_options(frame))
+    v = split_errors(typed)
     ok = v.typed if v.errors.height == 0 else v.typed.filter(pl.col("_ok"))
     return ok[[c for c in ok.columns if c != "_ok"]], v.errors, r
+
+
+_PREPARED = PreparedPlans(32)  # about 1 MiB each
 
 
 MONEY = pl.Decimal(20, 2)

@@ -8,6 +8,9 @@ per repetition, and on one row planning is most of the cost."""
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
 import polars as pl
@@ -41,3 +44,74 @@ class Stages:
                 name = "with_columns_seq"
             lf = getattr(lf, name)(*args, **kwargs)
         return lf
+
+
+class Prepared:
+    """A whole plan built once over a stand-in source and replayed on one
+    small table after another, for as long as the tables have its schema.
+
+    Polars turns a query into its internal form on every `collect`, unless
+    that form is already known: once `collect_schema` has resolved a plan,
+    it keeps the resolved form. A table put in a plan is part of the plan,
+    so the plan reads its table from an IO source (Polars' hook for readers)
+    that hands over whichever table `collect` was given. The expressions are
+    the same recorded ones; only the planning is not done again. One table
+    at a time: `PreparedPlans` lends a plan to one caller at once."""
+
+    def __init__(self, schema: pl.Schema, build: Callable[[pl.LazyFrame], pl.LazyFrame]):
+        from polars.io.plugins import register_io_source
+
+        self.busy = threading.Lock()
+        self._table: pl.DataFrame | None = None
+        self.plan = build(register_io_source(self._read, schema=schema))
+        self.plan.collect_schema()  # resolved once, here
+
+    def _read(self, with_columns: list[str] | None, predicate: pl.Expr | None,
+              n_rows: int | None, batch_size: int | None) -> Iterator[pl.DataFrame]:
+        table = self._table
+        if table is None:
+            raise RuntimeError("a prepared plan was read outside its collect")
+        if with_columns is not None:
+            table = table.select(with_columns)
+        if predicate is not None:
+            table = table.filter(predicate)
+        if n_rows is not None:
+            table = table.head(n_rows)
+        yield table
+
+    def collect(self, table: pl.DataFrame, **options: Any) -> pl.DataFrame:
+        self._table = table
+        try:
+            return self.plan.collect(**options)
+        finally:
+            self._table = None
+
+
+class PreparedPlans:
+    """The most recently used prepared plans, by key (a shape of table and
+    what the plan depends on). A plan another thread is using is not waited
+    for: the table is then planned as usual, which gives the same result."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._plans: OrderedDict[Hashable, Prepared] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def collect(self, key: Hashable, table: pl.DataFrame,
+                build: Callable[[pl.LazyFrame], pl.LazyFrame], **options: Any) -> pl.DataFrame:
+        with self._lock:
+            prepared = self._plans.get(key)
+            if prepared is not None:
+                self._plans.move_to_end(key)
+        if prepared is None:
+            prepared = Prepared(table.schema, build)
+            with self._lock:
+                prepared = self._plans.setdefault(key, prepared)
+                while len(self._plans) > self.size:
+                    self._plans.popitem(last=False)
+        if not prepared.busy.acquire(blocking=False):
+            return build(table.lazy()).collect(**options)
+        try:
+            return prepared.collect(table, **options)
+        finally:
+            prepared.busy.release()
