@@ -30,6 +30,7 @@ WARNINGS = (
 
 S = pl.col("service_units")
 AC = pl.col("compensation_cents")
+AC_EXACT = pl.col("_compensation_exact")  # AC in the exact type, made once (first stage)
 
 
 def route_key(route: Route) -> str:
@@ -86,7 +87,7 @@ def _scale_parts(rules: Rules, reg: str) -> list[pl.Expr]:
         if i + 1 < len(brackets):
             years = years.clip(upper_bound=_service_units(brackets[i + 1].threshold) - lo)
         rate = int(b.rate * rules.rate_scale)
-        parts.append(AC.cast(EXACT) * pl.lit(rate, dtype=EXACT) * years.cast(EXACT))
+        parts.append(AC_EXACT * pl.lit(rate, dtype=EXACT) * years.cast(EXACT))
     return parts
 
 
@@ -111,11 +112,8 @@ def amount_columns(rules: Rules) -> list[pl.Expr]:
     formula = pl.sum_horizontal([pl.col(f"_part{i}_exact") for i in range(max_brackets(rules))])
     minimum = (
         pl.when(pl.col("deferred_right_1960"))
-        .then(
-            AC.cast(EXACT)
-            * pl.lit(int(rules.minimum_rate * rules.rate_scale), dtype=EXACT)
-            * pl.lit(SERVICE_UNITS, dtype=EXACT)
-        )
+        .then(AC_EXACT * pl.lit(int(rules.minimum_rate * rules.rate_scale) * SERVICE_UNITS,
+                                dtype=EXACT))
     )
     return cols, [
         formula.alias("_formula_exact"),
@@ -163,6 +161,7 @@ def _determine_stages(lf: Stages, rules: Rules) -> Stages:
     lf = lf.with_columns(
         regime(rules).alias("regime"),
         covered(rules).alias("covered"),
+        AC.cast(EXACT).alias("_compensation_exact"),
         *[date_reaching_age(birth, r.age).alias(f"{k}_age_date")
           for r, k in zip(rules.routes, keys)],
     )

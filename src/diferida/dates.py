@@ -59,7 +59,7 @@ def with_years_exceed(
         p = f"_{out}_"
         s = pl.col(start)
         temps += [p + k for k in ("y", "m", "d", "smd", "mp", "after_feb", "end", "ey", "emd",
-                                  "Y", "yy", "y2", "d2", "span")]
+                                  "eleap", "Y", "yy", "y2", "d2", "span")]
         y, m, d, Y = pl.col(p + "y"), pl.col(p + "m"), pl.col(p + "d"), pl.col(p + "Y")
         stages[0] += [
             s.dt.year().cast(i32).alias(p + "y"),
@@ -68,6 +68,7 @@ def with_years_exceed(
             end.alias(p + "end"),
             end.dt.year().cast(i32).alias(p + "ey"),
             (end.dt.month().cast(i32) * 100 + end.dt.day().cast(i32)).alias(p + "emd"),
+            end.dt.is_leap_year().alias(p + "eleap"),
         ]
         stages[1] += [
             (m * 100 + d).alias(p + "smd"),
@@ -81,7 +82,7 @@ def with_years_exceed(
         ]
         # the anniversary of 29 February falls on 28 February in a common year
         smd = pl.col(p + "smd")
-        smd_eff = smd - ((smd == 229) & ~is_leap(pl.col(p + "ey"))).cast(i32)
+        smd_eff = smd - ((smd == 229) & ~pl.col(p + "eleap")).cast(i32)
         stages[2].append(
             (pl.col(p + "ey") - y - (pl.col(p + "emd") < smd_eff).cast(i32)).alias(p + "Y"))
         # the last anniversary (year yy), as days since 1970-01-01

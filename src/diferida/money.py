@@ -16,7 +16,8 @@ def round_half_up(numerator: pl.Expr, denominator: int) -> pl.Expr:
     """round(numerator / denominator) half up, for non-negative numerators."""
     two = pl.lit(2, dtype=EXACT)
     den = pl.lit(denominator, dtype=EXACT)
-    return ((numerator.cast(EXACT) * two + den) // (two * den)).cast(pl.Int64)
+    return ((numerator.cast(EXACT) * two + den) // pl.lit(2 * denominator, dtype=EXACT)
+            ).cast(pl.Int64)
 
 
 def cents(dollars: Decimal) -> int:
