@@ -89,3 +89,35 @@ def test_threads_evaluating_at_once_each_get_their_own_answer():
     for t in threads:
         t.join()
     assert [got[i] for i in range(len(people))] == alone
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_few_rows_flattened_get_what_the_same_rows_get_planned_as_a_large_table(
+        monkeypatch, seed):
+    rnd = random.Random(seed)
+    frames = [table(rnd, rows, 1000 * i) for i, rows in enumerate([1, 1, 2, 9, 60, 1, 250])]
+    small = [outcome(f, require_id=True) for f in frames]
+    monkeypatch.setattr(core, "_small", lambda frame: False)  # as if each were large
+    large = [outcome(f, require_id=True) for f in frames]
+    assert small == large
+    statuses = {row["status"] for rows, _ in small for row in rows}
+    assert statuses == {"eligible", "not_yet_eligible", "not_entitled"}
+
+
+def test_flattening_splits_deep_and_repeated_expressions_and_keeps_the_rest():
+    import polars as pl
+
+    from diferida.flatten import flatten
+
+    x = pl.col("x")
+    deep = ((((x + 1) * 2 - 3) * 4 + 5) * 6).alias("deep")
+    twice = ((x * 7 + 1 > 3) & (x * 7 + 1 < 90)).alias("twice")
+    ranked = (x * 2 + 1).rank().alias("ranked")  # not element-wise: stays in its stage
+    ops = [("with_columns", (deep, twice, ranked), {})]
+    flat = flatten(ops)
+    assert len(flat) > 2 and flat[-1][0] == "drop"
+    frame = pl.DataFrame({"x": [3, -1, 10, 0]})
+    replayed = frame.lazy()
+    for name, args, kwargs in flat:
+        replayed = getattr(replayed, name)(*args, **kwargs)
+    assert replayed.collect().equals(frame.with_columns(deep, twice, ranked))

@@ -15,15 +15,19 @@ from typing import Any
 
 import polars as pl
 
+from .flatten import flatten
+
 
 class Stages:
     """Records LazyFrame calls (with_columns, drop, rename) for replay."""
 
     def __init__(self) -> None:
         self.ops: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
+        self._flat: list[tuple[str, tuple[Any, ...], dict[str, Any]]] | None = None
 
     def _rec(self, name: str, args: tuple, kwargs: dict) -> Stages:
         self.ops.append((name, args, kwargs))
+        self._flat = None
         return self
 
     def with_columns(self, *args: Any, **kwargs: Any) -> Stages:
@@ -36,12 +40,17 @@ class Stages:
         return self._rec("rename", args, kwargs)
 
     def replay(self, lf: pl.LazyFrame, *, sequential: bool = False) -> pl.LazyFrame:
-        """The recorded calls on `lf`. `sequential`: each stage's expressions
-        evaluated one after the other on the calling thread (for a few rows,
-        handing them to Polars' thread pool costs more than it saves)."""
-        for name, args, kwargs in self.ops:
-            if sequential and name == "with_columns":
-                name = "with_columns_seq"
+        """The recorded calls on `lf`. `sequential` (a few rows): the stages
+        flattened (`flatten.py`: on one row, planning deep expressions costs
+        more than computing them) and each one's expressions evaluated one
+        after the other on the calling thread (handing them to Polars' thread
+        pool costs more than it saves)."""
+        ops = self.ops
+        if sequential:
+            if self._flat is None:
+                self._flat = flatten(self.ops)
+            ops = self._flat
+        for name, args, kwargs in ops:
             lf = getattr(lf, name)(*args, **kwargs)
         return lf
 
