@@ -62,6 +62,9 @@ def test_the_prepared_plans_are_bounded_and_the_newest_kept(monkeypatch):
     frame = table(random.Random(1), 1, 0)
     for day in (date(2026, 1, 1), date(2026, 1, 2), date(2026, 1, 3)):
         core.run(frame, as_of=day)
+        assert day not in [k[2] for k in plans._plans]  # prepared the second time only
+        core.run(frame, as_of=day)
+        assert day in [k[2] for k in plans._plans]
     assert [k[2] for k in plans._plans] == [date(2026, 1, 2), date(2026, 1, 3)]
 
 

@@ -24,6 +24,7 @@ class Stages:
     def __init__(self) -> None:
         self.ops: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
         self._flat: list[tuple[str, tuple[Any, ...], dict[str, Any]]] | None = None
+        self._small_replays = 0
 
     def _rec(self, name: str, args: tuple, kwargs: dict) -> Stages:
         self.ops.append((name, args, kwargs))
@@ -47,9 +48,13 @@ class Stages:
         pool costs more than it saves)."""
         ops = self.ops
         if sequential:
-            if self._flat is None:
+            # flattened from the second time on: flattening costs more than one
+            # evaluation saves (a process that evaluates once never pays it)
+            self._small_replays += 1
+            if self._flat is None and self._small_replays > 1:
                 self._flat = flatten(self.ops)
-            ops = self._flat
+            ops = self._flat or [("with_columns_seq" if n == "with_columns" else n, a, k)
+                                 for n, a, k in self.ops]
         for name, args, kwargs in ops:
             lf = getattr(lf, name)(*args, **kwargs)
         return lf
@@ -98,12 +103,15 @@ class Prepared:
 
 class PreparedPlans:
     """The most recently used prepared plans, by key (a shape of table and
-    what the plan depends on). A plan another thread is using is not waited
-    for: the table is then planned as usual, which gives the same result."""
+    what the plan depends on). A plan is prepared the second time its key is
+    seen (preparing costs about one evaluation: a process that evaluates once
+    never pays it). A plan another thread is using is not waited for: the
+    table is then planned as usual, which gives the same result."""
 
     def __init__(self, size: int) -> None:
         self.size = size
         self._plans: OrderedDict[Hashable, Prepared] = OrderedDict()
+        self._seen: OrderedDict[Hashable, None] = OrderedDict()
         self._lock = threading.Lock()
 
     def collect(self, key: Hashable, table: pl.DataFrame,
@@ -113,6 +121,13 @@ class PreparedPlans:
             if prepared is not None:
                 self._plans.move_to_end(key)
         if prepared is None:
+            with self._lock:
+                first = key not in self._seen
+                self._seen[key] = None
+                while len(self._seen) > 4 * self.size:
+                    self._seen.popitem(last=False)
+            if first:
+                return build(table.lazy()).collect(**options)
             prepared = Prepared(table.schema, build)
             with self._lock:
                 prepared = self._plans.setdefault(key, prepared)
