@@ -42,7 +42,8 @@ STATUS = np.array(["eligible", "not_yet_eligible", "not_entitled"], dtype=object
 
 def read(path: Path) -> pa.Table:
     if path.suffix == ".parquet":
-        return pq.read_table(path, use_threads=False)
+        # ParquetFile reads without loading the dataset layer (0.3 s of imports)
+        return pq.ParquetFile(path).read(use_threads=False)
     types = {**dict.fromkeys(DATES, pa.date32()),
              "creditable_service_years": pa.decimal128(10, 4),
              "average_compensation": pa.decimal128(14, 2),
@@ -61,9 +62,9 @@ def arrays(t: pa.Table, as_of: date) -> dict[str, np.ndarray]:
     def scaled(c: str, factor: int) -> np.ndarray:
         return pc.cast(pc.multiply(t[c], pa.scalar(factor)), pa.int64()).to_numpy()
 
-    group = t["group"].to_numpy(zero_copy_only=False)
-    codes = np.select([group == "general", group == "police", group == "firefighter"],
-                      [0, 1, 2], -1).astype(np.int8)
+    # codes by PyArrow (text to a numpy object array would load pandas: 0.3 s)
+    codes = pc.fill_null(pc.index_in(t["group"], value_set=pa.array(
+        ["general", "police", "firefighter"])), -1).to_numpy().astype(np.int8)
     n = t.num_rows
     return {
         "birth": days("birth_date"), "entry": days("entry_date"),

@@ -16,12 +16,15 @@ same rules file. Outputs are codes and integers:
 from __future__ import annotations
 
 from datetime import date
+from typing import TYPE_CHECKING
 
 import numpy as np
-import polars as pl
 
 from diferida.fields import SERVICE_UNITS
 from diferida.rules import REGIMES, Rules
+
+if TYPE_CHECKING:
+    import polars as pl
 
 NONE = np.iinfo(np.int64).min
 EPOCH = date(1970, 1, 1)
@@ -46,12 +49,17 @@ def _civil(y: np.ndarray, m: np.ndarray, d: np.ndarray) -> np.ndarray:
 
 
 def _ymd(days: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    dt = days.astype("datetime64[D]")
-    months = dt.astype("datetime64[M]")
-    y = dt.astype("datetime64[Y]").astype(np.int64) + 1970
-    m = months.astype(np.int64) % 12 + 1
-    d = (dt - months).astype(np.int64) + 1
-    return y, m, d
+    """(year, month, day) of days since 1970-01-01 (H. Hinnant's
+    civil_from_days, integer arithmetic only)."""
+    z = days + 719468
+    era = z // 146097
+    doe = z - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    d = doy - (153 * mp + 2) // 5 + 1
+    m = np.where(mp < 10, mp + 3, mp - 9)
+    return yoe + era * 400 + (m <= 2), m, d
 
 
 def _anniversary(y, m, d, years):
@@ -74,6 +82,8 @@ def _years_exceed(units: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.n
 def arrays_from_typed(typed: pl.DataFrame) -> dict[str, np.ndarray]:
     """The engine's typed input as numpy arrays (not timed: a zero-copy view
     for most columns)."""
+    import polars as pl
+
     def days(c: str) -> np.ndarray:
         return typed[c].cast(pl.Int32).cast(pl.Int64).fill_null(NONE).to_numpy()
 
