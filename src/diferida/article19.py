@@ -48,7 +48,8 @@ def _service_units(years) -> int:
 # ---- SPEC §2: who the participant is --------------------------------------
 
 def regime(rules: Rules) -> pl.Expr:
-    # Regla 19.2: "después del 1 de abril de 1990" — the day itself is pre-1990.
+    # Regla 19.2: "después del" the rules' new_participant_after date — that day
+    # itself still belongs to the earlier regime.
     return (
         pl.when(pl.col("entry_date") > pl.lit(rules.new_participant_after))
         .then(pl.lit("new"))

@@ -10,8 +10,8 @@ MONEY_PLACES = 2  # compensation in dollars and cents
 # Whole digits a value may have. Service cannot exceed a person's age (at most
 # 9,998 years between the years 0001 and 9999); 12 digits of dollars a year
 # (under a trillion) is far beyond any compensation, and keeps every amount
-# the rules can compute (rates of at most 100% a year over any service) within
-# 64-bit cents.
+# the rules can compute (a rules file's rates are at most the whole
+# compensation a year, rules.py) within 64-bit cents.
 SERVICE_DIGITS = 5
 MONEY_DIGITS = 12
 

@@ -70,8 +70,9 @@ def _field(base: str, lang: str) -> str | None:
 
 def column_label(column: str, lang: str) -> str:
     """The words for a column of any table of the comparison: "status_a" ->
-    "Situación según A", "pv_0.04_difference" -> "Valor presente al 4%:
-    diferencia B − A". Raises ReportLabelError for a column with none."""
+    "Situación según A"; a present value's column -> its words with the
+    discount rate of the run's assumptions as a percentage. Raises
+    ReportLabelError for a column with none."""
     return _label(column, "columns", "column", lang)
 
 

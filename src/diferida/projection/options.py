@@ -54,8 +54,9 @@ class StartRule:
 
 
 def _fraction_hint(text: str) -> str:
-    """How the rate the user meant is written, from what they wrote: "5%"
-    -> "(a rate is written as a fraction: 5% is 0.05)"."""
+    """How the rate the user meant is written, made from what they wrote: a
+    number (with or without "%") is shown as a fraction, the number over a
+    hundred; anything else gets the general rule."""
     number = text.strip().removesuffix("%").strip()
     try:
         meant = Decimal(number)
