@@ -124,3 +124,50 @@ def test_flattening_splits_deep_and_repeated_expressions_and_keeps_the_rest():
     for name, args, kwargs in flat:
         replayed = getattr(replayed, name)(*args, **kwargs)
     assert replayed.collect().equals(frame.with_columns(deep, twice, ranked))
+
+
+def _replay(frame: pl.DataFrame, ops: list) -> pl.DataFrame:
+    lf = frame.lazy()
+    for name, args, kwargs in ops:
+        lf = getattr(lf, name)(*args, **kwargs)
+    return lf.collect()
+
+
+def test_packing_moves_expressions_to_earlier_stages_only_where_the_result_is_the_same():
+    from diferida.flatten import pack
+
+    x, a, b = pl.col("x"), pl.col("a"), pl.col("b")
+    seq = "with_columns_seq"
+    ops = [
+        (seq, ([(x + 1).alias("a")],), {}),
+        (seq, ([(x * 3).alias("early")],), {}),  # reads only the input: the first stage
+        (seq, ([(a * 2).alias("b"), pl.lit(10).alias("x")],), {}),  # x replaced after a read it
+        (seq, ([(x + b).alias("c")],), {}),  # the new x
+        (seq, ([(a + 100).alias("late")],), {}),
+        (seq, ([(pl.col("early") + 1).alias("v")],), {}),
+        (seq, ([(pl.col("v") + a).alias("q")],), {}),  # reads the first a, two stages in
+        (seq, ([pl.lit(0).alias("a")],), {}),  # so a is replaced no earlier than that
+        (seq, ([pl.lit(7).alias("late")],), {}),  # written again: after the first write
+        ("drop", (["a"],), {}),
+        (seq, ([(b - 1).alias("d")],), {}),
+        (seq, ([pl.lit(5).alias("a")],), {}),  # a made again after its drop: the run ends
+        (seq, ([pl.sum_horizontal(pl.col(pl.Int64)).alias("s")],), {}),  # a selector: stays put
+        (seq, ([(pl.col("s") + x).alias("e")],), {}),
+    ]
+    packed = pack(ops)
+    frame = pl.DataFrame({"x": [3, -1, 10, 0]})
+    expected = _replay(frame, ops)
+    got = _replay(frame, packed)
+    assert got.select(expected.columns).equals(expected)
+    stages = [op for op in packed if op[0] == seq]
+    assert len(stages) < len([op for op in ops if op[0] == seq])
+    first = {e.meta.output_name() for e in stages[0][1][0]}
+    # a stage reads the table as it was before it: the new x may share a stage
+    # with the expressions that read the old one, never come before them
+    assert {"a", "early", "x"} <= first
+    where: dict[str, int] = {}
+    for i, op in enumerate(stages):
+        for e in op[1][0]:
+            where.setdefault(e.meta.output_name(), i)
+    assert where["c"] > max(where["x"], where["b"]) and where["b"] > where["a"]
+    assert [op[0] for op in packed].count("drop") == 1
