@@ -9,6 +9,8 @@ the article.
 
 from __future__ import annotations
 
+from functools import cache
+
 import polars as pl
 
 from .dates import date_reaching_age
@@ -35,7 +37,12 @@ AC_EXACT = pl.col("_compensation_exact")  # AC in the exact type, made once (fir
 
 def route_key(route: Route) -> str:
     """Column-name form of a route id: "19.1(a)" -> "r19_1_a"."""
-    return "r" + "".join(c if c.isalnum() else "_" for c in route.id).strip("_").replace("__", "_")
+    return _route_key(route.id)
+
+
+@cache
+def _route_key(route_id: str) -> str:
+    return "r" + "".join(c if c.isalnum() else "_" for c in route_id).strip("_").replace("__", "_")
 
 
 def _service_units(years) -> int:

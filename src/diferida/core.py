@@ -205,14 +205,13 @@ def run(
         return plan.select(list(dict.fromkeys([*needed, *keep])))
 
     if seq:  # a few rows: the plan prepared once per shape (see plan.Prepared)
-        key = (tuple(frame.schema.items()), r.version, day, require_id,
+        key = (tuple(zip(frame.columns, frame.dtypes, strict=True)), r.version, day, require_id,
                None if keep is None else tuple(keep))
         typed = _PREPARED.collect(key, frame, build, **_collect_options(frame))
     else:
         typed = build(frame).collect(**_collect_options(frame))
-    v = split_errors(typed)
-    ok = v.typed if v.errors.height == 0 else v.typed.filter(pl.col("_ok"))
-    return ok[[c for c in ok.columns if c != "_ok"]], v.errors, r
+    v = split_errors(typed, valid_only=True)
+    return v.typed, v.errors, r
 
 
 _PREPARED = PreparedPlans(32)  # about 1 MiB each

@@ -18,6 +18,7 @@ What a finding may say (SPEC §7):
 from __future__ import annotations
 
 import re
+from collections import ChainMap
 from datetime import date
 from decimal import Decimal
 from fractions import Fraction
@@ -201,9 +202,11 @@ class _Writer:
     def __init__(self, lang: str, rules: Rules):
         self.lang, self.rules, self.out = lang, rules, []
         self.words = law_words(rules, lang)
+        self.catalog = catalog(lang)
 
     def text(self, section: str, key: str, **fmt: Any) -> str:
-        return msg(self.lang, section, key, **{**self.words, **fmt})
+        # the given values over the law's words, without copying the words
+        return self.catalog[section][key].format_map(ChainMap(fmt, self.words))
 
     def add(self, rule: str, condition: str, values: dict, held: bool | None, text: str) -> None:
         rule = cite(rule, self.lang)

@@ -420,8 +420,9 @@ def _confirm_duplicates(typed: pl.DataFrame) -> pl.DataFrame:
     return typed.drop(PID_HASH)
 
 
-def split_errors(typed: pl.DataFrame) -> Validated:
-    """Separate a collected validation plan into typed rows and error rows."""
+def split_errors(typed: pl.DataFrame, valid_only: bool = False) -> Validated:
+    """Separate a collected validation plan into typed rows and error rows
+    (`valid_only`: the typed rows without those in error, and without `_ok`)."""
     if PID_HASH in typed.columns:
         typed = _confirm_duplicates(typed)
     errors = _EMPTY_ERRORS.clone()
@@ -440,8 +441,11 @@ def split_errors(typed: pl.DataFrame) -> Validated:
                 for i, k in enumerate(FIELD_NAMES)
             ]
         ).sort(ROW, "_order").drop("_order")
+        if valid_only:
+            typed = typed.filter(pl.col("_ok"))
     # by name, without a query plan (a plan of 100 columns costs more than the row)
-    typed = typed[[c for c in typed.columns if not c.startswith(("_raw_", "_err_"))]]
+    typed = typed[[c for c in typed.columns
+                   if not (c.startswith(("_raw_", "_err_")) or (valid_only and c == "_ok"))]]
     return Validated(typed=typed, errors=errors)
 
 
