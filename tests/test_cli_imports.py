@@ -11,8 +11,8 @@ import sys
 import pytest
 
 HEAVY = ("polars", "numpy", "pyarrow", "fastapi", "uvicorn", "sqlalchemy", "xlsxwriter",
-         "matplotlib", "diferida.core", "diferida.batch.io", "diferida.projection.engine",
-         "diferida.compare.engine", "diferida.service.app")
+         "matplotlib", "diferida.core", "diferida.batch.io", "diferida.batch.outputs",
+         "diferida.projection.engine", "diferida.compare.engine", "diferida.service.app")
 
 PROBE = """
 import json, sys

@@ -542,7 +542,7 @@ def test_csv_outputs_neutralise_formulas_but_not_numbers_or_amounts(tmp_path):
 
 @given(st.text(max_size=30))
 def test_no_text_cell_of_a_csv_output_can_start_a_formula(text):
-    from diferida.batch.io import neutralise_formulas
+    from diferida.batch.outputs import neutralise_formulas
 
     out = neutralise_formulas(pl.DataFrame({"c": [text]}))["c"][0]
     assert out in (text, "'" + text)

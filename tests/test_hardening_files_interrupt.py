@@ -17,7 +17,7 @@ import pytest
 from bench.generate import write
 from click.testing import CliRunner
 
-import diferida.batch.io as batch_io
+import diferida.batch.outputs as batch_io
 from diferida.batch import evaluate_file
 from diferida.cli import main
 

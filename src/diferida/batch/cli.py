@@ -123,7 +123,7 @@ class PhaseBars:
 
 def _run(bar: _Bar, say: str, *args, **kwargs):
     """evaluate_file, its failures turned into messages (in `say`) and exit codes."""
-    from .io import discard_unfinished
+    from .outputs import discard_unfinished
     from .runner import AccountingError, evaluate_file
 
     try:
@@ -183,7 +183,7 @@ def batch_cmd(input, output, rejects, as_of, rules_name, lang, separator, column
     determination per valid row to OUTPUT, and each bad field to --rejects."""
     # Loaded here, while `diferida` still answers Ctrl-C as "still loading"
     # (see _entry.py): the handlers below are put in place once they are in.
-    from .io import discard_unfinished
+    from .outputs import discard_unfinished
     from .runner import evaluate_file  # noqa: F401 (used by _run)
 
     day = None

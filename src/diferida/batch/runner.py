@@ -28,18 +28,9 @@ from ..rules import Rules, load_rules
 from .columns import ColumnsArg
 from .defaults import DEFAULT_CHUNK_ROWS
 from .errors import FileProblem
-from .io import (
-    XLSX_MAX_ROWS,
-    Chunk,
-    Limits,
-    Sink,
-    Source,
-    commit_all,
-    kind_of,
-    open_sink,
-    open_source,
-)
+from .io import Chunk, Limits, Source, kind_of, open_source
 from .messages import summary_text
+from .outputs import XLSX_MAX_ROWS, Sink, commit_all, open_sink
 
 REJECT_COLUMNS = ("row", "participant_id", "field", "code", "value", "message")
 

@@ -82,7 +82,7 @@ def compare_cmd(input, rules, output, html, rejects, as_of, discount, mortality,
     .parquet or .xlsx): who changes (status, route, eligibility date, amount),
     why (the finding that explains each change), and, with --discount and
     --mortality, what it costs by fiscal year."""
-    from ..batch.io import discard_unfinished
+    from ..batch.outputs import discard_unfinished
     from ..batch.runner import AccountingError
     from ..projection.mortality import TableError
     from ..projection.options import OptionError

@@ -112,7 +112,7 @@ def project_cmd(input, output, discount, mortality, improvement, cola, start, ho
     .parquet or .xlsx) fiscal year by fiscal year (1 July - 30 June): members
     starting, expected members in pay, expected payments and their present
     value at each --discount rate."""
-    from ..batch.io import discard_unfinished
+    from ..batch.outputs import discard_unfinished
     from ..batch.runner import AccountingError
     from .mortality import TableError
     from .runner import project_file

@@ -22,16 +22,8 @@ import polars as pl
 
 from ..batch.columns import ColumnsArg
 from ..batch.errors import FileProblem
-from ..batch.io import (
-    BytesSink,
-    Limits,
-    Sink,
-    abort_all,
-    commit_all,
-    kind_of,
-    open_sink,
-    open_source,
-)
+from ..batch.io import Limits, kind_of, open_source
+from ..batch.outputs import BytesSink, Sink, abort_all, commit_all, open_sink
 from ..batch.runner import (
     DEFAULT_CHUNK_ROWS,
     REJECT_COLUMNS,
