@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -195,3 +196,58 @@ def test_an_interrupted_command_removes_the_temporary_file_of_an_output_half_ope
     assert list(tmp_path.iterdir()) == []
     sink.abort()  # and aborting it afterwards is harmless
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_interrupt_that_python_could_not_raise_stops_the_run_at_the_next_chunk_quietly(
+        inputs, tmp_path, monkeypatch):
+    """An interrupt that comes while Python code runs on a library's behalf
+    (an object being freed, a callback from Polars) cannot come out there:
+    Python would print "Exception ignored" with a traceback and go on. The
+    run stops at its next chunk instead, with its one line."""
+    import diferida.batch.cli as batch_cli
+    import diferida.batch.runner as runner
+
+    old, new = inputs
+    before = _old_pair(old, tmp_path)
+    real = runner.evaluate_frame
+    calls = []
+
+    class Freed:
+        def __del__(self):  # the signal arrives while this is freed
+            batch_cli._on_signal(signal.SIGTERM, None)
+
+    def evaluate(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            Freed()  # made and freed at once
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "evaluate_frame", evaluate)
+    hook = sys.unraisablehook
+    r = CliRunner().invoke(main, [*_args(new, tmp_path, "--chunk-rows", "1000"), "--lang", "en"])
+    assert r.exit_code == 130, r.output
+    assert "Interrupted: no output was written" in r.stderr
+    assert "Traceback" not in r.stderr and "Exception ignored" not in r.stderr
+    assert len(calls) == 2  # not one chunk more
+    assert _pair(tmp_path) == before
+    assert sys.unraisablehook is hook  # put back
+
+
+def test_other_unraisable_exceptions_are_still_reported_during_a_run():
+    import diferida.batch.cli as batch_cli
+
+    seen = []
+    previous = sys.unraisablehook
+    sys.unraisablehook = seen.append
+    try:
+        restore = batch_cli.catch_interrupts()
+
+        class Broken:
+            def __del__(self):
+                raise ValueError("not an interrupt")
+
+        Broken()
+        restore()
+    finally:
+        sys.unraisablehook = previous
+    assert [type(u.exc_value) for u in seen] == [ValueError]

@@ -14,6 +14,7 @@ import json
 import signal
 import sys
 import time
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
@@ -62,6 +63,10 @@ _signals: list[int] = []
 _renaming: list[bool] = []
 
 
+# Interrupts raised where they could not come out (see `catch_interrupts`).
+_swallowed: list[bool] = []
+
+
 def _on_signal(signum, frame):  # noqa: ARG001
     # Remembered as well as raised: an interrupt raised inside a Polars call
     # can come out as another exception (seen: a TypeError).
@@ -69,6 +74,44 @@ def _on_signal(signum, frame):  # noqa: ARG001
     if _renaming or len(_signals) > 1:  # a second interrupt lets the first one's cleanup end
         return
     raise _Stopped()
+
+
+def catch_interrupts() -> Callable[[], None]:
+    """Put a run's interrupt handling in place (SIGINT and SIGTERM raise
+    `_Stopped`); returns the function that puts the previous one back.
+
+    An interrupt can arrive while Python code runs on a library's behalf
+    where no exception can come out (an object being freed, a callback
+    Polars makes): Python would print it as "Exception ignored" with a
+    traceback and go on. It is kept quiet instead, and raised at the run's
+    next chunk (`_stop_if_swallowed`, from the progress callback)."""
+    _signals.clear()
+    _renaming.clear()
+    _swallowed.clear()
+    previous = {s: signal.signal(s, _on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    hook = sys.unraisablehook
+
+    def quiet(unraisable) -> None:
+        if isinstance(unraisable.exc_value, _Stopped):
+            _swallowed.append(True)
+        else:
+            hook(unraisable)
+
+    sys.unraisablehook = quiet
+
+    def restore() -> None:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        sys.unraisablehook = hook
+        _renaming.clear()
+
+    return restore
+
+
+def _stop_if_swallowed() -> None:
+    if _swallowed and not _renaming:
+        _swallowed.clear()
+        raise _Stopped()
 
 
 class _Bar:
@@ -81,6 +124,7 @@ class _Bar:
         self.task = None
 
     def __call__(self, done: int, total: int) -> None:
+        _stop_if_swallowed()
         if not self.enabled:
             return
         if self.progress is None:
@@ -110,6 +154,7 @@ class PhaseBars:
         self.bars: dict[str, _Bar] = {}
 
     def __call__(self, phase: str, done: int, total: int) -> None:
+        _stop_if_swallowed()
         if phase not in self.bars:
             for bar in self.bars.values():
                 bar.close()
@@ -194,9 +239,7 @@ def batch_cmd(input, output, rejects, as_of, rules_name, lang, separator, column
             click.echo(f"--as-of (as_of): '{as_of}' is not a valid YYYY-MM-DD date", err=True)
             sys.exit(EXIT_UNUSABLE)
     bar = _Bar(summary_text(lang, "progress"), enabled=not quiet and sys.stderr.isatty())
-    _signals.clear()
-    _renaming.clear()
-    previous = {s: signal.signal(s, _on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    restore = catch_interrupts()
     try:
         try:
             summary = _run(bar, lang, input, output, rejects, as_of=day, rules=rules_name,
@@ -217,9 +260,7 @@ def batch_cmd(input, output, rejects, as_of, rules_name, lang, separator, column
             click.echo(summary_text(lang, "strict"), err=True)
             sys.exit(EXIT_STRICT)
     finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
-        _renaming.clear()
+        restore()
 
 
 def _report(summary, lang: str, no_rejects_file: bool, quiet: bool, as_json: bool) -> None:

@@ -10,7 +10,6 @@ when interrupted (nothing is written).
 from __future__ import annotations
 
 import json
-import signal
 import sys
 from datetime import date
 from pathlib import Path
@@ -115,10 +114,7 @@ def compare_cmd(input, rules, output, html, rejects, as_of, discount, mortality,
         fail("--improvement, --cola, --start, --horizon and --sex-blend are projection "
              "options: give --discount and --mortality too")
     bars = batch_cli.PhaseBars(TEXT[lang], enabled=not quiet and sys.stderr.isatty())
-    batch_cli._signals.clear()
-    batch_cli._renaming.clear()
-    previous = {s: signal.signal(s, batch_cli._on_signal) for s in (signal.SIGINT,
-                                                                    signal.SIGTERM)}
+    restore = batch_cli.catch_interrupts()
     try:
         try:
             summary = compare_file(input, output, list(rules), rejects=rejects, html=html,
@@ -163,9 +159,7 @@ def compare_cmd(input, rules, output, html, rejects, as_of, discount, mortality,
         if strict and summary.rows_rejected:
             fail(t["strict"], EXIT_STRICT)
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        batch_cli._renaming.clear()
+        restore()
 
 
 def _print(summary, lang: str) -> None:

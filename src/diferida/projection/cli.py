@@ -11,7 +11,6 @@ or, once the completed outputs were being put in place, all of them are).
 from __future__ import annotations
 
 import json
-import signal
 import sys
 from datetime import date
 from pathlib import Path
@@ -126,10 +125,7 @@ def project_cmd(input, output, discount, mortality, improvement, cola, start, ho
             click.echo(f"--as-of: '{as_of}' is not a valid YYYY-MM-DD date", err=True)
             sys.exit(EXIT_UNUSABLE)
     bars = batch_cli.PhaseBars(TEXT[lang], enabled=not quiet and sys.stderr.isatty())
-    batch_cli._signals.clear()
-    batch_cli._renaming.clear()
-    previous = {s: signal.signal(s, batch_cli._on_signal) for s in (signal.SIGINT,
-                                                                    signal.SIGTERM)}
+    restore = batch_cli.catch_interrupts()
     try:
         try:
             summary = project_file(
@@ -176,9 +172,7 @@ def project_cmd(input, output, discount, mortality, improvement, cola, start, ho
             click.echo(t["strict"], err=True)
             sys.exit(EXIT_STRICT)
     finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
-        batch_cli._renaming.clear()
+        restore()
 
 
 def _report(summary, lang: str, no_rejects_file: bool, quiet: bool, as_json: bool) -> None:
