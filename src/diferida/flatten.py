@@ -19,15 +19,14 @@ shallow sub-stages, mechanically and exactly:
 
 The expressions are taken apart and put together again through Polars' own
 JSON form of an expression (`Expr.meta.serialize`, `Expr.deserialize`). A
-stage that cannot be read that way is replayed whole.
-
+stage that cannot be read that way is replayed whole. 
 After flattening, `pack` moves each expression to the first stage in which
 what it reads has been computed (Polars spends about as much on a stage as
 on a few expressions: fewer, wider stages cost less on one row).
 
-Large tables are planned as recorded (`tests/test_prepared_plans.py` holds a
-few rows, flattened and packed, equal to the same rows planned as a large
-table).
+Large tables are
+planned as recorded (`tests/test_prepared_plans.py` holds a few rows,
+flattened, equal to the same rows planned as a large table).
 """
 
 from __future__ import annotations
