@@ -19,12 +19,7 @@ shallow sub-stages, mechanically and exactly:
 
 The expressions are taken apart and put together again through Polars' own
 JSON form of an expression (`Expr.meta.serialize`, `Expr.deserialize`). A
-stage that cannot be read that way is replayed whole. 
-After flattening, `pack` moves each expression to the first stage in which
-what it reads has been computed (Polars spends about as much on a stage as
-on a few expressions: fewer, wider stages cost less on one row).
-
-Large tables are
+stage that cannot be read that way is replayed whole. Large tables are
 planned as recorded (`tests/test_prepared_plans.py` holds a few rows,
 flattened, equal to the same rows planned as a large table).
 """
@@ -77,86 +72,6 @@ def flatten(ops: list[Op], max_height: int = MAX_HEIGHT) -> list[Op]:
     if hidden:
         out.append(("drop", (hidden,), {}))
     return out
-
-
-def pack(ops: list[Op]) -> list[Op]:
-    """The calls with each expression of a run of `with_columns_seq` stages
-    moved to the earliest stage it can be computed in, exactly: after the
-    stage that last writes a column it reads, after the last stage writing
-    its own column, and not before a stage reading that column's previous
-    value (a stage reads the table as it was before it). Drops are made at
-    the end of the run; anything else (a rename, a select, an expression
-    whose columns cannot be named) ends the run and stays where it is."""
-    out: list[Op] = []
-    stages: list[list[pl.Expr]] = []
-    written: dict[str, int] = {}  # column -> stage of its last writer in the run
-    read: dict[str, int] = {}  # column -> last stage in the run that reads it
-    dropped: list[str] = []
-
-    def end_run() -> None:
-        out.extend(("with_columns_seq", (stage,), {}) for stage in stages)
-        if dropped:
-            out.append(("drop", (list(dict.fromkeys(dropped)),), {}))
-        stages.clear(), written.clear(), read.clear(), dropped.clear()
-
-    for name, args, kwargs in ops:
-        if name == "drop" and not kwargs and len(args) == 1 and isinstance(args[0], list) \
-                and all(isinstance(c, str) for c in args[0]):
-            dropped += args[0]
-            continue
-        exprs = _analysed(name, args, kwargs)
-        if exprs is None or any(w in dropped for _, _, w in exprs):
-            end_run()
-            out.append((name, args, kwargs))
-            continue
-        # what an expression reads is the table before its own call
-        levels = [max((written[r] + 1 for r in reads if r in written), default=0)
-                  for _, reads, _ in exprs]
-        for (_, reads, _), level in zip(exprs, levels, strict=True):
-            for r in reads:
-                read[r] = max(read.get(r, 0), level)
-        for (e, _, w), level in zip(exprs, levels, strict=True):
-            level = max(level, written.get(w, -1) + 1, read.get(w, 0))
-            while len(stages) <= level:
-                stages.append([])
-            stages[level].append(e)
-            written[w] = level
-    end_run()
-    return out
-
-
-def _analysed(name: str, args: tuple, kwargs: dict) -> list[tuple[pl.Expr, set[str], str]] | None:
-    """(expression, the columns it reads, the column it writes) for each
-    expression of a `with_columns_seq` call; None when any is not known."""
-    if name != "with_columns_seq" or kwargs or len(args) != 1 or not isinstance(args[0], list):
-        return None
-    found = []
-    for e in args[0]:
-        if not isinstance(e, pl.Expr):
-            return None
-        reads: set[str] = set()
-        if not _columns(json.loads(e.meta.serialize(format="json")), reads):
-            return None
-        found.append((e, reads, e.meta.output_name()))
-    return found
-
-
-def _columns(value: Any, reads: set[str]) -> bool:
-    """Add the columns an expression's JSON form reads to `reads`; False when
-    it reads columns it does not name (a selector, a pattern, a struct field)."""
-    if isinstance(value, dict):
-        for key, v in value.items():
-            if key in ("Selector", "Field", "Nth", "Wildcard", "Exclude"):
-                return False
-            if key == "Column":
-                if not isinstance(v, str) or (v.startswith("^") and v.endswith("$")):
-                    return False
-                reads.add(v)
-            elif not _columns(v, reads):
-                return False
-    elif isinstance(value, list):
-        return all(_columns(v, reads) for v in value)
-    return True
 
 
 def _children(node: dict) -> list[tuple[Any, Any]] | None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import polars as pl
 
-from .flatten import flatten, pack
+from .flatten import flatten
 
 
 class Stages:
@@ -52,7 +52,7 @@ class Stages:
             # evaluation saves (a process that evaluates once never pays it)
             self._small_replays += 1
             if self._flat is None and self._small_replays > 1:
-                self._flat = pack(flatten(self.ops))
+                self._flat = flatten(self.ops)
             ops = self._flat or [("with_columns_seq" if n == "with_columns" else n, a, k)
                                  for n, a, k in self.ops]
         for name, args, kwargs in ops:
