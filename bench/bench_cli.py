@@ -3,6 +3,7 @@ and `POST /api/v1/determinations`.
 
     .venv/bin/python bench/bench_cli.py [--runs 7] [--calls 500] [--api-seconds 5] [--no-api]
     .venv/bin/python bench/bench_cli.py --src OTHER/src   # another source tree, same venv
+    .venv/bin/python bench/bench_cli.py --against OTHER/src --pairs 8
 
 Whole processes are timed from the outside (fork to exit, as a user waits),
 the median of `--runs` after one warm-up run (which also writes the byte
@@ -14,6 +15,12 @@ one client of bench/bench_api.py's load (2 worker processes, SQLite).
 Every figure is printed against its goal and written to bench/out/cli.json.
 The machine's other load skews the figures: the load average is printed with
 them.
+
+`--against OTHER/src --pairs N` compares `diferida.evaluate` only, this
+tree's code against another's, side by side: N pairs of processes, each
+timing 2,000 varied participants, run one after the other (the order
+alternating), and prints each pair and the median of the ratios, the figure
+the machine's drift changes least.
 """
 
 from __future__ import annotations
@@ -78,6 +85,26 @@ def whole_process(cmd: list[str], env: dict[str, str], runs: int
     return [w for w, _ in runs_], [c for _, c in runs_]
 
 
+def pairs(other: str, n: int, calls: int) -> None:
+    """This tree's `diferida.evaluate` against `other`'s, in alternating pairs."""
+    def median_ms(src: Path) -> float:
+        env = {**os.environ, "PYTHONPATH": str(src)}
+        out = subprocess.run([sys.executable, __file__, "--child-calls", str(calls)], env=env,
+                             check=True, capture_output=True, text=True).stdout
+        return json.loads(out)["median_ms"]
+
+    here, there = Path(__file__).resolve().parents[1] / "src", Path(other).resolve()
+    ratios = []
+    for i in range(n):
+        order = (here, there) if i % 2 == 0 else (there, here)
+        got = {src: median_ms(src) for src in order}
+        ratios.append(got[here] / got[there])
+        print(f"pair {i + 1}: this tree {got[here]:.2f} ms, the other {got[there]:.2f} ms, "
+              f"ratio {ratios[-1]:.3f}", flush=True)
+    print(f"median ratio (this tree / the other): {statistics.median(ratios):.3f} "
+          f"over {n} pairs; load average {os.getloadavg()[0]:.2f}")
+
+
 def in_process(calls: int) -> dict[str, float]:
     import bench_api
 
@@ -121,7 +148,17 @@ def main() -> None:
     ap.add_argument("--api-seconds", type=float, default=5.0)
     ap.add_argument("--no-api", action="store_true")
     ap.add_argument("--src", default=None, help="run this source tree's code instead")
+    ap.add_argument("--against", default=None, metavar="OTHER/src",
+                    help="only diferida.evaluate, side by side with another source tree")
+    ap.add_argument("--pairs", type=int, default=8)
+    ap.add_argument("--child-calls", type=int, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.child_calls is not None:  # one side of a pair: the code on PYTHONPATH
+        print(json.dumps(in_process(args.child_calls)))
+        return
+    if args.against is not None:
+        pairs(args.against, args.pairs, 2000)
+        return
     cmd, env = command(args.src)
     rows: list[tuple[str, float, float, str]] = []  # what, measured, goal, unit
 
