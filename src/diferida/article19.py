@@ -253,8 +253,8 @@ def _determine_stages(lf: Stages, rules: Rules) -> Stages:
             .then(pl.lit("service_exceeds_span")),
             pl.when(pl.col("entry_date") < date_reaching_age(birth, rules.min_entry_age))
             .then(pl.lit("implausible_entry_age")),
-            # 3 L.P.R.A. § 766: separated on or after the day the winning
-            # route's age was reached
+            # the statute of rules.citations["retirement_annuity"]: separated
+            # on or after the day the winning route's age was reached
             pl.when(sep >= pl.col("route_age_date")).then(pl.lit("retirement_annuity_may_apply")),
             # SPEC §9 later laws, for entitled participants only
             pl.when(entitled & (sep > pl.lit(act3.accruals_frozen_after)))

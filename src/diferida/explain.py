@@ -100,7 +100,7 @@ def _law_words(rules: Rules, lang: str) -> dict[str, str]:
         "new_after": fmt_date(rules.new_participant_after, lang),
         "minimum_citation": cite(rules.minimum_citation, lang),
         "minimum_rate": pct(rules.minimum_rate),
-        "cutoff_19_6": fmt_date(rules.deferred_right_cutoff, lang),
+        "deferred_right_cutoff": fmt_date(rules.deferred_right_cutoff, lang),
         "act3": cite(act3.name, lang),
         "act3_frozen": fmt_date(act3.accruals_frozen_after, lang),
         "act3_minimum": format_money(act3.minimum_monthly),

@@ -108,7 +108,7 @@ def _context(state: FormState, printable: bool) -> dict:
         "rule_names": [n for n in builtin_names() if forms.offered(n)],
         "default_rules_version": default.version,
         "default_rules_name": default.name,
-        "cutoff_19_6": load_rules(state.rules_name).deferred_right_cutoff.isoformat(),
+        "deferred_right_cutoff": load_rules(state.rules_name).deferred_right_cutoff.isoformat(),
         "result": result_view(state, _today()) if state.determination else None,
         "comparison": comparison_view(state) if state.comparison else None,
     }
