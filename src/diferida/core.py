@@ -197,12 +197,7 @@ def run(
     def build(lf: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
         plan = article19.determine(
             validate_lazy(lf, r, day, require_id, sequential=seq), r, sequential=seq)
-        if keep is None:
-            return plan
-        needed = [ROW, "_ok", *[f"_{kind}_{k}" for k in FIELD_NAMES for kind in ("raw", "err")]]
-        if require_id and "participant_id" in frame.columns:
-            needed.append(PID_HASH)
-        return plan.select(list(dict.fromkeys([*needed, *keep])))
+        return plan if keep is None else plan.select(_kept(frame, require_id, keep))
 
     if seq:  # a few rows: the plan prepared once per shape (see plan.Prepared)
         key = (tuple(zip(frame.columns, frame.dtypes, strict=True)), r.version, day, require_id,
@@ -215,6 +210,14 @@ def run(
 
 
 _PREPARED = PreparedPlans(32)  # about 1 MiB each
+
+
+def _kept(frame: pl.DataFrame, require_id: bool, keep: list[str]) -> list[str]:
+    """The columns a plan keeps: what `split_errors` reads, then `keep`."""
+    needed = [ROW, "_ok", *[f"_{kind}_{k}" for k in FIELD_NAMES for kind in ("raw", "err")]]
+    if require_id and "participant_id" in frame.columns:
+        needed.append(PID_HASH)
+    return list(dict.fromkeys([*needed, *keep]))
 
 
 MONEY = pl.Decimal(20, 2)
@@ -292,12 +295,9 @@ def run_pair(
     day = as_of or _today()
     opts = _collect_options(frame)
     shared = shared_validation(ra, rb)
-    needed = [ROW, "_ok", *[f"_{kind}_{k}" for k in FIELD_NAMES for kind in ("raw", "err")]]
-    if require_id and "participant_id" in frame.columns:
-        needed.append(PID_HASH)
 
     def kept(plan: pl.LazyFrame) -> pl.LazyFrame:
-        return plan if keep is None else plan.select(list(dict.fromkeys([*needed, *keep])))
+        return plan if keep is None else plan.select(_kept(frame, require_id, keep))
 
     if shared is not None:
         base = validate_lazy(frame, shared, day, require_id).collect(**opts).lazy()

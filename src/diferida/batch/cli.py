@@ -124,7 +124,7 @@ class _Bar:
         self.task = None
 
     def __call__(self, done: int, total: int) -> None:
-        _stop_if_swallowed()
+        _stop_if_swallowed()  # called after every chunk: see catch_interrupts
         if not self.enabled:
             return
         if self.progress is None:
@@ -154,7 +154,6 @@ class PhaseBars:
         self.bars: dict[str, _Bar] = {}
 
     def __call__(self, phase: str, done: int, total: int) -> None:
-        _stop_if_swallowed()
         if phase not in self.bars:
             for bar in self.bars.values():
                 bar.close()
