@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import io
 import os
+import queue
 import secrets
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -261,22 +263,87 @@ class CsvSink(Sink):
 
 
 class ParquetSink(Sink):
+    """Parquet, written by Polars' streaming sink as the frames come: the
+    sink runs in a thread of its own and reads the frames from a short queue
+    (at most two wait, which bounds memory), so one file is written from
+    frames given one at a time. An error of the sink is raised by the next
+    `write`, or by `complete`."""
+
+    _END, _STOP = object(), object()
+
     def __init__(self, path: Path, overwrite: bool):
         super().__init__(path, overwrite)
-        self._writer: Any = None
+        self._queue: queue.Queue[Any] = queue.Queue(maxsize=2)
+        self._thread: threading.Thread | None = None
+        self._error: BaseException | None = None
+
+    def _frames(self, with_columns: list[str] | None, *_: Any):
+        while (frame := self._queue.get()) is not self._END:
+            if frame is self._STOP:
+                raise _Stopped
+            yield frame if with_columns is None else frame.select(with_columns)
+
+    def _sink(self, schema: pl.Schema) -> None:
+        from polars.io.plugins import register_io_source
+
+        try:
+            register_io_source(self._frames, schema=schema).sink_parquet(
+                self.tmp, compression="snappy")
+        except BaseException as exc:  # noqa: BLE001 (raised on the caller's thread)
+            self._error = exc
+            while True:  # a caller waiting to hand over a frame must not wait forever
+                try:
+                    self._queue.get_nowait()
+                except queue.Empty:
+                    break
+
+    def _raise(self) -> None:
+        exc, self._error = self._error, None
+        if exc is None:
+            return
+        if isinstance(exc, OSError):
+            raise exc
+        raise FileProblem("cannot_write", file=str(self.path),
+                          detail=str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+
+    def _put(self, item: Any) -> None:
+        while self._thread is not None and self._thread.is_alive():
+            try:
+                self._queue.put(item, timeout=0.1)
+                return
+            except queue.Full:
+                continue
 
     def _write(self, frame: pl.DataFrame) -> None:
-        import pyarrow.parquet as pq
-
-        table = frame.to_arrow(compat_level=pl.CompatLevel.oldest())
-        if self._writer is None:
-            self._writer = pq.ParquetWriter(self.tmp, table.schema)
-        self._writer.write_table(table)
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._sink, args=(frame.schema,),
+                                            name="diferida-parquet", daemon=True)
+            self._thread.start()
+        self._raise()
+        self._put(frame)
+        self._raise()
 
     def _close(self) -> None:
-        if self._writer is not None:
-            writer, self._writer = self._writer, None
-            writer.close()
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            self._thread = thread
+            self._put(self._END)
+            thread.join()
+            self._thread = None
+            self._raise()
+
+    def abort(self) -> None:
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            self._thread = thread
+            self._put(self._STOP)
+            thread.join()
+            self._thread, self._error = None, None
+        super().abort()
+
+
+class _Stopped(Exception):
+    """Ends a Parquet sink whose run was abandoned."""
 
 
 XLSX_MAX_CELL = 32_767  # characters an Excel cell holds
