@@ -180,6 +180,35 @@ def test_rejects_name_the_line_a_text_editor_shows_even_after_blank_lines_and_mu
     assert summary.blank == 1
 
 
+@pytest.mark.parametrize("eol", ["\n", "\r\n"])
+@pytest.mark.parametrize("chunk_rows", [1, 2, 1000])
+@pytest.mark.parametrize("extra", ["", ",x"])
+def test_blank_lines_in_a_file_without_quotes_are_skipped_counted_and_numbered(
+        tmp_path, eol, chunk_rows, extra):
+    # no quote anywhere, so rows are read on the fast path; a long row beside
+    # a blank line must not make up for its missing separators
+    first = SPEC_1 + extra if extra else SPEC_1
+    data = csv_bytes(HEADER, "", first, "", "", SPEC_3, BAD_DATE, eol=eol)
+    if extra:
+        exc = problem(data)
+        assert (exc.code, exc.line) == ("ragged", 3)
+        return
+    summary, out, rej = run(tmp_path, data, chunk_rows=chunk_rows)
+    # line 1 header, 2 blank, 3 spec-1, 4-5 blank, 6 spec-3, 7 the bad row
+    assert rej.select("row", "participant_id", "field").rows() == [("7", "bad-1", "birth_date")]
+    assert out["participant_id"].to_list() == ["spec-1", "spec-3"]
+    assert summary.blank == 3 and summary.rows_read == 3
+
+
+@pytest.mark.parametrize("chunk_rows", [1, 3, 1000])
+def test_a_blank_line_after_the_header_in_a_file_with_quotes_is_skipped(tmp_path, chunk_rows):
+    data = csv_bytes(HEADER, "", "", SPEC_1.replace("San Juan", '"San Juan, PR"'), "", BAD_DATE)
+    summary, out, rej = run(tmp_path, data, chunk_rows=chunk_rows)
+    assert rej.select("row", "participant_id").rows() == [("6", "bad-1")]
+    assert out["office"].to_list() == ["San Juan, PR"]
+    assert summary.blank == 3
+
+
 def test_row_numbers_follow_the_convention_of_each_format():
     assert (first_row("csv"), first_row("xlsx"), first_row("parquet")) == (2, 2, 1)
     assert row_numbers("csv", [0, 3]).to_list() == [2, 5]

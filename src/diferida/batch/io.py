@@ -341,16 +341,20 @@ class CsvSource(Source):
                     cut = len(buf)
                 piece, pending = buf[:cut], buf[cut:]
                 done += len(piece)
-                yield self._parse(piece, line, project, final=not data, done=done)
-                line += piece.count(b"\n")
+                newlines = piece.count(b"\n")
+                yield self._parse(piece, line, newlines, project, final=not data, done=done)
+                line += newlines
                 if not data:
                     return
 
-    def _parse(self, piece: bytes, line: int, project: list[int] | None, final: bool,
-               done: int) -> Chunk:
-        if b'"' not in piece and not _has_blank_line(piece):
-            # the usual file: one row per line, so rows and lines need no search
-            rows = piece.count(b"\n") + (not piece.endswith(b"\n"))
+    def _parse(self, piece: bytes, line: int, newlines: int, project: list[int] | None,
+               final: bool, done: int) -> Chunk:
+        if b'"' not in piece:
+            # the usual file: one row per line, so rows and lines need no search.
+            # A blank line has no separators, so it shows in their count unless a
+            # long row makes up for it, and a long row makes Polars fail: either
+            # way the rows are then located one by one.
+            rows = newlines + (not piece.endswith(b"\n"))
             if piece.count(self._sep_byte) == (len(self.names) - 1) * rows:
                 try:
                     frame = self._read(piece, line, project)
@@ -402,16 +406,20 @@ class CsvSource(Source):
             if project is not None:
                 frame = frame.select([self.names[i] for i in project])
         else:
+            # Polars reads a blank line as a row of nulls, but takes the number
+            # of columns from the first line: leading blank lines are left out
+            lead = int(np.argmax(~blank))
             try:
-                frame = self._read(piece, line, project)
+                frame = self._read(piece[int(starts[lead]):] if lead else piece,
+                                   int(lines[lead]), project)
             except FileProblem:
                 self._ragged(seps, starts, blank, lines, arr)
                 raise
-            if frame.height != len(starts):
+            if frame.height != len(starts) - lead:
                 raise FileProblem("unparsable", file=self.file, line=line,
                                   detail="its rows cannot be told apart (stray quotes?)")
-            if blank.any():
-                frame = frame.filter(pl.Series(~blank))
+            if blank[lead:].any():
+                frame = frame.filter(pl.Series(~blank[lead:]))
         return Chunk(self._finish(frame), lines[~blank], int(blank.sum()), done)
 
     def _ragged(self, seps: np.ndarray, starts: np.ndarray, blank: np.ndarray,
@@ -463,11 +471,6 @@ def _count_rows(fh: IO[bytes], limit: int) -> int:
     if last != _NL:
         rows += 1  # the last row has no newline
     return rows
-
-
-def _has_blank_line(piece: bytes) -> bool:
-    return (piece.startswith((b"\n", b"\r\n")) or b"\n\n" in piece
-            or b"\n\r\n" in piece)
 
 
 def _first_record_end(buf: bytes, start: int) -> int:
