@@ -7,9 +7,11 @@ whole processes, run interleaved on the same file, median of N.
 
 Goals (issue 11): Parquet -> Parquet within 1.5x the kernel; CSV -> CSV
 within 2x; 10^7 rows CSV -> Parquet under 1.5 GiB peak. Both sides write
-the same determinations (checked after the first run: every status, route,
-date and amount equal). The ratio is of medians of wall time; the load of
-the machine is printed, since a busy machine skews it.
+the same file: after the runs, every column of the two outputs is compared,
+names, order and types (Parquet) and every cell (CSV: as text, an empty
+cell apart from a quoted ""), and the disagreements are printed per column.
+The ratio is of medians of wall time; the load of the machine is printed,
+since a busy machine skews it.
 """
 
 from __future__ import annotations
@@ -27,13 +29,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import polars as pl  # noqa: E402
+from bench import numpy_baseline as nb  # noqa: E402
 from bench.bench_batch import OUT, population_file  # noqa: E402
+
+from diferida import article19  # noqa: E402
 
 DIFERIDA = str(Path(sys.executable).parent / "diferida")
 GIB = 1 << 30
 GOALS = {("parquet", "parquet"): 1.5, ("csv", "csv"): 2.0}
-COMPARED = ("status", "route", "eligibility_date", "start_date", "annual_amount",
-            "monthly_amount", "minimum_applied")
 
 
 def measure(cmd: list[str]) -> dict:
@@ -55,19 +58,49 @@ def measure(cmd: list[str]) -> dict:
     return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "peak": peak}
 
 
-def agree(ours: Path, kernel: Path) -> int:
-    read = pl.read_parquet if ours.suffix == ".parquet" else (
-        lambda p: pl.read_csv(p, infer_schema=False))
-    a, b = read(ours), read(kernel)
-    if ours.suffix != ".parquet":
-        a = a.select("participant_id", *COMPARED)
-        b = b.select("participant_id", *[pl.col(c).cast(pl.String) for c in COMPARED])
-        b = b.with_columns(pl.col("minimum_applied").str.to_lowercase())
-        a = a.with_columns(pl.col("minimum_applied").str.to_lowercase())
-    j = a.join(b, on="participant_id", suffix="_k")
-    if j.height != b.height:
-        return abs(b.height - j.height)
-    return sum(int(j[c].ne_missing(j[f"{c}_k"]).sum()) for c in COMPARED)
+def agree(ours: Path, kernel: Path) -> dict[str, int]:
+    """Disagreements between the two outputs, per column: cells that differ
+    (a null and a value differ), and "<columns>" / "<types>" / "<arrow
+    types>" / "<rows>" when the names and their order, the types (Polars'
+    or the Arrow types a Parquet file records) or the number of rows are not
+    the same. Empty when the files agree on every cell."""
+    wrong: dict[str, int] = {}
+    if ours.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        # the Arrow types each file records (large_string, decimal128(20, 2), ...)
+        sa, sb = pq.read_schema(ours), pq.read_schema(kernel)
+        if sa.names == sb.names and sa.types != sb.types:
+            wrong["<arrow types>"] = sum(x != y for x, y in zip(sa.types, sb.types))
+        a, b = pl.read_parquet(ours), pl.read_parquet(kernel)
+    else:  # all text: an empty cell is null, a quoted "" the empty text
+        a, b = (pl.read_csv(p, infer_schema=False) for p in (ours, kernel))
+    if a.columns != b.columns:
+        wrong["<columns>"] = len(set(a.columns) ^ set(b.columns)) or 1
+    if [a.schema.get(c) for c in a.columns] != [b.schema.get(c) for c in a.columns]:
+        wrong["<types>"] = sum(a.schema[c] != b.schema.get(c) for c in a.columns)
+    if a.height != b.height:
+        wrong["<rows>"] = abs(a.height - b.height)
+        return wrong
+    for c in a.columns:
+        if c not in b.columns:
+            wrong[c] = a.height
+            continue
+        x, y = a[c], b[c]
+        if x.dtype != y.dtype:
+            x, y = x.cast(pl.String), y.cast(pl.String)
+        n = int(x.ne_missing(y).sum())
+        if n:
+            wrong[c] = n
+    return wrong
+
+
+def _same_codes() -> None:
+    """The kernel's orders of codes are the engine's (it cannot import them:
+    article19 loads Polars)."""
+    for name in ("STATUSES", "REASONS", "WARNINGS"):
+        if getattr(nb, name) != getattr(article19, name):
+            raise SystemExit(f"numpy_baseline.{name} is not article19.{name}")
 
 
 def case(rows: int, src_kind: str, out_kind: str, runs: int) -> dict:
@@ -90,7 +123,8 @@ def case(rows: int, src_kind: str, out_kind: str, runs: int) -> dict:
             "batch_peak": max(x["peak"] for x in a),
             "kernel_wall": med(b, "wall"), "kernel_cpu": med(b, "cpu"),
             "kernel_peak": max(x["peak"] for x in b),
-            "ratio": med(a, "wall") / med(b, "wall"), "disagreements": wrong,
+            "ratio": med(a, "wall") / med(b, "wall"),
+            "disagreements": sum(wrong.values()), "disagreeing": wrong,
             "load": os.getloadavg()[0], "goal": GOALS.get((src_kind, out_kind))}
 
 
@@ -109,6 +143,7 @@ def main() -> None:
     p.add_argument("--only-full", action="store_true", help="only the 10^7-row cases")
     a = p.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
+    _same_codes()
     cases = [] if a.only_full else [(a.rows, "parquet", "parquet"), (a.rows, "csv", "csv")]
     if a.full or a.only_full:
         cases += [(10_000_000, "csv", "parquet"), (10_000_000, "parquet", "parquet")]
@@ -126,7 +161,8 @@ def main() -> None:
         print(f"{rows:>11,} {r['case']:<19} {r['batch_wall']:>8.2f} {r['batch_cpu']:>6.2f} "
               f"{r['batch_peak'] / 2**20:>9.0f} {r['kernel_wall']:>9.2f} {r['kernel_cpu']:>6.2f} "
               f"{r['kernel_peak'] / 2**20:>9.0f} {r['ratio']:>6.2f} {r['load']:>5.1f}  {verdict}"
-              + (f"  DISAGREE: {r['disagreements']}" if r["disagreements"] else ""),
+              + (f"  DISAGREE: {r['disagreements']} {r['disagreeing']}"
+                 if r["disagreements"] else "  (every cell agrees)"),
               flush=True)
     (OUT / "bench_kernel.json").write_text(json.dumps(results, indent=2))
 

@@ -2,15 +2,41 @@
 
 It starts where `diferida.article19.determine` starts (valid, typed
 participants: days since 1970-01-01, service in 1/10,000 years, compensation
-in cents) and computes the same outputs with plain array arithmetic: no
-validation, no explanation, no text columns. Every number comes from the
-same rules file. Outputs are codes and integers:
+in cents) and computes every output of the determination with plain array
+arithmetic, exactly (integers only): the status, the reasons, the regime,
+the eligibility date and its route, the routes met, the start date, the
+premature request, the annual and monthly amounts, whether the 19.6 minimum
+applied, and all six warnings of `article19.WARNINGS`. Every number comes
+from the same rules file (`load_rules()`); none of the law is written here.
 
-* status: 0 eligible, 1 not_yet_eligible, 2 not_entitled
-* reasons, routes_met, warnings: bit masks (bit i = i-th reason/route/warning)
+Left out: validation (the input is taken to be valid: dates within years
+1..9999, compensation above zero, entry not after separation, ...), the
+explanation, the intermediate columns (bracket parts, formula, minimum).
+Outputs are codes and integers, not text:
+
+* status: index in STATUSES; regime: index in `rules.REGIMES`
+* reasons, routes_met, warnings: bit masks (bit i: the i-th of REASONS, of
+  the rules' routes, of WARNINGS)
 * route: index of the winning route, -1 when none
-* eligibility, start: days since 1970-01-01, NONE when empty
-* annual_cents, monthly_cents: -1 when empty
+* eligibility, start: days since 1970-01-01 (int32), NONE when empty
+* annual_cents, monthly_cents: int64, -1 when empty
+
+`decide` gives them all (and `entitled`); `determine` the ones that
+bench/bench_core.py compares with the engine's.
+
+Calendar: every date is turned once into its year and day of the year
+counted from 1 March (H. Hinnant's civil_from_days), where 29 February is
+the year's last day; anniversaries and spans are sums and table look-ups
+from there. A person reaches age N on the N-th anniversary of birth, 29
+February falling on 28 February in a common year (SPEC §4 Decision). The
+span check (service longer than entry to separation) is exact only where
+the days between the dates leave it in doubt (between days/366 and
+days/365 years).
+
+Arithmetic: int32 for days and service, 8-bit codes and masks, int64 for
+the amounts' numerators; a row whose numerator would not fit in int64 (a
+compensation near the largest SPEC §1 allows) is computed in Python
+integers. Row-by-row choices are bit operations (`pick`), not np.where.
 """
 
 from __future__ import annotations
@@ -20,153 +46,310 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from diferida.fields import SERVICE_UNITS
-from diferida.rules import REGIMES, Rules
+from diferida.fields import MONEY_PLACES, SERVICE_UNITS
+from diferida.rules import GROUPS, REGIMES, Rules
 
 if TYPE_CHECKING:
     import polars as pl
 
-NONE = np.iinfo(np.int64).min
+# the orders of diferida.article19 (which loads Polars, so they are not
+# imported from it: bench/bench_kernel.py checks that they are equal)
+STATUSES = ("eligible", "not_yet_eligible", "not_entitled")
+REASONS = ("not_covered", "not_separated", "refund_requested", "insufficient_service")
+WARNINGS = (
+    "service_exceeds_span",
+    "implausible_entry_age",
+    "retirement_annuity_may_apply",
+    "act_3_2013_accruals_frozen",
+    "act_3_2013_ages_may_apply",
+    "act_3_2013_minimum_may_apply",
+)
+# the outputs bench/bench_core.py compares with the engine's
+COMPARED = ("status", "reasons", "route", "routes_met", "eligibility", "start", "premature",
+            "annual_cents", "monthly_cents", "minimum_applied", "warnings")
+
+NONE = np.iinfo(np.int32).min  # an empty date
+NEVER = np.iinfo(np.int32).max  # a route that does not open
 EPOCH = date(1970, 1, 1)
+MAX_YEAR = 9999  # dates are within years 1..9999 (validated by diferida)
+_TO_MARCH_1 = 719468  # days from 0000-03-01 to 1970-01-01
 
 
-def _days(d: date) -> int:
+def day_of(d: date) -> int:
     return (d - EPOCH).days
 
 
-def _is_leap(y: np.ndarray) -> np.ndarray:
-    return ((y % 4 == 0) & (y % 100 != 0)) | (y % 400 == 0)
+def _units(years) -> int:
+    """Years of a rules file in 1/SERVICE_UNITS years (exact: rules.py refuses
+    finer thresholds)."""
+    return int(years * SERVICE_UNITS)
 
 
-def _civil(y: np.ndarray, m: np.ndarray, d: np.ndarray) -> np.ndarray:
-    """Days since 1970-01-01 of (y, m, d) (H. Hinnant's days_from_civil)."""
-    y = y - (m <= 2)
-    era = y // 400
-    yoe = y - era * 400
-    mp = np.where(m > 2, m - 3, m + 9)
-    doy = (153 * mp + 2) // 5 + d - 1
-    return era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+def _mask_type(bits: int) -> type:
+    return next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64)
+                if np.iinfo(t).bits >= bits)
 
 
-def _ymd(days: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(year, month, day) of days since 1970-01-01 (H. Hinnant's
-    civil_from_days, integer arithmetic only)."""
-    z = days + 719468
+def _u8(b: np.ndarray) -> np.ndarray:
+    return b.view(np.uint8)
+
+
+def _march(days: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(year, day of the year) of int32 days since 1970-01-01, the year
+    starting on 1 March (day 0; 29 February is day 365, and January and
+    February belong to the year before). H. Hinnant's civil_from_days, for
+    years >= 0."""
+    z = days + np.int32(_TO_MARCH_1)
     era = z // 146097
     doe = z - era * 146097
     yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
-    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
-    mp = (5 * doy + 2) // 153
-    d = doy - (153 * mp + 2) // 5 + 1
-    m = np.where(mp < 10, mp + 3, mp - 9)
-    return yoe + era * 400 + (m <= 2), m, d
+    return yoe + era * 400, doe - (365 * yoe + yoe // 4 - yoe // 100)
 
 
-def _anniversary(y, m, d, years):
-    yy = y + years
-    return _civil(yy, m, np.where((m == 2) & (d == 29) & ~_is_leap(yy), 28, d))
+class _Calendar:
+    """Tables by year (counted from 1 March): whether the calendar year is
+    leap, and the day (since 1970-01-01) its 1 March falls on."""
 
+    def __init__(self, spare_years: int):
+        y = np.arange(MAX_YEAR + spare_years + 3, dtype=np.int32)
+        self.leap = ((y % 4 == 0) & (y % 100 != 0)) | (y % 400 == 0)
+        self.march_1 = 365 * y + y // 4 - y // 100 + y // 400 - np.int32(_TO_MARCH_1)
 
-def _years_exceed(units: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """units / SERVICE_UNITS years is longer than the exact time start..end."""
-    y, m, d = _ymd(start)
-    ey, em, ed = _ymd(end)
-    smd = np.where((m == 2) & (d == 29) & ~_is_leap(ey), 228, m * 100 + d)
-    years = ey - y - ((em * 100 + ed) < smd)
-    last = _anniversary(y, m, d, years)
-    span = _anniversary(y, m, d, years + 1) - last
-    return np.where(end < start, units > 0,
-                    units * span > (years * span + (end - last)) * SERVICE_UNITS)
+    def anniversary(self, year: np.ndarray, doy: np.ndarray, feb29: np.ndarray,
+                    n: int) -> np.ndarray:
+        """The day of the n-th anniversary of (year, doy); `feb29`: the
+        positions where doy is 29 February (it falls on 28 February in a
+        common year)."""
+        day = self.march_1.take(year + np.int32(n)) + doy
+        if feb29.size:
+            # 29 February of the March-year y is in calendar year y + 1
+            day[feb29] -= ~self.leap.take(year[feb29] + np.int32(n + 1))
+        return day
+
+    def years_exceed(self, units: np.ndarray, start: np.ndarray,
+                     end: np.ndarray) -> np.ndarray:
+        """units / SERVICE_UNITS years is strictly longer than the exact time
+        from start to end (dates.with_years_exceed). That time, in years, is
+        between days/366 and days/365: outside those bounds the answer needs
+        no calendar, and the exact measure is taken between them only."""
+        days = np.maximum(end - start, 0)  # before the start: any service exceeds
+        wide = (int(units.max(initial=0)) * 366 >= 2**31
+                or int(days.max(initial=0)) * SERVICE_UNITS >= 2**31)
+        kind = np.int64 if wide else np.int32
+        span = days.astype(kind) * kind(SERVICE_UNITS)
+        low = units.astype(kind) * kind(365)
+        exceeds = low > span
+        doubt = np.flatnonzero((low <= span) & (low + units > span))
+        if doubt.size:
+            exceeds[doubt] = self._years_exceed(units[doubt], start[doubt], end[doubt])
+        return exceeds
+
+    def _years_exceed(self, units: np.ndarray, start: np.ndarray,
+                      end: np.ndarray) -> np.ndarray:
+        """The exact measure: completed years (anniversaries of start up to
+        end) plus the days since the last one over the length of that year
+        of life, the same arithmetic as dates.with_years_exceed."""
+        sy, sd = _march(start)
+        ey, ed = _march(end)
+        s29 = np.flatnonzero(sd == 365)
+        # the start's anniversary in the end's year (28 February when common)
+        sd_end = sd.copy()
+        if s29.size:
+            sd_end[s29] -= ~self.leap.take(ey[s29] + 1)
+        years = ey - sy - (ed < sd_end)
+        last_year = sy + years
+        last = self.march_1.take(last_year) + sd
+        if s29.size:
+            last[s29] -= ~self.leap.take(last_year[s29] + 1)
+        # the year of life from `last` holds the next 29 February: that of
+        # calendar year last_year + 1, or + 2 when it starts on 28/29 February
+        after = last_year + 1
+        if s29.size:
+            after[s29] += 1
+        span = 365 + self.leap.take(after).astype(np.int32)
+        lhs = units.astype(np.int64) * span
+        rhs = (years * span + (end - last)).astype(np.int64) * SERVICE_UNITS
+        return np.where(end < start, units > 0, lhs > rhs)
 
 
 def arrays_from_typed(typed: pl.DataFrame) -> dict[str, np.ndarray]:
-    """The engine's typed input as numpy arrays (not timed: a zero-copy view
-    for most columns)."""
+    """The engine's typed input as numpy arrays (not timed)."""
     import polars as pl
 
     def days(c: str) -> np.ndarray:
-        return typed[c].cast(pl.Int32).cast(pl.Int64).fill_null(NONE).to_numpy()
+        return typed[c].cast(pl.Int32).fill_null(NONE).to_numpy()
 
-    groups = {"general": 0, "police": 1, "firefighter": 2}
     return {
         "birth": days("birth_date"), "entry": days("entry_date"),
         "sep": days("separation_date"), "req": days("requested_start_date"),
         "as_of": days("as_of"),
-        "units": typed["service_units"].cast(pl.Int64).to_numpy(),
+        "units": typed["service_units"].cast(pl.Int32).to_numpy(),
         "cents": typed["compensation_cents"].cast(pl.Int64).to_numpy(),
-        "group": typed["group"].replace_strict(groups, return_dtype=pl.Int8).to_numpy(),
+        "group": typed["group"].replace_strict({g: i for i, g in enumerate(GROUPS)},
+                                               return_dtype=pl.Int8).to_numpy(),
         "refund": typed["refund_requested"].to_numpy(),
         "right1960": typed["deferred_right_1960"].to_numpy(),
     }
 
 
-def determine(a: dict[str, np.ndarray], rules: Rules) -> dict[str, np.ndarray]:
-    birth, entry, sep, req, as_of = a["birth"], a["entry"], a["sep"], a["req"], a["as_of"]
-    units, cents = a["units"], a["cents"]
+def routes_table(rules: Rules) -> tuple[list[int], np.ndarray]:
+    """The routes as a decision table: the service thresholds of the rules
+    (sorted), and the mask of routes met (bit i: route i) of every (regime,
+    group, service band), band b holding thresholds[b-1] <= S < thresholds[b].
+    Look-up index: (regime × len(GROUPS) + group) × (len(thresholds) + 1) + band."""
+    lows = [_units(r.min_service) for r in rules.routes]
+    highs = [None if r.max_service is None else _units(r.max_service) for r in rules.routes]
+    thresholds = sorted({*lows, *(h for h in highs if h is not None)})
+    mask = _mask_type(len(rules.routes))
+    table = np.zeros(len(REGIMES) * len(GROUPS) * (len(thresholds) + 1), dtype=mask)
+    k = 0
+    for reg in REGIMES:
+        for g in GROUPS:
+            for band in range(len(thresholds) + 1):
+                s = thresholds[band - 1] if band else -1  # any service of the band
+                for i, r in enumerate(rules.routes):
+                    if (reg in r.regimes and g in r.groups and lows[i] <= s
+                            and (highs[i] is None or s < highs[i])):
+                        table[k] |= mask(1 << i)
+                k += 1
+    return thresholds, table
+
+
+def pick(mask: np.ndarray, a: np.ndarray, b) -> np.ndarray:
+    """np.where(mask, a, b) for integers, by bit operations: a mask that
+    changes from row to row makes np.where (and copyto's where=) ten times
+    slower than plain arithmetic."""
+    ones = mask.astype(a.dtype)
+    np.negative(ones, out=ones)  # every bit set where mask holds
+    return b ^ ((a ^ b) & ones)
+
+
+def _weights(units: np.ndarray, rules: Rules, reg: str) -> np.ndarray:
+    """Regla 19.5 under a regime: sum over brackets of rate × rate_scale ×
+    service in the bracket (1/SERVICE_UNITS years): the annual amount is
+    compensation × this over rate_scale × SERVICE_UNITS. int64 (int32 when
+    the largest service allows it)."""
+    brackets = rules.amount[reg].brackets
+    rates = [int(b.rate * rules.rate_scale) for b in brackets]
+    top = int(units.max(initial=0)) * max(rates)
+    kind = np.int32 if top < 2**31 else np.int64
+    w = np.zeros(units.shape, dtype=kind)
+    for j, (b, rate) in enumerate(zip(brackets, rates)):
+        lo = _units(b.threshold)
+        hi = _units(brackets[j + 1].threshold) - lo if j + 1 < len(brackets) else None
+        years = units if lo == 0 and hi is None else np.clip(units - np.int32(lo), 0, hi)
+        w += np.multiply(years, rate, dtype=kind)
+    return w
+
+
+def decide(a: dict[str, np.ndarray], rules: Rules) -> dict[str, np.ndarray]:
+    """Every output (see the module's docstring), and `entitled`."""
+    i32 = np.int32
+    birth, entry = np.asarray(a["birth"], i32), np.asarray(a["entry"], i32)
+    sep, req = np.asarray(a["sep"], i32), np.asarray(a["req"], i32)
+    as_of = np.asarray(a["as_of"], i32)
+    units, cents = np.asarray(a["units"], i32), np.asarray(a["cents"], np.int64)
+    refund, right1960 = np.asarray(a["refund"], bool), np.asarray(a["right1960"], bool)
+    n = birth.shape[0]
     separated = sep != NONE
-    new = entry > _days(rules.new_participant_after)
-    covered = entry < _days(rules.not_covered_from)
-    group_codes = {"general": 0, "police": 1, "firefighter": 2}
+    # Regla 19.2: "después del" the date; the day itself is still pre-1990
+    new = entry > day_of(rules.new_participant_after)
+    regime = pick(new, np.full(n, REGIMES.index("new"), np.uint8), REGIMES.index("pre1990"))
+    covered = entry < day_of(rules.not_covered_from)
 
-    by, bm, bd = _ymd(birth)
-    big = np.iinfo(np.int64).max
-    elig = np.full(birth.shape, big, dtype=np.int64)
-    route = np.full(birth.shape, -1, dtype=np.int64)
-    route_age = np.zeros(birth.shape, dtype=np.int64)
-    met = np.zeros(birth.shape, dtype=np.int64)
-    for i, r in enumerate(rules.routes):
-        applies = np.zeros(birth.shape, dtype=bool)
-        for reg in r.regimes:
-            applies |= new if reg == "new" else ~new
-        in_group = np.zeros(birth.shape, dtype=bool)
-        for g in r.groups:
-            in_group |= a["group"] == group_codes[g]
-        holds = applies & in_group & (units >= int(r.min_service * SERVICE_UNITS))
-        if r.max_service is not None:
-            holds &= units < int(r.max_service * SERVICE_UNITS)
-        met |= holds.astype(np.int64) << i
-        age_day = _anniversary(by, bm, bd, r.age)
-        opens = np.where(holds & separated, np.maximum(sep, age_day), big)
-        better = opens < elig  # strictly earlier: ties stay with the first route
-        elig = np.where(better, opens, elig)
-        route = np.where(better, i, route)
-        route_age = np.where(better, age_day, route_age)
+    # SPEC §4: the routes met, from the decision table
+    thresholds, table = routes_table(rules)
+    band = np.zeros(n, dtype=np.int8)
+    for t in thresholds:
+        band += units >= t
+    klass = regime * np.int8(len(GROUPS)) + np.asarray(a["group"], np.int8)
+    met = table.take(klass * np.int8(len(thresholds) + 1) + band)
 
-    reasons = (~covered * 1) | (~separated * 2) | (a["refund"] * 4) | ((met == 0) * 8)
+    flags = {"not_covered": ~covered, "not_separated": ~separated,
+             "refund_requested": refund, "insufficient_service": met == 0}
+    reasons = np.zeros(n, dtype=np.uint8)
+    for bit, name in enumerate(REASONS):
+        reasons |= _u8(flags[name]) << np.uint8(bit)
     entitled = reasons == 0
 
-    # Regla 19.5: exact numerators over rate_scale × SERVICE_UNITS, per regime
-    scale = rules.rate_scale
-    formula = np.zeros(birth.shape, dtype=np.int64)
-    for reg in REGIMES:
-        brackets = rules.amount[reg].brackets
-        part = np.zeros(birth.shape, dtype=np.int64)
-        for j, b in enumerate(brackets):
-            lo = int(b.threshold * SERVICE_UNITS)
-            years = np.clip(units - lo, 0, None)
-            if j + 1 < len(brackets):
-                years = np.minimum(years, int(brackets[j + 1].threshold * SERVICE_UNITS) - lo)
-            part += cents * int(b.rate * scale) * years
-        formula = np.where(new == (reg == "new"), part, formula)
-    minimum = np.where(a["right1960"], cents * int(rules.minimum_rate * scale) * SERVICE_UNITS,
-                       -1)
-    exact = np.maximum(formula, minimum)
-    den = scale * SERVICE_UNITS
-    annual = np.where(entitled, (2 * exact + den) // (2 * den), -1)
-    monthly = np.where(entitled, (2 * exact + 12 * den) // (24 * den), -1)
+    # Each route opens on max(separation, the day its age is reached); the
+    # earliest opening wins, ties going to the first route of the rules file:
+    # the least of opening × R + route index (R a power of two above the
+    # number of routes) gives both at once.
+    cal = _Calendar(max(max(r.age for r in rules.routes), rules.min_entry_age))
+    by, bd = _march(birth)
+    b29 = np.flatnonzero(bd == 365)
+    shift = max(len(rules.routes) - 1, 1).bit_length()
+    opens: dict[int, np.ndarray] = {}
+    best = np.full(n, NEVER, dtype=i32)
+    for i, r in enumerate(rules.routes):
+        if r.age not in opens:  # not separated (NONE): not entitled
+            day = np.maximum(sep, cal.anniversary(by, bd, b29, r.age))
+            opens[r.age] = day << np.int32(shift)
+        holds = (met >> met.dtype.type(i)) & met.dtype.type(1)
+        np.minimum(best, pick(holds, opens[r.age] | np.int32(i), NEVER), out=best)
+    elig = best >> np.int32(shift)
+    route = (best & np.int32((1 << shift) - 1)).astype(np.int8)
 
-    elig = np.where(entitled, elig, NONE)
-    status = np.where(~entitled, 2, np.where(elig <= as_of, 0, 1))
-    has_req = req != NONE
-    start = np.where(entitled & has_req & (req >= elig), req, NONE)
-    premature = entitled & has_req & (req < elig)
-    # the separation day is the last day of service
-    span = separated & _years_exceed(units, entry, np.where(separated, sep + 1, entry))
-    annuity = entitled & (sep >= route_age)
-    return {
-        "status": status, "reasons": reasons, "route": np.where(entitled, route, -1),
-        "routes_met": np.where(entitled, met, 0), "eligibility": elig, "start": start,
-        "premature": premature, "annual_cents": annual, "monthly_cents": monthly,
-        "minimum_applied": entitled & (minimum > formula),
-        "warnings": span * 1 | annuity * 2,
+    # Reglas 19.5 and 19.6, exact: compensation × weight over rate_scale ×
+    # SERVICE_UNITS, rounded half up once; the minimum counts when strictly higher
+    weight = _weights(units, rules, REGIMES[0])
+    for k, reg in enumerate(REGIMES[1:], start=1):
+        other = _weights(units, rules, reg)
+        kind = np.result_type(weight, other)
+        weight = pick(regime == k, other.astype(kind, copy=False), weight.astype(kind))
+    floor = int(rules.minimum_rate * rules.rate_scale) * SERVICE_UNITS
+    minimum = right1960 & (weight < floor)  # compensation is above zero
+    den = rules.rate_scale * SERVICE_UNITS
+    weight = weight.astype(np.int64 if floor >= 2**31 else weight.dtype, copy=False)
+    weight = np.maximum(weight, np.multiply(right1960, floor, dtype=weight.dtype))
+    exact2 = weight * cents
+    exact2 <<= 1
+    annual = exact2 + den
+    annual //= 2 * den
+    exact2 += 12 * den
+    exact2 //= 24 * den
+    monthly = exact2
+    limit = (2**63 - 1 - 24 * den) // 2  # the largest numerator int64 holds here
+    if n and int(cents.max()) * int(weight.max()) > limit:
+        # the rows beyond 64-bit numerators (if any: the bound is of the
+        # largest of each), exact in Python integers
+        wide = np.flatnonzero(cents.astype(np.float64) * weight >= limit / 2)
+        for i in wide.tolist():
+            e2 = int(cents[i]) * int(weight[i]) * 2
+            annual[i], monthly[i] = (e2 + den) // (2 * den), (e2 + 12 * den) // (24 * den)
+
+    # not entitled: status 2, the rest empty
+    status = np.maximum(_u8(elig > as_of), _u8(~entitled) * np.uint8(2)).view(np.int8)
+    start_ok = entitled & (req >= elig)
+    premature = entitled & (req != NONE) & (req < elig)
+
+    act3 = rules.act_3_2013
+    end = pick(separated, sep + np.int32(1), entry)  # the separation day is served
+    checks = {
+        "service_exceeds_span": separated & cal.years_exceed(units, entry, end),
+        "implausible_entry_age": entry < cal.anniversary(by, bd, b29, rules.min_entry_age),
+        # separated on or after the winning route's age: it opened on separation
+        "retirement_annuity_may_apply": entitled & (elig == sep),
+        "act_3_2013_accruals_frozen": entitled & (sep > day_of(act3.accruals_frozen_after)),
+        "act_3_2013_ages_may_apply": entitled & (elig > day_of(act3.ages_changed_after)),
+        "act_3_2013_minimum_may_apply": entitled & (
+            monthly < int(act3.minimum_monthly * 10**MONEY_PLACES)),
     }
+    warnings = np.zeros(n, dtype=np.uint8)
+    for bit, name in enumerate(WARNINGS):
+        warnings |= _u8(checks[name]) << np.uint8(bit)
+    return {
+        "status": status, "reasons": reasons, "regime": regime,
+        "route": pick(entitled, route, -1), "routes_met": pick(entitled, met, 0),
+        "eligibility": pick(entitled, elig, NONE), "start": pick(start_ok, req, NONE),
+        "premature": premature, "annual_cents": pick(entitled, annual, -1),
+        "monthly_cents": pick(entitled, monthly, -1),
+        "minimum_applied": entitled & minimum, "warnings": warnings, "entitled": entitled,
+    }
+
+
+def determine(a: dict[str, np.ndarray], rules: Rules) -> dict[str, np.ndarray]:
+    """The outputs of `decide` that bench/bench_core.py compares (COMPARED)."""
+    out = decide(a, rules)
+    return {k: out[k] for k in COMPARED}
