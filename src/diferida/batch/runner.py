@@ -45,7 +45,8 @@ class AccountingError(AssertionError):
 class Summary:
     """What a run did. `seconds` splits the time into reading, evaluating and
     writing (for Parquet, what the run waited for its sink: the sink writes on
-    a thread of its own, while later chunks are evaluated); `sample` holds the first rejects when no rejects file was asked."""
+    a thread of its own, while later chunks are evaluated); `sample` holds
+    the first rejects when no rejects file was asked."""
 
     input: str
     output: str
