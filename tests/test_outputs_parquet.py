@@ -67,5 +67,10 @@ def test_a_frame_the_sink_cannot_write_is_an_error_naming_the_output(tmp_path):
         sink.complete()
     assert err.value.code == "cannot_write"
     assert str(out) in str(err.value)
+    # the error stays: a later write or completing the file never passes for a whole file
+    with pytest.raises(FileProblem):
+        sink.write(_frame(20, 10))
+    with pytest.raises(FileProblem):
+        sink.complete()
     sink.abort()
     assert list(tmp_path.iterdir()) == []

@@ -298,7 +298,7 @@ class ParquetSink(Sink):
                     break
 
     def _raise(self) -> None:
-        exc, self._error = self._error, None
+        exc = self._error  # kept: every later write, and completing, fail too
         if exc is None:
             return
         if isinstance(exc, OSError):
@@ -323,22 +323,20 @@ class ParquetSink(Sink):
         self._put(frame)
         self._raise()
 
-    def _close(self) -> None:
-        thread, self._thread = self._thread, None
-        if thread is not None:
-            self._thread = thread
-            self._put(self._END)
-            thread.join()
+    def _end(self, item: Any) -> None:
+        """Hand the sink its last item (the end, or a stop) and wait for it."""
+        if self._thread is not None:
+            self._put(item)
+            self._thread.join()
             self._thread = None
-            self._raise()
+
+    def _close(self) -> None:
+        self._end(self._END)
+        self._raise()
 
     def abort(self) -> None:
-        thread, self._thread = self._thread, None
-        if thread is not None:
-            self._thread = thread
-            self._put(self._STOP)
-            thread.join()
-            self._thread, self._error = None, None
+        self._end(self._STOP)
+        self._error = None
         super().abort()
 
 
