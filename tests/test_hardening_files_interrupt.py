@@ -55,6 +55,33 @@ def _complete(folder: Path, rows: int) -> bool:
     return det.height + rej["row"].n_unique() == rows
 
 
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("delay", [0.4, 0.55, 0.7, 1.5])
+def test_an_interrupted_run_writing_parquet_leaves_no_file_and_no_thread_behind(
+        inputs, tmp_path, delay, signum):
+    # the Parquet output is written by a sink on a thread of its own: a stop
+    # ends it, and its temporary file goes with it
+    _, new = inputs
+    args = ["batch", str(new), "-o", str(tmp_path / "det.parquet"), "--rejects",
+            str(tmp_path / "rej.parquet"), "-q", "--as-of", AS_OF.isoformat(),
+            "--chunk-rows", "1000"]
+    proc = subprocess.Popen([*cli_command(), *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    time.sleep(delay)
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=120)
+    message = err.decode()
+    assert "Traceback" not in message, message
+    after = sorted(p.name for p in tmp_path.iterdir())
+    if after:  # finished before the signal: both outputs, whole
+        assert after == ["det.parquet", "rej.parquet"] and proc.returncode == 0
+        det = pl.read_parquet(tmp_path / "det.parquet")
+        rej = pl.read_parquet(tmp_path / "rej.parquet")
+        assert det.height + rej["row"].n_unique() == ROWS
+    else:
+        assert proc.returncode != 0
+
+
 @pytest.mark.parametrize("delay", [0.05, 0.15, 0.3, 0.8, 1.5, 3.0])
 def test_ctrl_c_at_any_moment_leaves_the_old_pair_or_the_complete_new_one(inputs, tmp_path,
                                                                            delay):
