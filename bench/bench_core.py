@@ -36,7 +36,7 @@ import numpy_baseline
 import polars as pl
 
 import diferida
-from diferida import article19
+from diferida import article19, outcomes
 from diferida.validation import validate
 
 AS_OF = date(2026, 11, 29)
@@ -78,7 +78,7 @@ def engine_codes(full: pl.DataFrame, rules) -> dict[str, np.ndarray]:
         "status": full["status"].replace_strict(
             {"eligible": 0, "not_yet_eligible": 1, "not_entitled": 2},
             return_dtype=pl.Int64).to_numpy(),
-        "reasons": mask("reasons", article19.REASONS),
+        "reasons": mask("reasons", outcomes.REASONS),
         "route": full["route"].replace_strict({r: i for i, r in enumerate(ids)}, default=-1,
                                               return_dtype=pl.Int64).to_numpy(),
         "routes_met": mask("routes_met", ids),
@@ -88,7 +88,7 @@ def engine_codes(full: pl.DataFrame, rules) -> dict[str, np.ndarray]:
         "annual_cents": full["annual_cents"].fill_null(-1).to_numpy(),
         "monthly_cents": full["monthly_cents"].fill_null(-1).to_numpy(),
         "minimum_applied": full["minimum_applied"].to_numpy(),
-        "warnings": mask("warnings", article19.WARNINGS),
+        "warnings": mask("warnings", outcomes.WARNINGS),
     }
 
 

@@ -60,6 +60,7 @@ from diferida.fields import (  # noqa: E402
     SERVICE_DIGITS,
     SERVICE_PLACES,
 )
+from diferida.outcomes import REASONS, STATUSES, WARNINGS  # noqa: E402
 from diferida.rules import GROUPS, REGIMES, Rules, load_rules  # noqa: E402
 
 DATES = ("birth_date", "entry_date", "separation_date", "requested_start_date", "as_of")
@@ -286,8 +287,8 @@ def columns(t: pa.Table, out: dict[str, np.ndarray], rules: Rules) -> list[tuple
     return [
         ("participant_id", t.column("participant_id")),
         *[(c, t.column(c)) for c in carried],
-        ("status", Coded(list(nb.STATUSES), out["status"])),
-        ("reasons", Coded(_joined(nb.REASONS), out["reasons"])),
+        ("status", Coded(list(STATUSES), out["status"])),
+        ("reasons", Coded(_joined(REASONS), out["reasons"])),
         ("regime", Coded(list(REGIMES), out["regime"])),
         ("eligibility_date", dates(out["eligibility"], entitled)),
         ("route", Coded(ids, out["route"], entitled)),
@@ -297,7 +298,7 @@ def columns(t: pa.Table, out: dict[str, np.ndarray], rules: Rules) -> list[tuple
         ("annual_amount", money(out["annual_cents"])),
         ("monthly_amount", money(out["monthly_cents"])),
         ("minimum_applied", Flag(out["minimum_applied"])),
-        ("warnings", Coded(_joined(nb.WARNINGS), out["warnings"])),
+        ("warnings", Coded(_joined(WARNINGS), out["warnings"])),
         ("rules_version", Coded([rules.version], np.zeros(n, dtype=np.uint8))),
     ]
 

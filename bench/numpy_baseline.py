@@ -6,7 +6,7 @@ in cents) and computes every output of the determination with plain array
 arithmetic, exactly (integers only): the status, the reasons, the regime,
 the eligibility date and its route, the routes met, the start date, the
 premature request, the annual and monthly amounts, whether the 19.6 minimum
-applied, and all six warnings of `article19.WARNINGS`. Every number comes
+applied, and all six warnings of `diferida.outcomes.WARNINGS`. Every number comes
 from the same rules file (`load_rules()`); none of the law is written here.
 
 Left out: validation (the input is taken to be valid: dates within years
@@ -47,23 +47,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from diferida.fields import MONEY_PLACES, SERVICE_UNITS
+from diferida.outcomes import REASONS, WARNINGS
 from diferida.rules import GROUPS, REGIMES, Rules
 
 if TYPE_CHECKING:
     import polars as pl
 
-# the orders of diferida.article19 (which loads Polars, so they are not
-# imported from it: bench/bench_kernel.py checks that they are equal)
-STATUSES = ("eligible", "not_yet_eligible", "not_entitled")
-REASONS = ("not_covered", "not_separated", "refund_requested", "insufficient_service")
-WARNINGS = (
-    "service_exceeds_span",
-    "implausible_entry_age",
-    "retirement_annuity_may_apply",
-    "act_3_2013_accruals_frozen",
-    "act_3_2013_ages_may_apply",
-    "act_3_2013_minimum_may_apply",
-)
 # the outputs bench/bench_core.py compares with the engine's
 COMPARED = ("status", "reasons", "route", "routes_met", "eligibility", "start", "premature",
             "annual_cents", "monthly_cents", "minimum_applied", "warnings")

@@ -5,9 +5,9 @@ import re
 
 import pytest
 
-from diferida.article19 import REASONS, STATUSES, WARNINGS
 from diferida.fields import FIELD_NAMES
 from diferida.i18n import LANGS, catalog
+from diferida.outcomes import REASONS, STATUSES, WARNINGS
 from diferida.validation import ERROR_CODES
 
 

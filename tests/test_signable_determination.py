@@ -20,8 +20,8 @@ import polars as pl
 import pytest
 
 import diferida
-from diferida.article19 import REASONS, STATUSES, WARNINGS
 from diferida.i18n import field_label
+from diferida.outcomes import REASONS, STATUSES, WARNINGS
 from diferida.render import render_text
 
 from .conftest import AS_OF, cli_command, participant

@@ -19,17 +19,6 @@ from .money import EXACT, cents, round_half_up
 from .plan import Stages
 from .rules import REGIMES, Route, Rules
 
-REASONS = ("not_covered", "not_separated", "refund_requested", "insufficient_service")
-STATUSES = ("eligible", "not_yet_eligible", "not_entitled")
-WARNINGS = (
-    "service_exceeds_span",
-    "implausible_entry_age",
-    "retirement_annuity_may_apply",
-    "act_3_2013_accruals_frozen",
-    "act_3_2013_ages_may_apply",
-    "act_3_2013_minimum_may_apply",
-)
-
 S = pl.col("service_units")
 AC = pl.col("compensation_cents")
 AC_EXACT = pl.col("_compensation_exact")  # AC in the exact type, made once (first stage)
@@ -191,7 +180,7 @@ def _determine_stages(lf: Stages, rules: Rules) -> Stages:
     parts, totals, rounded = amount_columns(rules)
     lf = lf.with_columns(parts).with_columns(totals)
 
-    # SPEC §3 and §7: reasons, in the order of REASONS
+    # SPEC §3 and §7: reasons, in the order of outcomes.REASONS
     lf = lf.with_columns(
         *rounded,
         _joined([
@@ -243,7 +232,7 @@ def _determine_stages(lf: Stages, rules: Rules) -> Stages:
         round_half_up(pl.col("_annual_exact"), den).alias("annual_cents"),
         round_half_up(pl.col("_annual_exact"), 12 * den).alias("monthly_cents"),
     )
-    # SPEC §7 warnings, in the order of WARNINGS: the determination stands.
+    # SPEC §7 warnings, in the order of outcomes.WARNINGS: the determination stands.
     act3 = rules.act_3_2013
     lf = lf.with_columns(
         _joined([

@@ -533,7 +533,7 @@ def _warning(w: _Writer, row: dict[str, Any], code: str, service: str) -> None:
               "minimum_monthly": f"{act3.minimum_monthly:.2f}"}, None,
               w.text("warnings", code, citation=cite(act3.citation, lang),
                      monthly=format_money(monthly), minimum=format_money(act3.minimum_monthly)))
-    else:  # pragma: no cover - every code of article19.WARNINGS is handled above
+    else:  # pragma: no cover - every code of outcomes.WARNINGS is handled above
         raise KeyError(code)
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from datetime import date
 
-from .article19 import WARNINGS
 from .determination import Determination, plain
 from .explain import cite, pct, reason_texts, regime_text
 from .i18n import catalog, fmt_date
 from .money import format_money
+from .outcomes import WARNINGS
 from .rules import Rules, load_rules
 
 LABELS = {

@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..article19 import STATUSES
 from ..core import evaluate_frame
 from ..i18n import LANGS, error_message, field_label
+from ..outcomes import STATUSES
 from ..rules import Rules, load_rules
 from .columns import ColumnsArg
 from .defaults import DEFAULT_CHUNK_ROWS
