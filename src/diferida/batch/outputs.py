@@ -59,9 +59,9 @@ class Sink:
             except FileExistsError:
                 _unfinished.discard(self.tmp)
                 continue
-            except BaseException:  # an interrupt: the file, if made, is this run's
-                self.tmp.unlink(missing_ok=True)
-                _unfinished.discard(self.tmp)
+            except BaseException:  # an interrupt, or a folder we cannot write to
+                if _remove(self.tmp):
+                    _unfinished.discard(self.tmp)
                 raise
 
     def write(self, frame: pl.DataFrame) -> None:
@@ -88,24 +88,36 @@ class Sink:
     def abort(self) -> None:
         try:
             self._close()
-        except OSError:
+        except (OSError, FileProblem):
             pass
         finally:
-            self.tmp.unlink(missing_ok=True)
-            _unfinished.discard(self.tmp)
+            if _remove(self.tmp):
+                _unfinished.discard(self.tmp)
 
 
 # The temporary files of this process's outputs not yet put in place or removed.
 _unfinished: set[Path] = set()
 
 
+def _remove(tmp: Path) -> bool:
+    """Remove a temporary file of this run, if it is there; False when it
+    could not be removed. A clean-up never raises: it runs while an error is
+    being reported (a read-only folder refuses even the removal of a file
+    that was never made, and the error to report is the first one)."""
+    try:
+        tmp.unlink(missing_ok=True)
+    except OSError:
+        return False
+    return True
+
+
 def discard_unfinished() -> None:
     """Remove every temporary output file this process still has: called by a
-    command that was interrupted, after its own clean-up, for a file whose
-    sink was being opened when the interrupt came."""
+    command that was interrupted or refused, after its own clean-up, for a
+    file whose sink was being opened when the interrupt came."""
     for tmp in list(_unfinished):
-        tmp.unlink(missing_ok=True)
-        _unfinished.discard(tmp)
+        if _remove(tmp):
+            _unfinished.discard(tmp)
 
 
 class _writing:
@@ -167,17 +179,25 @@ def put_in_place(sinks: Sequence[Sink], started: Callable[[], None] | None = Non
                     continue
                 sink.tmp.unlink()
     except BaseException:
+        undone: FileProblem | None = None
         for sink, backup in reversed(done):
-            _undo(sink, backup)
+            try:
+                _undo(sink, backup)
+            except OSError as exc:  # the folder refuses the undoing too: say so
+                undone = undone or FileProblem(
+                    "cannot_write", file=str(sink.path),
+                    detail=f"{exc.strerror or exc}; what was there could not be put back")
         for sink in sinks:
-            sink.tmp.unlink(missing_ok=True)
-            _unfinished.discard(sink.tmp)
+            if _remove(sink.tmp):
+                _unfinished.discard(sink.tmp)
+        if undone is not None:
+            raise undone from None
         raise
     for sink in sinks:
         _unfinished.discard(sink.tmp)
     for _, backup in done:
         if backup is not None:
-            backup.unlink(missing_ok=True)
+            _remove(backup)  # every output is in place: a hidden .old left is no error
 
 
 def _keep(path: Path) -> Path:
@@ -218,7 +238,7 @@ def _undo(sink: Sink, backup: Path | None) -> None:
             return
         sink.path.unlink(missing_ok=True)
     if backup is not None:
-        backup.unlink(missing_ok=True)
+        _remove(backup)
 
 
 # OWASP, "CSV Injection": a cell that begins with one of these is a formula to a
@@ -247,8 +267,12 @@ class CsvSink(Sink):
     def __init__(self, path: Path, overwrite: bool):
         self._fh: IO[bytes] | None = None
         super().__init__(path, overwrite)
-        with _writing(path):
-            self._fh = self.tmp.open("wb")
+        try:
+            with _writing(path):
+                self._fh = self.tmp.open("wb")
+        except BaseException:
+            self.abort()
+            raise
         self._header = True
 
     def _write(self, frame: pl.DataFrame) -> None:
