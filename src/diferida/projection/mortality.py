@@ -22,8 +22,8 @@ from __future__ import annotations
 import csv
 import functools
 import hashlib
-import io
 import math
+import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -141,37 +141,109 @@ def _fail(path: str, line: int | None, text: str) -> TableError:
     return TableError(f"--mortality {where}: {text}")
 
 
+# What a table's values may be, in ASCII only (str.isdigit and float() also
+# take "²", Arabic-Indic and fullwidth digits, and "0.0_1"): an age of whole
+# years; a rate as a decimal number, with an exponent as spreadsheets write it.
+_AGE = re.compile(r"[0-9]{1,3}")
+_RATE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?")
+MAX_FIELD_CHARS = 64  # an age, a sex, a rate, a phase: a few characters each
+MAX_LINE_CHARS = 1_000
+
+
+def _shown(value: str) -> str:
+    """A value as a message may quote it: a long one cut, with its length."""
+    if len(value) <= 24:
+        return f"'{value}'"
+    return f"'{value[:20]}…' ({len(value):,} characters)"
+
+
+def _bare_cr_line(text: str) -> int | None:
+    """The line of the first CR that is not part of a CR-LF, or None."""
+    at = text.find("\r")
+    while at >= 0:
+        if text[at + 1:at + 2] != "\n":
+            return text.count("\n", 0, at) + 1
+        at = text.find("\r", at + 1)
+    return None
+
+
+def _label(header: list[str] | None, i: int) -> str:
+    return header[i] if header is not None and i < len(header) else f"column {i + 1}"
+
+
+def _check_lines(name: str, lines: list[str], header: list[str] | None) -> None:
+    """Refuse a line too long for a table, or a quoted value that runs over
+    several lines, naming the line and the field (before the CSV reader,
+    which raises on a field over 128 KiB without saying where it began)."""
+    for n, line in enumerate(lines, start=1):
+        if len(line) > MAX_LINE_CHARS:
+            values = line.split(",")
+            i = max(range(len(values)), key=lambda k: len(values[k]))
+            if n == 1:
+                raise _fail(name, 1, f"the header's column {i + 1} has {len(values[i]):,} "
+                                     f"characters; a header names the columns age, sex, qx "
+                                     f"(and optionally phase)")
+            raise _fail(name, n, f"{_label(header, i)} has {len(values[i]):,} characters, "
+                                 f"not a value of a mortality table (at most "
+                                 f"{MAX_FIELD_CHARS})")
+        if line.count('"') % 2:
+            inside, column = False, 0
+            for ch in line:
+                if ch == '"':
+                    inside = not inside
+                elif ch == "," and not inside:
+                    column += 1
+            raise _fail(name, n, f"a quoted value of {_label(header, column)} is not closed "
+                                 f"on its line (a value of a mortality table is on one line)")
+
+
 def load_csv_table(path: str | Path) -> MortalityTable:
     """A table from a CSV file with columns `age,sex,qx` and optionally
     `phase` (`before` | `after` the start date). Ages are whole years, each
     sex (and phase) a run of consecutive ages ending at 120, no gaps, no
-    repeats; 0 <= qx <= 1. Ages below a sex's first age take its rate."""
+    repeats; 0 <= qx <= 1; every value in ASCII. Ages below a sex's first age
+    take its rate."""
     p = Path(path)
     name = str(path)
     try:
-        data = p.read_bytes()
+        with p.open("rb") as fh:
+            data = fh.read(MAX_CSV_BYTES + 1)
     except FileNotFoundError:
         raise _fail(name, None, "no such file") from None
     except OSError as exc:
         raise _fail(name, None, f"cannot be read: {exc.strerror or exc}") from None
     if len(data) > MAX_CSV_BYTES:
-        raise _fail(name, None, f"{len(data):,} bytes is not a mortality table "
+        raise _fail(name, None, f"more than {MAX_CSV_BYTES:,} bytes is not a mortality table "
                                 f"(at most {MAX_CSV_BYTES:,})")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise _fail(name, None, f"the text is not UTF-8 (byte {exc.start})") from None
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise _fail(name, line, f"the text is not UTF-8 (byte {exc.start})") from None
     if not text.strip():
         raise _fail(name, None, "the file is empty")
-    rows = list(csv.reader(io.StringIO(text)))
+    cr = _bare_cr_line(text)
+    if cr is not None:
+        raise _fail(name, cr, "holds a bare CR (the line end of old Mac files, or a stray "
+                              "one); save it with LF or CRLF line ends")
+    lines = text.replace("\r\n", "\n").split("\n")
+    _check_lines(name, lines[:1], None)
+    header = [h.strip().lower() for h in next(csv.reader(lines[:1]), [])]
+    _check_lines(name, lines, header)
+    reader = csv.reader(lines)  # one record a line: no value runs over lines (above)
+    try:
+        rows = list(reader)
+    except csv.Error as exc:
+        raise _fail(name, reader.line_num, f"cannot be read: {exc}") from None
     header = [h.strip().lower() for h in rows[0]]
     for need in ("age", "sex", "qx"):
         if need not in header:
             raise _fail(name, 1, f"the header needs the columns age, sex, qx (and optionally "
-                                 f"phase); found {', '.join(header) or 'none'}")
+                                 f"phase); found {', '.join(map(_shown, header)) or 'none'}")
     extra = [h for h in header if h not in ("age", "sex", "qx", "phase")]
     if extra or len(set(header)) != len(header):
-        raise _fail(name, 1, f"unexpected or repeated columns: {', '.join(extra) or header}")
+        raise _fail(name, 1, "unexpected or repeated columns: "
+                             f"{', '.join(map(_shown, extra or header))}")
     col = {h: i for i, h in enumerate(header)}
     has_phase = "phase" in col
     seen: dict[tuple[str, str], dict[int, tuple[float, int]]] = {}
@@ -180,19 +252,24 @@ def load_csv_table(path: str | Path) -> MortalityTable:
             continue
         if len(row) != len(header):
             raise _fail(name, n, f"has {len(row)} values; the header has {len(header)}")
+        for h, value in zip(header, row, strict=True):
+            if len(value) > MAX_FIELD_CHARS:
+                raise _fail(name, n, f"{h} has {len(value):,} characters, not a value of a "
+                                     f"mortality table (at most {MAX_FIELD_CHARS})")
         age_t, sex = row[col["age"]].strip(), row[col["sex"]].strip()
         q_t = row[col["qx"]].strip()
         phase = row[col["phase"]].strip() if has_phase else "both"
-        if not age_t.isdigit() or int(age_t) > MAX_AGE:
-            raise _fail(name, n, f"age '{age_t}' is not a whole number of years 0..{MAX_AGE}")
+        if not _AGE.fullmatch(age_t) or int(age_t) > MAX_AGE:
+            raise _fail(name, n, f"age {_shown(age_t)} is not a whole number of years "
+                                 f"0..{MAX_AGE} (in the digits 0-9)")
         if sex not in SEXES:
-            raise _fail(name, n, f"sex '{sex}' is not F or M")
+            raise _fail(name, n, f"sex {_shown(sex)} is not F or M")
         if has_phase and phase not in PHASES:
-            raise _fail(name, n, f"phase '{phase}' is not 'before' or 'after'")
-        try:
-            q = float(q_t)
-        except ValueError:
-            raise _fail(name, n, f"qx '{q_t}' is not a number") from None
+            raise _fail(name, n, f"phase {_shown(phase)} is not 'before' or 'after'")
+        if not _RATE.fullmatch(q_t):
+            raise _fail(name, n, f"qx {_shown(q_t)} is not a number (in the digits 0-9, "
+                                 f"with a decimal point)")
+        q = float(q_t)
         if not (math.isfinite(q) and 0.0 <= q <= 1.0):
             raise _fail(name, n, f"qx {q_t} is not a probability between 0 and 1")
         ages = seen.setdefault((sex, phase), {})
