@@ -16,6 +16,7 @@ from ..fields import FIELD_NAMES
 from .errors import FileProblem
 
 ColumnsArg = Mapping[str, str] | str | Path | None
+MAX_MAP_BYTES = 1 << 20  # a map of every column of the widest sheet is ~500 kB
 
 
 def load_column_map(columns: ColumnsArg, extra: tuple[str, ...] = ()) -> dict[str, str]:
@@ -28,11 +29,24 @@ def load_column_map(columns: ColumnsArg, extra: tuple[str, ...] = ()) -> dict[st
         path = Path(columns)
         name = str(path)
         try:
-            data = tomllib.loads(path.read_text("utf-8"))
+            with path.open("rb") as fh:
+                raw = fh.read(MAX_MAP_BYTES + 1)
         except FileNotFoundError:
             raise FileProblem("not_found", file=name) from None
+        except OSError as exc:
+            raise FileProblem("bad_map", file=name,
+                              detail=f"it cannot be read: {exc.strerror or exc}") from None
+        if len(raw) > MAX_MAP_BYTES:
+            raise FileProblem("bad_map", file=name,
+                              detail=f"more than {MAX_MAP_BYTES:,} bytes is not a column map")
+        try:
+            data = tomllib.loads(raw.decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise FileProblem("bad_map", file=name, detail=str(exc)) from None
+        except RecursionError:  # tomllib parses nested arrays and tables by recursion
+            raise FileProblem("bad_map", file=name,
+                              detail="its values nest too deeply; a map is one table "
+                                     "[columns] of \"file column\" = \"field\"") from None
         table = data.get("columns")
         if not isinstance(table, dict):
             raise FileProblem("bad_map", file=name,
