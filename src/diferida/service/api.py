@@ -24,8 +24,9 @@ from ..rules import RulesError, builtin_names, load_rules, rules_from_resolved
 from . import messages
 from .auth import Analyst, Auditor, Reader, store_of
 from .errors import APIError, parse_json_object, problem
-from .participant import RequestProblems, field_problem, normalised_id, parse
+from .participant import RequestProblems, field_problem, id_problem, normalised_id, parse
 from .schemas import (
+    ID_PATTERN,
     AuditList,
     BatchOut,
     CaseList,
@@ -220,15 +221,21 @@ def _evaluate_file(data: bytes, filename: str, separator: str | None, as_of: dat
 
 # -- cases ----------------------------------------------------------------------
 
-# Query texts: no NUL (no database stores it); an id has something besides spaces.
+# Query texts: no NUL (no database stores it).
 TEXT_PATTERN = r"^[^\x00]*$"
-ID_PATTERN = r"^[^\x00]*\S[^\x00]*$"
+# A participant id given as a filter is checked by `_id_filter`, with a message
+# naming what is wrong; the pattern documents what it accepts.
+ID_QUERY_DOC = {"pattern": ID_PATTERN}
 
 
 def _id_filter(value: str | None, lang: str) -> str | None:
-    """A participant id given as a filter, trimmed as the core trims ids."""
+    """A participant id given as a filter, trimmed as the core trims ids;
+    an id no case can have (blank, or holding a control character) is 422."""
     if value is None:
         return None
+    bad = id_problem(lang, value)
+    if bad is not None:
+        raise APIError(422, [bad])
     pid = normalised_id(value)
     if pid is None:
         raise APIError(422, [field_problem(lang, "participant_id", "blank", value)])
@@ -403,7 +410,7 @@ async def list_cases(
     request: Request,
     user: Reader,
     participant_id: Annotated[str | None, Query(
-        max_length=PID_LIMIT, pattern=ID_PATTERN,
+        max_length=PID_LIMIT, json_schema_extra=ID_QUERY_DOC,
         description="All versions of this participant's case, oldest first (surrounding "
                     "spaces are ignored, as when the case was recorded).")] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
@@ -484,7 +491,7 @@ async def audit_trail(
         description="case.create, case.correct, case.read, case.list, case.reproduce, "
         "audit.read, auth.unauthorized, auth.forbidden")] = None,
     participant_id: Annotated[str | None, Query(max_length=PID_LIMIT,
-                                                pattern=ID_PATTERN)] = None,
+                                                json_schema_extra=ID_QUERY_DOC)] = None,
     since: Annotated[datetime | None, Query(description="From this time (ISO 8601; "
                                                         "UTC if no zone).")] = None,
     until: Annotated[datetime | None, Query(description="Before this time.")] = None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..i18n import DEFAULT_LANG, LANGS, catalog
+from ..i18n import DEFAULT_LANG, LANGS, error_text
 
 MESSAGES: dict[str, dict[str, str]] = {
     "invalid_json": {
@@ -47,6 +47,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "nul_character": {
         "en": "must not contain the NUL character (\\u0000)",
         "es": "no puede contener el carácter NUL (\\u0000)",
+    },
+    "control_character": {
+        "en": "must not contain a control character (it holds {char})",
+        "es": "no puede contener caracteres de control (contiene {char})",
     },
     "blank": {
         "en": "is blank",
@@ -129,12 +133,26 @@ MESSAGES: dict[str, dict[str, str]] = {
 }
 
 
-def text(lang: str, code: str, **values: Any) -> str:
+class _Keep(dict):
+    """format_map helper: a placeholder not given stays as it is, rather than
+    turning a message into an error of its own."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def text(lang: str, code: str, field: str | None = None, **values: Any) -> str:
+    """The message of `code` in `lang`, its placeholders filled from `values`.
+    A field error the core's catalog already words takes the form of its
+    `field` (in Spanish a message agrees with the field's gender and number:
+    "es obligatorio", "es obligatoria", "son obligatorios")."""
     lang = lang if lang in LANGS else DEFAULT_LANG
-    if code not in MESSAGES:  # a field error the core's catalog already words
-        return catalog(lang)["errors"][code].format(**values)
-    table = MESSAGES[code]
-    return table.get(lang, table["en"]).format(**values)
+    if code in MESSAGES:
+        table = MESSAGES[code]
+        template = table.get(lang, table["en"])
+    else:  # a field error the core's catalog already words
+        template = error_text(lang, code, field)
+    return template.format_map(_Keep(values))
 
 
 def pick_lang(candidate: Any = None, accept_language: str | None = None) -> str:

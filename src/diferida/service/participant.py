@@ -3,6 +3,7 @@ request's options (lang, rules, …), and every problem found on the way."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -24,7 +25,7 @@ def field_problem(lang: str, name: str, code: str, value: Any = None, **kw: Any)
     label = field_label(lang, name)
     prefix = f"{label} ({name})" if label != name else name
     shown = "" if value is None else value
-    return problem(name, code, f"{prefix}: {messages.text(lang, code, value=shown, **kw)}",
+    return problem(name, code, f"{prefix}: {messages.text(lang, code, name, value=shown, **kw)}",
                    value if value is None or isinstance(value, str | int | bool) else str(value))
 
 
@@ -74,11 +75,37 @@ def parse(body: dict[str, Any], option_names: tuple[str, ...]) -> Parsed:
         else:
             problems.append(field_problem(lang, key, "not_a_scalar", None))
     pid = fields.get("participant_id")
-    if isinstance(pid, str) and "\x00" in pid:
-        # no database stores it (PostgreSQL refuses it): refused alike everywhere
-        problems.append(field_problem(lang, "participant_id", "nul_character"))
+    bad = id_problem(lang, pid) if isinstance(pid, str) else None
+    if bad is not None:
+        problems.append(bad)
         del fields["participant_id"]
     return Parsed(fields, options, lang, rules, problems)
+
+
+# Unicode's control characters (category Cc): C0, DEL and C1.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def control_character(text: str) -> str | None:
+    """The first control character in `text`, written U+XXXX; None when
+    there is none."""
+    m = _CONTROL.search(text)
+    return None if m is None else f"U+{ord(m.group()):04X}"
+
+
+def id_problem(lang: str, value: str, name: str = "participant_id") -> dict | None:
+    """Why a participant id given as text cannot be one; None when it can.
+    NUL is stored by no database (PostgreSQL refuses it); no control character
+    (a tab or a line break inside the id, an escape sequence) is a
+    meaningful part of an id either, and one would show in a printed
+    determination, a log line or an audit event as something other than it
+    is. The spaces around an id are not part of it (they are trimmed)."""
+    if "\x00" in value:
+        return field_problem(lang, name, "nul_character")
+    char = control_character(normalised_id(value) or "")
+    if char is not None:
+        return field_problem(lang, name, "control_character", char=char)
+    return None
 
 
 def normalised_id(value: Any) -> str | None:

@@ -32,6 +32,13 @@ EXAMPLE_PARTICIPANT = {
 # as text with surrounding spaces removed, so a JSON number or true/false is
 # read as its text; these schemas say so, and mark the required fields.
 _SPACE = r"\s*"
+# A participant id: something besides spaces, and no control character (NUL,
+# a tab or a line break inside it, ...: service/participant.py); the spaces
+# around it (tabs and line breaks included) are trimmed.
+_TRIMMED = r"[\t\n\v\f\r ]*"
+_NOT_CONTROL = r"[^\x00-\x1f\x7f-\x9f]"
+ID_PATTERN = (rf"^{_TRIMMED}{_NOT_CONTROL}*[^\s\x00-\x1f\x7f-\x9f]{_NOT_CONTROL}*"
+              rf"{_TRIMMED}$")
 _DATE = {"type": "string", "pattern": rf"^{_SPACE}\d{{4}}-\d{{2}}-\d{{2}}{_SPACE}$",
          "description": "YYYY-MM-DD, a year from 0001 to 9999.", "examples": ["1970-05-10"]}
 _BOOL = {"anyOf": [{"type": "boolean"},
@@ -79,7 +86,7 @@ def _field_schema(f, id_limit: int | None) -> dict[str, Any]:
     elif f.kind == "group":
         schema = {"type": "string", "enum": list(GROUPS)}
     else:
-        text: dict[str, Any] = {"type": "string", "pattern": r"^[^\x00]*\S[^\x00]*$"}
+        text: dict[str, Any] = {"type": "string", "pattern": ID_PATTERN}
         if id_limit:
             text["maxLength"] = id_limit
         schema = {"anyOf": [text, {"type": "integer"}]}
