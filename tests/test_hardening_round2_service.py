@@ -5,12 +5,15 @@
   field's gender), on SQLite and PostgreSQL;
 * a participant id holding a control character (NUL included) is a 422
   naming the field wherever an id is accepted: a case, a determination, the
-  filters of /api/v1/cases and /api/v1/audit (NUL was a PostgreSQL-only 500).
+  filters of /api/v1/cases and /api/v1/audit (NUL was a PostgreSQL-only 500);
+* the calculator keeps no value longer than a person types (each field
+  bounded, a message naming it) and its answers within a bound in bytes.
 """
 
 from __future__ import annotations
 
 import re
+import warnings
 
 import httpx
 import pytest
@@ -19,8 +22,13 @@ from diferida.fields import FIELD_NAMES
 from diferida.i18n import LANGS, catalog
 from diferida.service import messages
 from diferida.service.schemas import ID_PATTERN
+from diferida.service.settings import Settings
 from diferida.service.store import AuditQuery, Store
 from diferida.service.testing import database_for_tests, running_server
+from diferida.web import drafts as drafts_module
+from diferida.web.drafts import MAX_VALUE_CHARS, Drafts, DraftTooLarge, size_of
+
+from .conftest import EXAMPLE_1
 
 PERSON = {"participant_id": "R2-1", "birth_date": "1970-05-10", "entry_date": "1988-07-01",
           "separation_date": "2010-06-30", "creditable_service_years": "22",
@@ -148,3 +156,116 @@ def test_the_documented_id_pattern_says_what_is_refused():
         assert pattern.fullmatch(good), good
     for bad in ("", "   ", "\x00", "A\tB", "A\x00B", "A\x7f", "A\x85B", "\x1b[31m"):
         assert not pattern.fullmatch(bad), bad
+
+
+# ---- 4. the calculator's answers: every field and the whole store bounded ---------------
+
+@pytest.fixture(scope="module")
+def web(tmp_path_factory):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from fastapi.testclient import TestClient
+
+    from diferida.service.app import create_app
+
+    db = tmp_path_factory.mktemp("web") / "web.db"
+    app = create_app(Settings(database_url=f"sqlite:///{db}", rate_limit_public="off"))
+    with TestClient(app) as c:
+        yield c
+
+
+BIG = "7" * 1_000_000  # what one field of a multipart body can carry
+
+
+@pytest.mark.parametrize("path", ["/calcular", "/calcular/fragmento", "/determinacion/imprimir"])
+def test_megabyte_fields_are_refused_naming_each_and_nothing_is_kept(web, path):
+    kept = len(drafts_module.DRAFTS), drafts_module.DRAFTS.bytes
+    fields = {**EXAMPLE_1, "participant_id": BIG, "svc_years": BIG, "svc_months": BIG}
+    r = web.post(path, files={k: (None, v) for k, v in fields.items()}, follow_redirects=False)
+    assert r.status_code in (200, 422) and "location" not in r.headers, r.status_code
+    assert len(r.content) < 100_000  # nothing posted is sent back
+    page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", r.text))
+    message = "Tiene más de 200 caracteres y no se ha guardado"
+    for label in ("Referencia", "¿Tiene el dato en años y meses? Años",
+                  "¿Tiene el dato en años y meses? Meses (0 a 11)"):
+        assert f"{label}: {message}" in page, label
+    assert (len(drafts_module.DRAFTS), drafts_module.DRAFTS.bytes) == kept
+
+
+def test_an_over_long_date_is_named_once_in_english_and_a_value_at_the_bound_is_kept(web):
+    r = web.post("/calcular", data={**EXAMPLE_1, "birth_date": "1" * (MAX_VALUE_CHARS + 1),
+                                    "lang": "en"}, follow_redirects=False)
+    assert r.status_code == 422
+    page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", r.text))
+    assert page.count("Date of birth: Is longer than 200 characters and was not kept") == 1
+    assert "is required" not in page  # the core's "missing" would say it twice
+    at_bound = web.post("/calcular", data={**EXAMPLE_1, "participant_id": "R" * MAX_VALUE_CHARS},
+                        follow_redirects=False)
+    assert at_bound.status_code == 303
+    token = at_bound.headers["location"].rsplit("/", 1)[1]
+    assert drafts_module.DRAFTS.get(token).values["participant_id"] == "R" * MAX_VALUE_CHARS
+
+
+def test_converting_an_over_long_number_of_years_is_refused_with_its_message(web):
+    r = web.post("/calcular", data={"svc_years": "2" * 300, "svc_months": "3",
+                                    "action": "convert"})
+    page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", r.text))
+    assert r.status_code == 422 and "Años: Tiene más de 200 caracteres" in page
+    assert "2" * 201 not in r.text
+
+
+def test_a_reference_with_a_control_character_is_refused_on_the_page_too(web):
+    r = web.post("/calcular", data={**EXAMPLE_1, "participant_id": "Ana\tMarker"},
+                 follow_redirects=False)
+    page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", r.text))
+    assert r.status_code == 422
+    assert "Referencia: Contiene un carácter de control (U+0009)" in page
+
+
+def test_the_store_keeps_at_most_its_bytes_dropping_the_oldest_first():
+    one = {**EXAMPLE_1, "participant_id": "x" * MAX_VALUE_CHARS}
+    size = size_of(one)
+    store = Drafts(max_items=10_000, max_bytes=size * 5 + size // 2)
+    tokens = [store.put(one, "es") for _ in range(12)]
+    assert len(store) == 5 and store.bytes == 5 * size <= store.max_bytes
+    assert [store.get(t) is not None for t in tokens] == [False] * 7 + [True] * 5
+    # expiry gives the bytes back
+    clock = [0.0]
+    timed = Drafts(ttl=10, max_bytes=size * 3, clock=lambda: clock[0])
+    timed.put(one, "es")
+    clock[0] = 11
+    timed.put({"x": "1"}, "es")
+    assert len(timed) == 1 and timed.bytes == size_of({"x": "1"})
+
+
+def test_the_store_refuses_an_answer_beyond_one_answers_bounds():
+    store = Drafts()
+    with pytest.raises(DraftTooLarge):
+        store.put({"participant_id": "x" * (MAX_VALUE_CHARS + 1)}, "es")
+    with pytest.raises(DraftTooLarge):
+        store.put({f"k{i}": "1" for i in range(drafts_module.MAX_VALUES + 1)}, "es")
+    assert len(store) == 0 and store.bytes == 0
+    # the worst answer the form can keep is small: the default bound holds
+    # thousands of them, and never more than MAX_BYTES in all
+    worst = {name: "\U0001f600" * MAX_VALUE_CHARS for name in
+             (*FIELD_NAMES, "rules", "compare", "svc_years", "svc_months")}
+    assert size_of(worst) * 500 < drafts_module.MAX_BYTES
+
+
+def test_many_posts_of_big_fields_leave_the_store_within_its_bound(web):
+    """The issue's measure: 120 posts of about 1 MB a field added 349 MB to
+    a worker. Now the fields are refused and the store does not grow; and
+    posts of the longest values kept keep it under MAX_BYTES."""
+    before = drafts_module.DRAFTS.bytes
+    for _ in range(20):
+        web.post("/calcular", files={k: (None, v) for k, v in
+                                     {**EXAMPLE_1, "svc_years": BIG}.items()},
+                 follow_redirects=False)
+    assert drafts_module.DRAFTS.bytes == before
+    longest = {**EXAMPLE_1, "participant_id": "p" * MAX_VALUE_CHARS,
+               "svc_years": "1" * MAX_VALUE_CHARS, "svc_months": "2" * MAX_VALUE_CHARS}
+    for _ in range(30):
+        r = web.post("/calcular", data=longest, follow_redirects=False)
+        assert r.status_code == 303
+    assert drafts_module.DRAFTS.bytes <= drafts_module.MAX_BYTES
+    assert drafts_module.DRAFTS.bytes - before <= 30 * size_of(longest)

@@ -24,6 +24,7 @@ from diferida.i18n import error_message
 from diferida.rules import builtin_names, illustrative, load_rules
 
 from . import lenient
+from .drafts import MAX_VALUE_CHARS
 from .labels import labels, plural
 
 DEFAULT_RULES = "article19"
@@ -142,6 +143,33 @@ def read_values(items: Mapping[str, Any]) -> dict[str, str]:
     return {k: str(v) for k, v in items.items() if k in KNOWN and isinstance(v, str)}
 
 
+# Unicode's control characters (category Cc): C0, DEL and C1.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def read_form(items: Mapping[str, Any], lang: str) -> FormState:
+    """The posted form as a state to evaluate: its own inputs as typed,
+    except what cannot be kept. A value longer than MAX_VALUE_CHARS (a post
+    can carry about a megabyte in each field) is neither kept nor shown back:
+    the field gets a message saying so. A reference holding a control
+    character (a tab or a line break inside it) is refused as the API refuses
+    such an id. Either way nothing is calculated, so nothing is remembered."""
+    values = read_values(items)
+    t = labels(lang)["form"]
+    state = FormState(lang=lang)
+    for name, value in values.items():
+        if len(value) > MAX_VALUE_CHARS:
+            state.add_error(name, t["too_long"].format(limit=MAX_VALUE_CHARS))
+            continue
+        control = _CONTROL.search(value.strip()) if name == "participant_id" else None
+        if control is not None:
+            state.add_error(name, t["control_character"].format(
+                char=f"U+{ord(control.group()):04X}"))
+            continue
+        state.values[name] = value
+    return state
+
+
 def participant(values: Mapping[str, str]) -> dict[str, str]:
     """SPEC §1 fields for the core; an empty input is an absent value."""
     return {k: values[k] for k in FIELD_NAMES if values.get(k, "").strip() != ""}
@@ -163,6 +191,8 @@ def convert(state: FormState) -> FormState:
     multiple of 3; otherwise the value put in the field is rounded half up
     and the note says so, with the exact fraction (nothing rounded unseen)."""
     c = labels(state.lang)["converter"]
+    if HELPER_YEARS in state.errors or HELPER_MONTHS in state.errors:
+        return state  # refused as posted (too long): its message says so
     y_raw = state.values.get(HELPER_YEARS, "").strip()
     m_raw = state.values.get(HELPER_MONTHS, "").strip()
     if not y_raw and not m_raw:
@@ -206,6 +236,9 @@ def evaluate(state: FormState) -> FormState:
     too, and the two answers compared (diferida.compare.person, the same
     comparison as `diferida evaluate … --rules A --rules B`)."""
     t = labels(state.lang, state.rules_name)
+    # fields refused as posted (read_form) are absent for the core: its
+    # "missing" would only repeat what their own message says
+    refused = set(state.errors)
     rules = state.rules
     if not offered(rules):
         state.add_error("rules", t["fields"]["rules"]["unknown"].format(value=rules))
@@ -234,7 +267,7 @@ def evaluate(state: FormState) -> FormState:
     except diferida.InputError as exc:
         d = None
         for p in exc.problems:
-            if p.field not in reading.errors:
+            if p.field not in reading.errors and p.field not in refused:
                 state.add_error(p.field, error_message(state.lang, p.code, p.value, p.field))
     for name, message in reading.errors.items():
         state.add_error(name, message)

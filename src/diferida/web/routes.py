@@ -129,7 +129,7 @@ async def _handle(request: Request) -> FormState:
     lang = choose_lang(items.get("lang"))
     if action.startswith("lang:"):
         lang = choose_lang(action.removeprefix("lang:"))
-    state = FormState(lang=lang, values=forms.read_values(items))
+    state = forms.read_form(items, lang)
     if action in ("calculate", "convert"):
         state.focus = action
     if action == "convert":
@@ -182,7 +182,7 @@ async def calculate_fragment(request: Request) -> HTMLResponse:
 async def printable(request: Request) -> HTMLResponse:
     form = await request.form()
     items = {k: v for k, v in form.items() if isinstance(v, str)}
-    state = FormState(lang=choose_lang(items.get("lang")), values=forms.read_values(items))
+    state = forms.read_form(items, choose_lang(items.get("lang")))
     state = await run_in_threadpool(forms.evaluate, state)
     if state.determination is not None:
         return _see_other(f"/resultado/{_remember(state)}/imprimir")
@@ -245,7 +245,7 @@ async def scenario_date(request: Request) -> HTMLResponse:
     panel added to its tables (the panel's own small form)."""
     form = await request.form()
     items = {k: v for k, v in form.items() if isinstance(v, str)}
-    state = FormState(lang=choose_lang(items.get("lang")), values=forms.read_values(items))
+    state = forms.read_form(items, choose_lang(items.get("lang")))
     state = await run_in_threadpool(forms.evaluate, state)
     typed = items.get("scenario_date", "")
     return _page("index.html", state, 422 if state.errors else 200, scenario_date=typed)
