@@ -7,7 +7,9 @@
   naming the field wherever an id is accepted: a case, a determination, the
   filters of /api/v1/cases and /api/v1/audit (NUL was a PostgreSQL-only 500);
 * the calculator keeps no value longer than a person types (each field
-  bounded, a message naming it) and its answers within a bound in bytes.
+  bounded, a message naming it) and its answers within a bound in bytes;
+* X-Forwarded-For names the client only when a configured proxy sends it,
+  so a spoofed address neither escapes a rate limit nor borrows another's.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import pytest
 from diferida.fields import FIELD_NAMES
 from diferida.i18n import LANGS, catalog
 from diferida.service import messages
+from diferida.service.proxies import forwarded_client, parse_proxies
 from diferida.service.schemas import ID_PATTERN
 from diferida.service.settings import Settings
 from diferida.service.store import AuditQuery, Store
@@ -269,3 +272,82 @@ def test_many_posts_of_big_fields_leave_the_store_within_its_bound(web):
         assert r.status_code == 303
     assert drafts_module.DRAFTS.bytes <= drafts_module.MAX_BYTES
     assert drafts_module.DRAFTS.bytes - before <= 30 * size_of(longest)
+
+
+# ---- 8a. X-Forwarded-For only from a configured proxy -------------------------------------
+
+def test_the_client_is_the_peer_unless_the_peer_is_a_trusted_proxy():
+    none = parse_proxies("X", "")
+    proxies = parse_proxies("X", "127.0.0.1, 10.0.0.0/8 ::1")
+    assert none == ()
+    assert forwarded_client("127.0.0.1", ["6.6.6.6"], none) == "127.0.0.1"
+    assert forwarded_client("192.0.2.7", ["6.6.6.6"], proxies) == "192.0.2.7"
+    assert forwarded_client("127.0.0.1", ["203.0.113.9"], proxies) == "203.0.113.9"
+    # what the client wrote to the left of what the proxy appended is never read
+    assert forwarded_client("127.0.0.1", ["6.6.6.6, 203.0.113.9"], proxies) == "203.0.113.9"
+    # past the trusted hops (two proxies, one header given twice)
+    assert forwarded_client("127.0.0.1", ["6.6.6.6, 198.51.100.4", "10.1.2.3"],
+                            proxies) == "198.51.100.4"
+    assert forwarded_client("::1", ["[2001:db8::5]:4711"], proxies) == "2001:db8::5"
+    assert forwarded_client("127.0.0.1", ["203.0.113.9:8080"], proxies) == "203.0.113.9"
+    # not an address: as far as the trusted hops vouch
+    assert forwarded_client("127.0.0.1", ["10.0.0.9, nonsense"], proxies) == "127.0.0.1"
+    assert forwarded_client("127.0.0.1", ["nonsense, 10.0.0.9"], proxies) == "10.0.0.9"
+
+
+def test_a_mistyped_trusted_proxy_stops_the_start(monkeypatch):
+    monkeypatch.setenv("DIFERIDA_TRUSTED_PROXIES", "127.0.0.1, proxy.example")
+    with pytest.raises(ValueError, match="DIFERIDA_TRUSTED_PROXIES.*proxy.example"):
+        Settings(database_url="sqlite://")
+    monkeypatch.setenv("DIFERIDA_TRUSTED_PROXIES", "127.0.0.1, 10.0.0.0/8")
+    assert len(Settings(database_url="sqlite://").proxy_networks) == 2
+    monkeypatch.delenv("DIFERIDA_TRUSTED_PROXIES")
+    assert Settings(database_url="sqlite://").proxy_networks == ()
+
+
+def _limited_server(tmp_path, **env):
+    url = f"sqlite:///{tmp_path / 'cases.db'}"
+    store = Store(url)
+    store.upgrade()
+    token = store.add_user("ana", "analyst")[1]
+    store.dispose()
+    env = {"DIFERIDA_RATE_LIMIT_PUBLIC": "3/minute",
+           "DIFERIDA_RATE_LIMIT_AUTH_FAILURES": "2/minute", **env}
+    return token, running_server(url, log_path=tmp_path / "server.log", env=env)
+
+
+def test_a_spoofed_forwarded_address_does_not_escape_the_limit(tmp_path):
+    """`diferida serve` on loopback, no proxy configured: every request comes
+    from 127.0.0.1, whatever X-Forwarded-For says."""
+    token, server = _limited_server(tmp_path)
+    with server as base, httpx.Client(base_url=base) as http:
+        codes = [http.get("/", headers={"X-Forwarded-For": f"198.51.100.{i}"}).status_code
+                 for i in range(6)]
+        assert codes == [200, 200, 200, 429, 429, 429]
+        # nor can anyone lock an analyst out by failing in the analyst's name:
+        # the failures count against the sender
+        for _ in range(3):
+            http.get(CASES, headers={"Authorization": "Bearer wrong",
+                                     "X-Forwarded-For": "203.0.113.50"})
+        blocked = http.get(CASES, headers={"Authorization": f"Bearer {token}"})
+        assert blocked.status_code == 429  # the sender, 127.0.0.1, is the one blocked
+
+
+def test_behind_a_trusted_proxy_each_forwarded_client_has_its_own_limit(tmp_path):
+    token, server = _limited_server(tmp_path, DIFERIDA_TRUSTED_PROXIES="127.0.0.1")
+    with server as base, httpx.Client(base_url=base) as http:
+        a = {"X-Forwarded-For": "198.51.100.1"}
+        assert [http.get("/", headers=a).status_code for _ in range(4)] == [200] * 3 + [429]
+        assert http.get("/", headers={"X-Forwarded-For": "198.51.100.2"}).status_code == 200
+        # a client writing someone else's address before its own is still itself
+        spoof = {"X-Forwarded-For": "198.51.100.2, 198.51.100.1"}
+        assert http.get("/", headers=spoof).status_code == 429
+        # failed sign-ins from one client do not lock out an analyst at another
+        for _ in range(3):
+            http.get(CASES, headers={"Authorization": "Bearer wrong",
+                                     "X-Forwarded-For": "203.0.113.50"})
+        assert http.get(CASES, headers={"Authorization": "Bearer x", "X-Forwarded-For":
+                                        "203.0.113.50"}).status_code == 429
+        ok = http.get(CASES, headers={"Authorization": f"Bearer {token}",
+                                      "X-Forwarded-For": "198.51.100.77"})
+        assert ok.status_code == 200

@@ -17,6 +17,7 @@ from .api import router as api_router
 from .errors import GuardMiddleware, install_error_handlers
 from .evaluator import Evaluator
 from .logs import install_log_filters, register_routes
+from .proxies import ForwardedClient
 from .schemas import complete_responses
 from .settings import Settings
 from .throttle import FailureDigest, Limiter, PublicRateLimit
@@ -87,6 +88,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # set) and partial (206) answers. Level 6: most of the gain of 9 for a
     # fraction of the time on large batch answers.
     app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)
+    # Outside everything: who the client is (X-Forwarded-For only from a
+    # trusted proxy, DIFERIDA_TRUSTED_PROXIES), before any limit counts it.
+    app.add_middleware(ForwardedClient, proxies=settings.proxy_networks)
     app.include_router(api_router)
     included = [api_router]
 

@@ -110,8 +110,17 @@ class Settings:
         default_factory=lambda: _float_env("DIFERIDA_AUDIT_COLLAPSE_SECONDS",
                                            DEFAULT_AUDIT_COLLAPSE_SECONDS))
 
+    # Reverse proxies whose X-Forwarded-For names the client (addresses or
+    # CIDR networks, comma-separated); none by default: the client is the
+    # address the connection comes from, whatever a request's headers say.
+    trusted_proxies: str = field(
+        default_factory=lambda: _str_env("DIFERIDA_TRUSTED_PROXIES", ""))
+
     def __post_init__(self) -> None:
+        from .proxies import parse_proxies
         from .throttle import parse_limit
+
+        self.proxy_networks = parse_proxies("DIFERIDA_TRUSTED_PROXIES", self.trusted_proxies)
 
         # a mistyped limit stops the start, never silently means "no limit"
         self.public_limit = parse_limit("DIFERIDA_RATE_LIMIT_PUBLIC", self.rate_limit_public)

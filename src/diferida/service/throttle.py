@@ -2,7 +2,8 @@
 may make (rate limits, by the `limits` library), and how repeated anonymous
 failures are written to the audit trail (collapsed, never uncounted).
 
-A client is the address the connection comes from, as the server sees it.
+A client is the address the connection comes from, as the server sees it,
+or the one a trusted proxy names (DIFERIDA_TRUSTED_PROXIES, service/proxies.py).
 Each worker process keeps its own counts, in memory.
 """
 
