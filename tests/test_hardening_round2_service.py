@@ -9,12 +9,17 @@
 * the calculator keeps no value longer than a person types (each field
   bounded, a message naming it) and its answers within a bound in bytes;
 * X-Forwarded-For names the client only when a configured proxy sends it,
-  so a spoofed address neither escapes a rate limit nor borrows another's.
+  so a spoofed address neither escapes a rate limit nor borrows another's;
+* /docs and /redoc carry a Content-Security-Policy (frame-ancestors
+  included), nosniff and no-referrer, and still work under it in a browser.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
+import time
 import warnings
 
 import httpx
@@ -351,3 +356,62 @@ def test_behind_a_trusted_proxy_each_forwarded_client_has_its_own_limit(tmp_path
         ok = http.get(CASES, headers={"Authorization": f"Bearer {token}",
                                       "X-Forwarded-For": "198.51.100.77"})
         assert ok.status_code == 200
+
+
+# ---- 8b. the documentation pages' headers ------------------------------------------------
+
+def _inline_script_hashes(html: str) -> set[str]:
+    scripts = re.findall(r"<script(?![^>]*\bsrc=)[^>]*>(.*?)</script>", html, re.DOTALL)
+    return {"'sha256-" + base64.b64encode(hashlib.sha256(s.encode()).digest()).decode() + "'"
+            for s in scripts}
+
+
+@pytest.mark.parametrize("path", ["/docs", "/redoc", "/docs/oauth2-redirect"])
+def test_the_documentation_pages_carry_the_security_headers(web, path):
+    r = web.get(path)
+    assert r.status_code == 200
+    csp = {d.split()[0]: d.split()[1:] for d in
+           (x.strip() for x in r.headers["content-security-policy"].split(";")) if d}
+    assert csp["frame-ancestors"] == ["'none'"] and csp["default-src"] == ["'self'"]
+    assert csp["object-src"] == ["'none'"] and csp["base-uri"] == ["'none'"]
+    # scripts: this site's files and the page's own inline script, by its hash only
+    assert "'unsafe-inline'" not in csp["script-src"] and "'unsafe-eval'" not in csp["script-src"]
+    assert set(csp["script-src"]) == {"'self'", *_inline_script_hashes(r.text)}
+    assert all(s in ("'self'", "'unsafe-inline'", "data:", "blob:", "'none'")
+               for v in csp.values() for s in v if not s.startswith("'sha256-"))
+    assert r.headers["x-content-type-options"] == "nosniff"
+    assert r.headers["referrer-policy"] == "no-referrer"
+    for asset in re.findall(r'(?:src|href)="(/static-offline-docs/[^"]+)"', r.text):
+        assert web.get(asset).headers["x-content-type-options"] == "nosniff"
+
+
+def test_swagger_ui_and_redoc_work_under_their_policy_in_a_browser(browser, base_url):
+    """Rendered, "Try it out" answered, ReDoc's search working; the only
+    thing the policy blocks is what would come from another site (ReDoc's
+    logo from its CDN), never something of this site's or the page's own."""
+    for path, ready in (("/docs", ".opblock"), ("/redoc", "[data-section-id]")):
+        context = browser.new_context(base_url=base_url)
+        page = context.new_page()
+        problems: list[str] = []
+        page.on("pageerror", lambda e, out=problems: out.append(f"page error: {e}"))
+        page.add_init_script(
+            "document.addEventListener('securitypolicyviolation', e => "
+            "console.warn('CSP ' + e.violatedDirective + ' ' + e.blockedURI))")
+        page.on("console", lambda m, out=problems: out.append(m.text)
+                if m.text.startswith("CSP ") else None)
+        page.goto(path)
+        page.wait_for_selector(ready, timeout=30_000)
+        assert page.locator(ready).count() >= 5
+        if path == "/docs":
+            page.click("#operations-service-health_health_get .opblock-summary")
+            page.click("button.try-out__btn")
+            page.click("button.execute")
+            page.wait_for_selector(".live-responses-table", timeout=10_000)
+            assert '"status": "ok"' in page.locator(".live-responses-table").inner_text()
+        else:
+            page.fill("input[placeholder='Search...']", "audit")
+            page.wait_for_selector("[role=search] li", timeout=10_000)
+        time.sleep(0.3)
+        context.close()
+        ours = [p for p in problems if not re.match(r"CSP \S+ https?://(?!127\.0\.0\.1)", p)]
+        assert ours == [], (path, problems)

@@ -14,6 +14,7 @@ from starlette.routing import Mount, Route
 
 from .. import __version__
 from .api import router as api_router
+from .docs_pages import DocsHeaders
 from .errors import GuardMiddleware, install_error_handlers
 from .evaluator import Evaluator
 from .logs import install_log_filters, register_routes
@@ -24,6 +25,8 @@ from .throttle import FailureDigest, Limiter, PublicRateLimit
 
 # uvicorn configures its own loggers; the startup line goes where its lines go
 log = logging.getLogger("uvicorn.error")
+# Swagger UI, ReDoc, and the files they load (fastapi-offline)
+DOCS_URL, REDOC_URL, DOCS_STATIC_URL = "/docs", "/redoc", "/static-offline-docs"
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -59,6 +62,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Swagger UI and ReDoc from files shipped in a package, not from a CDN:
     # /docs works offline and serves no third-party script where tokens are pasted.
     app = FastAPIOffline(
+        docs_url=DOCS_URL,
+        redoc_url=REDOC_URL,
+        static_url=DOCS_STATIC_URL,
         title="diferida",
         version=__version__,
         summary="Deferred pensions under Article 19 (Puerto Rico Government Employees "
@@ -77,6 +83,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.limiter = Limiter(settings.public_limit, settings.auth_failure_limit)
     app.state.digest = FailureDigest(settings.audit_collapse_seconds)
     install_error_handlers(app)
+    # the documentation pages get the headers the calculator's pages have
+    app.add_middleware(DocsHeaders, pages=(DOCS_URL, REDOC_URL,
+                                           app.swagger_ui_oauth2_redirect_url),
+                       static_prefix=DOCS_STATIC_URL)
     # the public limit sits inside the guard, so its refusals get the API's headers
     app.add_middleware(PublicRateLimit, limiter=app.state.limiter)
     app.add_middleware(GuardMiddleware, max_json_bytes=settings.max_json_bytes,
