@@ -10,13 +10,14 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from diferida.service.store import triggers
+
 revision = "0001"
 down_revision = None
 branch_labels = None
 depends_on = None
 
 BigId = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
-APPEND_ONLY = ("cases", "audit_events", "rules_versions")
 
 
 def upgrade() -> None:
@@ -95,34 +96,25 @@ def upgrade() -> None:
 
 def _append_only_triggers() -> None:
     """The records that make a case reproducible and accountable are never
-    changed in place: the database refuses UPDATE and DELETE on them."""
+    changed in place: the database refuses UPDATE and DELETE on them. The
+    definitions are in `triggers`, which `audit verify` compares with."""
     if op.get_bind().dialect.name == "postgresql":
-        op.execute("""
-            CREATE FUNCTION diferida_append_only() RETURNS trigger AS $$
-            BEGIN
-                RAISE EXCEPTION '% is append-only', TG_TABLE_NAME;
-            END
-            $$ LANGUAGE plpgsql
-        """)
-        for table in APPEND_ONLY:
-            op.execute(f"CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE ON {table} "
-                       f"FOR EACH ROW EXECUTE FUNCTION diferida_append_only()")
+        op.execute(triggers.PG_APPEND_ONLY_FUNCTION.sql)
+        for trigger in triggers.PG_APPEND_ONLY:
+            op.execute(trigger.sql)
     else:
-        for table in APPEND_ONLY:
-            for verb in ("update", "delete"):
-                op.execute(f"CREATE TRIGGER {table}_no_{verb} BEFORE {verb.upper()} ON {table} "
-                           f"BEGIN SELECT RAISE(ABORT, '{table} is append-only'); END")
+        for trigger in triggers.SQLITE_APPEND_ONLY:
+            op.execute(trigger.sql)
 
 
 def downgrade() -> None:
     if op.get_bind().dialect.name == "postgresql":
-        for table in APPEND_ONLY:
-            op.execute(f"DROP TRIGGER {table}_append_only ON {table}")
-        op.execute("DROP FUNCTION diferida_append_only()")
+        for trigger in triggers.PG_APPEND_ONLY:
+            op.execute(f"DROP TRIGGER {trigger.name} ON {trigger.table}")
+        op.execute(f"DROP FUNCTION {triggers.PG_APPEND_ONLY_FUNCTION.name}()")
     else:
-        for table in APPEND_ONLY:
-            for verb in ("update", "delete"):
-                op.execute(f"DROP TRIGGER {table}_no_{verb}")
+        for trigger in triggers.SQLITE_APPEND_ONLY:
+            op.execute(f"DROP TRIGGER {trigger.name}")
     op.drop_table("cases")
     for column in ("action", "at", "case_id", "user_name"):
         op.drop_index(op.f(f"ix_audit_events_{column}"), "audit_events")

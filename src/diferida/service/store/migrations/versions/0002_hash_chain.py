@@ -27,6 +27,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from diferida.service.store import triggers
 from diferida.service.store.chain import CHAINS, GENESIS, chained, content_sha256
 
 revision = "0002"
@@ -34,18 +35,7 @@ down_revision = "0001"
 branch_labels = None
 depends_on = None
 
-CHAINED = ("cases", "audit_events", "users")
-NO_TRUNCATE = ("cases", "audit_events", "rules_versions", "users", "chain_heads")
-# every key (primary or unique) of each table, for the SQLite replace guard
-KEYS = {
-    "cases": ("id = NEW.id", "(participant_id = NEW.participant_id AND version = NEW.version)",
-              "supersedes = NEW.supersedes"),
-    "audit_events": ("id = NEW.id",),
-    "rules_versions": ("version = NEW.version",),
-    "users": ("id = NEW.id", "name = NEW.name", "token_hash = NEW.token_hash"),
-    "chain_heads": ("chain = NEW.chain",),
-}
-USER_FIXED = ("id", "name", "role", "token_hash", "created_at", "prev_hash", "row_hash")
+CHAINED = triggers.CHAINED
 
 _TYPES = {"id": sa.BigInteger, "version": sa.Integer, "supersedes": sa.BigInteger,
           "author_id": sa.Integer, "user_id": sa.Integer, "case_id": sa.BigInteger,
@@ -110,87 +100,31 @@ def _append_only_updates(pg: bool, allow: bool) -> None:
         elif allow:
             op.execute(f"DROP TRIGGER {table}_no_update")
         else:
-            op.execute(f"CREATE TRIGGER {table}_no_update BEFORE UPDATE ON {table} "
-                       f"BEGIN SELECT RAISE(ABORT, '{table} is append-only'); END")
+            op.execute(triggers.SQLITE_TRIGGERS[f"{table}_no_update"].sql)
 
 
 def _sqlite_triggers() -> None:
-    for table, keys in KEYS.items():
-        op.execute(f"CREATE TRIGGER {table}_no_replace BEFORE INSERT ON {table} "
-                   f"WHEN EXISTS (SELECT 1 FROM {table} WHERE {' OR '.join(keys)}) "
-                   f"BEGIN SELECT RAISE(ABORT, '{table} is append-only: a row with this key "
-                   f"exists and is never replaced'); END")
-    for table in CHAINED:
-        op.execute(f"CREATE TRIGGER {table}_hash_required BEFORE INSERT ON {table} "
-                   f"WHEN NEW.prev_hash IS NULL OR NEW.row_hash IS NULL "
-                   f"BEGIN SELECT RAISE(ABORT, '{table} rows need their chain hash'); END")
-    fixed = " AND ".join(f"NEW.{c} IS OLD.{c}" for c in USER_FIXED)
-    op.execute("CREATE TRIGGER users_no_delete BEFORE DELETE ON users "
-               "BEGIN SELECT RAISE(ABORT, 'users are never deleted: disable them'); END")
-    op.execute(f"CREATE TRIGGER users_only_disable BEFORE UPDATE ON users "
-               f"WHEN NOT (OLD.disabled_at IS NULL AND NEW.disabled_at IS NOT NULL AND {fixed}) "
-               f"BEGIN SELECT RAISE(ABORT, 'users: the only change allowed is disabling a "
-               f"user'); END")
-    op.execute("CREATE TRIGGER chain_heads_no_delete BEFORE DELETE ON chain_heads "
-               "BEGIN SELECT RAISE(ABORT, 'chain_heads is append-only'); END")
-    op.execute("CREATE TRIGGER chain_heads_only_grow BEFORE UPDATE ON chain_heads "
-               "WHEN NOT (NEW.chain IS OLD.chain AND NEW.length > OLD.length "
-               "AND NEW.last_id IS NOT NULL "
-               "AND (OLD.last_id IS NULL OR NEW.last_id > OLD.last_id)) "
-               "BEGIN SELECT RAISE(ABORT, 'chain_heads: a chain only grows'); END")
+    """The definitions are in `triggers`, which `audit verify` compares with."""
+    for trigger in triggers.SQLITE_GUARDS:
+        op.execute(trigger.sql)
 
 
 def _postgresql_triggers() -> None:
-    for table in NO_TRUNCATE:
-        op.execute(f"CREATE TRIGGER {table}_no_truncate BEFORE TRUNCATE ON {table} "
-                   f"FOR EACH STATEMENT EXECUTE FUNCTION diferida_append_only()")
-    fixed = " AND ".join(f"NEW.{c} IS NOT DISTINCT FROM OLD.{c}" for c in USER_FIXED)
-    op.execute(f"""
-        CREATE FUNCTION diferida_users_only_disable() RETURNS trigger AS $$
-        BEGIN
-            IF TG_OP = 'UPDATE' AND OLD.disabled_at IS NULL AND NEW.disabled_at IS NOT NULL
-               AND {fixed} THEN
-                RETURN NEW;
-            END IF;
-            RAISE EXCEPTION 'users: the only change allowed is disabling a user (% refused)',
-                TG_OP;
-        END
-        $$ LANGUAGE plpgsql
-    """)
-    op.execute("CREATE TRIGGER users_only_disable BEFORE UPDATE OR DELETE ON users "
-               "FOR EACH ROW EXECUTE FUNCTION diferida_users_only_disable()")
-    op.execute("""
-        CREATE FUNCTION diferida_chain_heads_only_grow() RETURNS trigger AS $$
-        BEGIN
-            IF TG_OP = 'UPDATE' AND NEW.chain = OLD.chain AND NEW.length > OLD.length
-               AND NEW.last_id IS NOT NULL
-               AND (OLD.last_id IS NULL OR NEW.last_id > OLD.last_id) THEN
-                RETURN NEW;
-            END IF;
-            RAISE EXCEPTION 'chain_heads: a chain only grows (% refused)', TG_OP;
-        END
-        $$ LANGUAGE plpgsql
-    """)
-    op.execute("CREATE TRIGGER chain_heads_only_grow BEFORE UPDATE OR DELETE ON chain_heads "
-               "FOR EACH ROW EXECUTE FUNCTION diferida_chain_heads_only_grow()")
+    for function in triggers.PG_GUARD_FUNCTIONS:
+        op.execute(function.sql)
+    for trigger in triggers.PG_GUARDS:
+        op.execute(trigger.sql)
 
 
 def downgrade() -> None:
     if op.get_bind().dialect.name == "postgresql":
-        for table in NO_TRUNCATE:
-            op.execute(f"DROP TRIGGER {table}_no_truncate ON {table}")
-        op.execute("DROP TRIGGER users_only_disable ON users")
-        op.execute("DROP FUNCTION diferida_users_only_disable()")
-        op.execute("DROP TRIGGER chain_heads_only_grow ON chain_heads")
-        op.execute("DROP FUNCTION diferida_chain_heads_only_grow()")
+        for trigger in triggers.PG_GUARDS:
+            op.execute(f"DROP TRIGGER {trigger.name} ON {trigger.table}")
+        for function in triggers.PG_GUARD_FUNCTIONS:
+            op.execute(f"DROP FUNCTION {function.name}()")
     else:
-        for table in KEYS:
-            op.execute(f"DROP TRIGGER {table}_no_replace")
-        for table in CHAINED:
-            op.execute(f"DROP TRIGGER {table}_hash_required")
-        for name in ("users_no_delete", "users_only_disable", "chain_heads_no_delete",
-                     "chain_heads_only_grow"):
-            op.execute(f"DROP TRIGGER {name}")
+        for trigger in triggers.SQLITE_GUARDS:
+            op.execute(f"DROP TRIGGER {trigger.name}")
     op.drop_table("chain_heads")
     for table in CHAINED:
         op.drop_column(table, "row_hash")
