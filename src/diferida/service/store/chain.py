@@ -100,12 +100,18 @@ class VerifyReport:
     rules_checked: int = 0
     # what is wrong outside the chains: rules content, re-enabled users
     findings: list[str] = field(default_factory=list)
+    # the protecting triggers (see .triggers): absent or never firing, not as
+    # the migrations define them (or the function they run), and others found
+    # on the store's tables
     missing_triggers: list[str] = field(default_factory=list)
+    changed_triggers: list[str] = field(default_factory=list)
+    unexpected_triggers: list[str] = field(default_factory=list)
 
     @property
     def intact(self) -> bool:
         return (all(c.intact for c in self.chains) and not self.findings
-                and not self.missing_triggers)
+                and not self.missing_triggers and not self.changed_triggers
+                and not self.unexpected_triggers)
 
     def lines(self) -> list[str]:
         out = [c.summary() for c in self.chains]
@@ -115,8 +121,11 @@ class VerifyReport:
         if self.missing_triggers:
             out.append("triggers MISSING or disabled (the database no longer refuses changes): "
                        + ", ".join(self.missing_triggers))
-        else:
-            out.append("triggers: all in place")
+        out += [f"trigger CHANGED (the database may no longer refuse changes): {c}"
+                for c in self.changed_triggers]
+        out += [f"trigger NOT CREATED by the migrations: {u}" for u in self.unexpected_triggers]
+        if not (self.missing_triggers or self.changed_triggers or self.unexpected_triggers):
+            out.append("triggers: all in place, as the migrations define them")
         return out
 
 

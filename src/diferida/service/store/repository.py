@@ -20,7 +20,7 @@ from sqlalchemy import func, select, text, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
-from . import migrate
+from . import migrate, triggers
 from .chain import CHAINS, VerifyReport, content_sha256, row_hash, verify_chain
 from .engine import make_engine
 from .models import ROLES, AuditEvent, Base, Case, ChainHead, RulesVersion, User
@@ -38,24 +38,6 @@ def new_token() -> str:
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
-# The triggers the migrations create; `verify` reports any that is missing
-# or disabled, because without them the database no longer refuses changes.
-TRIGGERS = {
-    "sqlite": [f"{t}_no_{v}" for t in ("cases", "audit_events", "rules_versions")
-               for v in ("update", "delete")]
-    + [f"{t}_no_replace" for t in ("cases", "audit_events", "rules_versions", "users",
-                                    "chain_heads")]
-    + [f"{t}_hash_required" for t in CHAINS]
-    + ["users_no_delete", "users_only_disable", "chain_heads_no_delete",
-       "chain_heads_only_grow"],
-    "postgresql": [f"{t}_append_only" for t in ("cases", "audit_events", "rules_versions")]
-    + [f"{t}_no_truncate" for t in ("cases", "audit_events", "rules_versions", "users",
-                                     "chain_heads")]
-    + ["users_only_disable", "chain_heads_only_grow"],
-}
-TRIGGER_TABLE = {"cases", "audit_events", "rules_versions", "users", "chain_heads"}
 
 
 def canonical_json(obj: Any) -> str:
@@ -385,7 +367,10 @@ class Store:
                         f"(changed after it was recorded)")
             report.rules_checked = len(contents)
             report.findings += _re_enabled_users(conn)
-            report.missing_triggers = _missing_triggers(conn)
+            guards = triggers.check(conn)
+            report.missing_triggers = guards.missing
+            report.changed_triggers = guards.changed
+            report.unexpected_triggers = guards.unexpected
         return report
 
 
@@ -505,19 +490,6 @@ def _re_enabled_users(conn) -> list[str]:
         User.id.in_(sorted(disabled)), User.disabled_at.is_(None))).all()
     return [f"users id {uid} ({name!r}): active, but disabled by audit event "
             f"{disabled[uid]} (re-enabled behind the store's back)" for uid, name in active]
-
-
-def _missing_triggers(conn) -> list[str]:
-    dialect = conn.dialect.name
-    if dialect == "postgresql":
-        present = {name for name, in conn.execute(text(
-            "SELECT t.tgname FROM pg_trigger t WHERE NOT t.tgisinternal AND t.tgenabled <> 'D' "
-            "AND t.tgrelid IN (SELECT to_regclass(n) FROM unnest(CAST(:tables AS text[])) n)"),
-            {"tables": sorted(TRIGGER_TABLE)})}
-    else:
-        present = {name for name, in conn.execute(text(
-            "SELECT name FROM sqlite_master WHERE type = 'trigger'"))}
-    return [t for t in TRIGGERS.get(dialect, []) if t not in present]
 
 
 def _transient(exc: OperationalError) -> bool:
