@@ -317,8 +317,8 @@ class CsvSource(Source):
         if limits.rows is not None:
             with opener() as fh:
                 fh.seek(self._data_offset)
-                rows = _count_rows(fh, limits.rows)
-            limits.check_shape(file, rows, len(names))
+                rows, counted_all = _count_rows(fh, limits.rows)
+            limits.check_shape(file, rows, len(names), counted_all=counted_all)
 
     def chunks(self, chunk_rows: int, columns: list[str] | None = None) -> Iterator[Chunk]:
         block = max(1, int(self._row_bytes * min(chunk_rows, 1 << 40)))
@@ -451,11 +451,12 @@ class CsvSource(Source):
                               detail=str(exc).splitlines()[0]) from None
 
 
-def _count_rows(fh: IO[bytes], limit: int) -> int:
+def _count_rows(fh: IO[bytes], limit: int) -> tuple[int, bool]:
     """Rows (records that are not blank lines) from here to the end, counted
-    in blocks; stops counting once past `limit`."""
+    in blocks; stops counting once past `limit`. Returns the rows counted and
+    whether they are all of them (False: the file has at least that many)."""
     rows, inside, last = 0, 0, _NL
-    while rows <= limit and (block := fh.read(1 << 24)):
+    while (block := fh.read(1 << 24)):
         arr = np.frombuffer(block, dtype=np.uint8)
         quotes = (arr == _QUOTE).view(np.uint8)
         parity = np.bitwise_xor.accumulate(quotes) ^ inside
@@ -468,9 +469,11 @@ def _count_rows(fh: IO[bytes], limit: int) -> int:
             blank = (before == _NL) | ((before == _CR) & (before2 == _NL))
             rows += int((~blank).sum())
         last = int(arr[-1])
+        if rows > limit and fh.read(1):  # past the limit, more to read: the count stops
+            return rows, False
     if last != _NL:
         rows += 1  # the last row has no newline
-    return rows
+    return rows, True
 
 
 def _first_record_end(buf: bytes, start: int) -> int:

@@ -46,12 +46,18 @@ class Limits:
     text_bytes: int = 1 << 30
     unzipped_bytes: int = 4 << 30
 
-    def check_shape(self, file: str, rows: int, columns: int) -> None:
-        """Refuse a table of `rows` data rows and `columns` columns over the limits."""
+    def check_shape(self, file: str, rows: int, columns: int, *, counted_all: bool = True
+                    ) -> None:
+        """Refuse a table of `rows` data rows and `columns` columns over the limits.
+        `counted_all` False: the rows were counted only until past the limit, so
+        the file has at least `rows` (the message says "more than" the limit)."""
         if columns > self.columns:
             raise FileProblem("too_many_columns", file=file, n=f"{columns:,}",
                               limit=f"{self.columns:,}")
         if self.rows is not None and rows > self.rows:
+            if not counted_all:
+                raise FileProblem("too_many_rows", file=file, n=f"{rows:,}",
+                                  limit=f"{self.rows:,}", variant="more")
             raise FileProblem("too_many_rows", file=file, n=f"{rows:,}", limit=f"{self.rows:,}")
         if rows * columns > self.cells:
             raise FileProblem("too_many_cells", file=file, n=f"{rows * columns:,}",

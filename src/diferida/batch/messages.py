@@ -88,6 +88,12 @@ PROBLEMS: dict[str, dict[str, str]] = {
         "es": "{file}: la salida no puede ser el archivo de entrada",
         "en": "{file}: the output cannot be the input file",
     },
+    "same_output": {
+        "es": "{file}: {option} y {other} son el mismo archivo; dé a cada resultado un "
+              "archivo propio",
+        "en": "{file}: {option} and {other} are the same file; give each output a file of "
+              "its own",
+    },
     "no_directory": {
         "es": "{file}: no existe la carpeta {directory}",
         "en": "{file}: the folder {directory} does not exist",
@@ -101,6 +107,11 @@ PROBLEMS: dict[str, dict[str, str]] = {
     "too_many_rows": {
         "es": "{file}: tiene {n} filas; el máximo aquí es {limit}",
         "en": "{file}: has {n} rows; the limit here is {limit}",
+    },
+    # the rows were counted only until past the limit (variant="more")
+    "too_many_rows.more": {
+        "es": "{file}: tiene más de {limit} filas; el máximo aquí es {limit}",
+        "en": "{file}: has more than {limit} rows; the limit here is {limit}",
     },
     "too_many_columns": {
         "es": "{file}: tiene {n} columnas; el máximo es {limit}",
@@ -197,7 +208,7 @@ SUMMARY: dict[str, dict[str, str]] = {
 
 
 def problem_text(code: str, lang: str, params: dict[str, Any]) -> str:
-    templates = PROBLEMS[code]
+    templates = PROBLEMS[f"{code}.{params['variant']}" if "variant" in params else code]
     return templates.get(lang, templates["en"]).format(**params)
 
 

@@ -9,9 +9,10 @@ the end; a run where it does not hold fails loudly and writes nothing.
 from __future__ import annotations
 
 import itertools
+import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date
@@ -105,15 +106,39 @@ class Summary:
         return out
 
 
-def _check_target(path: Path, inputs: list[Path], overwrite: bool) -> None:
-    kind_of(path)
+def _same_file(a: Path, b: Path) -> bool:
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return os.path.samefile(a, b)  # two names of one file (a hard link)
+    except OSError:
+        return False
+
+
+def _check_place(path: Path, inputs: Sequence[Path], overwrite: bool, option: str,
+                 outputs: Sequence[tuple[str, Path]]) -> None:
+    """An output's place: its folder there, neither an input nor another
+    output of the run (`outputs`: (option, path) of those checked before),
+    and free unless `overwrite`."""
     if not path.parent.is_dir():
         raise FileProblem("no_directory", file=str(path), directory=str(path.parent))
+    for other_option, other in outputs:
+        if _same_file(path, other):
+            raise FileProblem("same_output", file=str(path), option=option, other=other_option)
     for other in inputs:
-        if path.resolve() == other.resolve():
+        if _same_file(path, other):
             raise FileProblem("output_is_input", file=str(path))
     if path.exists() and not overwrite:
         raise FileProblem("output_exists", file=str(path))
+
+
+def _check_target(path: Path, inputs: Sequence[Path], overwrite: bool, *,
+                  option: str = "-o/--output", outputs: Sequence[tuple[str, Path]] = ()
+                  ) -> None:
+    """A table output (`option` names it in messages): a known format, and a
+    place of its own (see `_check_place`)."""
+    kind_of(path)
+    _check_place(path, inputs, overwrite, option, outputs)
 
 
 def _id_text(ids: pl.Series) -> pl.Series:
@@ -201,7 +226,7 @@ def evaluate_file(
     kind_of(inp)
     _check_target(out, [inp], overwrite)
     if rej is not None:
-        _check_target(rej, [inp, out], overwrite)
+        _check_target(rej, [inp], overwrite, option="--rejects", outputs=[("-o/--output", out)])
     r = load_rules(rules)
     day = as_of or date.today()  # one date for the whole run, even across midnight
     src = open_source(inp, separator=separator, columns=columns, limits=limits)

@@ -184,21 +184,25 @@ def compare_file(
     page = Path(html) if html is not None else None
     kind_of(inp)
     out_kind = kind_of(out)
-    targets = [out] if out_kind == "xlsx" else [
-        p for name, p in table_paths(out).items() if name != "fiscal_years" or proj is not None]
+    targets = [("-o/--output", out)] if out_kind == "xlsx" else [
+        (f"-o/--output ({p.name})", p) for name, p in table_paths(out).items()
+        if name != "fiscal_years" or proj is not None]
     side = out.with_name(out.stem + ".assumptions.json") if out_kind != "xlsx" else None
-    taken = [inp]
-    for p in targets:
-        _check_target(p, taken, overwrite)
-        taken.append(p)
+    outputs: list[tuple[str, Path]] = []
+    for option, p in targets:
+        _check_target(p, [inp], overwrite, option=option, outputs=outputs)
+        outputs.append((option, p))
     if rej is not None:
-        _check_target(rej, taken, overwrite)
-        taken.append(rej)
+        _check_target(rej, [inp], overwrite, option="--rejects", outputs=outputs)
+        outputs.append(("--rejects", rej))
     from ..projection.runner import _check_extra_target
-    for extra, suffixes in ((side, None), (page, [".html", ".htm"])):
+    for extra, suffixes, option in ((side, None, f"-o/--output ({side.name})" if side else ""),
+                                    (page, [".html", ".htm"], "--html")):
         if extra is not None:
-            _check_extra_target(extra, taken, overwrite, suffixes)
-            taken.append(extra)
+            _check_extra_target(extra, [inp], overwrite, suffixes, option=option,
+                                outputs=outputs)
+            outputs.append((option, extra))
+    taken = [inp, *(p for _, p in outputs)]
     if len({p.resolve() for p in taken}) != len(taken):
         raise CompareOptionError("the output files must all be different files")
     if page is not None and proj is not None:

@@ -28,6 +28,7 @@ from ..batch.runner import (
     DEFAULT_CHUNK_ROWS,
     REJECT_COLUMNS,
     AccountingError,
+    _check_place,
     _check_target,
     _empty_rejects,
     _later_duplicates,
@@ -97,17 +98,13 @@ class ProjectionSummary:
 
 
 def _check_extra_target(path: Path, inputs: list[Path], overwrite: bool,
-                        suffixes: Sequence[str] | None = None) -> None:
+                        suffixes: Sequence[str] | None = None, *, option: str,
+                        outputs: Sequence[tuple[str, Path]] = ()) -> None:
+    """An output that is not a table (a picture, JSON, a page): see _check_target."""
     if suffixes is not None and path.suffix.lower() not in suffixes:
         raise FileProblem(f"{path}: unknown format by its suffix '{path.suffix}'; use "
                           f"{' or '.join(suffixes)}")
-    if not path.parent.is_dir():
-        raise FileProblem("no_directory", file=str(path), directory=str(path.parent))
-    for other in inputs:
-        if path.resolve() == other.resolve():
-            raise FileProblem("output_is_input", file=str(path))
-    if path.exists() and not overwrite:
-        raise FileProblem("output_exists", file=str(path))
+    _check_place(path, inputs, overwrite, option, outputs)
 
 
 def sidecar_path(out: Path) -> Path:
@@ -175,16 +172,20 @@ def project_file(
     out_kind = kind_of(out)
     side = sidecar_path(out) if out_kind != "xlsx" else None
     _check_target(out, [inp], overwrite)
-    taken = [inp, out]
-    for extra, kind in ((rej, "table"), (mem, "table"), (pic, "picture"), (side, "json")):
+    outputs = [("-o/--output", out)]
+    for extra, kind, option in ((rej, "table", "--rejects"), (mem, "table", "--per-member"),
+                                (pic, "picture", "--chart"),
+                                (side, "json", f"-o/--output ({side.name})" if side else "")):
         if extra is None:
             continue
         if kind == "table":
-            _check_target(extra, taken, overwrite)
+            _check_target(extra, [inp], overwrite, option=option, outputs=outputs)
         else:
-            _check_extra_target(extra, taken, overwrite,
-                                list(output.PICTURES) if kind == "picture" else None)
-        taken.append(extra)
+            _check_extra_target(extra, [inp], overwrite,
+                                list(output.PICTURES) if kind == "picture" else None,
+                                option=option, outputs=outputs)
+        outputs.append((option, extra))
+    taken = [inp, *(p for _, p in outputs)]
     if len({p.resolve() for p in taken}) != len(taken):
         raise OptionError("the output files must all be different files")
     if pic is not None:
