@@ -2,7 +2,9 @@
 called: a trigger recreated under its name with another body, a trigger
 function emptied, a trigger disabled or left to fire only for replication
 sessions, a trigger added to a store table: each is reported, on SQLite and
-PostgreSQL, before anything it lets through is done."""
+PostgreSQL, before anything it lets through is done. And a chain head or a
+stored rules content that no writer of the store could have written is
+reported as tampering, never a traceback."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -204,3 +207,96 @@ def test_an_added_trigger_that_drops_audit_events_is_what_breaks_the_chain(tmp_p
         assert re.search(expected, r.output)
         assert "audit_events: BROKEN at audit_events end: the chain head records 4 rows" \
             in r.output
+
+
+# -- what no writer of the store writes: reported, never a traceback -----------------
+
+@contextmanager
+def around_the_triggers(store: Store) -> Iterator[Any]:
+    """A connection the triggers do not stop (a superuser's, or the owner of
+    the SQLite file dropping and recreating them)."""
+    with store.engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execute(text("SET LOCAL session_replication_role = replica"))
+            yield conn
+            return
+        saved = conn.execute(text("SELECT name, sql FROM sqlite_master "
+                                  "WHERE type = 'trigger'")).all()
+        for name, _ in saved:
+            conn.execute(text(f"DROP TRIGGER {name}"))
+        yield conn
+        for _, sql in saved:
+            conn.execute(text(sql))
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+CASES_CHANGED = "cases: BROKEN at cases id 1: the stored content or the rules content it names"
+RULES_BROKEN = r"BROKEN at rules_versions 'article19@[0-9a-f]{12}': the stored content "
+# name: (statement, dialects, what `audit verify` must say)
+MALFORMED: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
+    "chain head length not a number": (
+        "UPDATE chain_heads SET length = 'three' WHERE chain = 'cases'", ("sqlite",),
+        (re.escape("cases: BROKEN at cases end: the chain head row cannot be read (its length "
+                   "is 'three', not a whole number)"),)),
+    "chain head length infinite": (
+        "UPDATE chain_heads SET length = 1e999 WHERE chain = 'cases'", ("sqlite",),
+        (re.escape("cases: BROKEN at cases end: the chain head row cannot be read (its length "
+                   "is inf, not a whole number)"),)),
+    "chain head length a fraction": (
+        "UPDATE chain_heads SET length = 3.5 WHERE chain = 'cases'", ("sqlite",),
+        (re.escape("cases: BROKEN at cases end: the chain head row cannot be read (its length "
+                   "is 3.5, not a whole number)"),)),
+    "chain head last hash not text": (
+        "UPDATE chain_heads SET last_hash = x'00' WHERE chain = 'users'", ("sqlite",),
+        (re.escape("users: BROKEN at users end: the chain head row cannot be read (its last "
+                   "hash is b'\\x00', not text)"),)),
+    "rules content a JSON array": (
+        "UPDATE rules_versions SET content = '[1, 2]'", ("sqlite", "postgresql"),
+        (re.escape(CASES_CHANGED), RULES_BROKEN + "is a JSON array, not a rules table")),
+    "rules content JSON null": (
+        "UPDATE rules_versions SET content = 'null'", ("sqlite", "postgresql"),
+        (re.escape(CASES_CHANGED), RULES_BROKEN + "is JSON null, not a rules table")),
+    "rules table whose regime is not a table": (
+        """UPDATE rules_versions SET content = '{"meta": {"name": "x"}, "regime": [1], """
+        """"routes": []}'""", ("sqlite", "postgresql"),
+        (re.escape(CASES_CHANGED), RULES_BROKEN + r"is not a rules table \(")),
+    "rules table whose routes are numbers": (
+        "UPDATE rules_versions SET content = replace(content, '\"routes\":[', "
+        "'\"routes\":[1,')", ("sqlite", "postgresql"),
+        (re.escape(CASES_CHANGED), RULES_BROKEN + r"is not a rules table \(")),
+    "rules content nested too deep to read": (
+        f"UPDATE rules_versions SET content = '{DEEP}'", ("sqlite", "postgresql"),
+        (re.escape(CASES_CHANGED), RULES_BROKEN + r"is not JSON \(maximum recursion depth")),
+    "rules content stored as bytes": (
+        "UPDATE rules_versions SET content = CAST(content AS BLOB)", ("sqlite",),
+        (re.escape(CASES_CHANGED), RULES_BROKEN + r"is not text \(bytes\)")),
+    "a case's date that is no date": (
+        "UPDATE cases SET created_at = 'yesterday' WHERE id = 2", ("sqlite",),
+        (re.escape("cases: BROKEN at cases id 2: the row cannot be read (Invalid isoformat "
+                   "string: 'yesterday')"),)),
+    "a user disabled at a date that is no date": (
+        "UPDATE users SET disabled_at = 'never' WHERE id = 2", ("sqlite",),
+        (re.escape("users: BROKEN at users id 2: the row cannot be read"),)),
+    "an audit event disabling user 1e999": (
+        """UPDATE audit_events SET action = 'user.disable', detail = '{"user_id": 1e999}' """
+        """WHERE id = 3""", ("sqlite", "postgresql"),
+        (re.escape("audit_events: BROKEN at audit_events id 3: the stored content does not "
+                   "match its hash"),)),
+}
+
+
+@pytest.mark.parametrize(("kind", "case"), [(k, c) for c, (_, kinds, _) in MALFORMED.items()
+                                            for k in kinds])
+def test_audit_verify_reports_what_no_writer_of_the_store_writes_without_a_traceback(
+        kind, case, tmp_path):
+    statement, _, expected = MALFORMED[case]
+    with seeded_store(kind, tmp_path) as store:
+        with around_the_triggers(store) as conn:
+            conn.execute(text(statement))
+        r = verify_cli(store)
+        assert r.exit_code == 1, r.output
+        assert "Traceback" not in r.output
+        for line in expected:
+            assert re.search(line, r.output), r.output
+        assert r.output.rstrip().endswith("audit verify: TAMPERING DETECTED")
+        assert not store.verify().intact

@@ -184,7 +184,8 @@ def audit_group() -> None:
 def audit_verify(database_url: str | None, anchors: tuple[str, ...]) -> None:
     """Re-check the hash chains of cases, audit events and users from their
     first row, the stored rules content, and the database's protecting
-    triggers. Names the first broken link of each chain.
+    triggers against their definitions. Names the first broken link of each
+    chain.
 
     Exit status: 0 intact, 1 tampering detected, 2 the database cannot be
     verified (unreachable, or its schema is not the newest)."""
@@ -219,10 +220,12 @@ def audit_verify(database_url: str | None, anchors: tuple[str, ...]) -> None:
             sys.exit(EXIT_CANNOT_VERIFY)
         try:
             report = store.verify(parsed)
-        except SQLAlchemyError as exc:
-            # a table or column the schema revision promises cannot be read
+        except Exception as exc:
+            # a table or column the schema revision promises cannot be read,
+            # or what is stored is nothing the store writes
+            reason = getattr(exc, "orig", None) or exc
             click.echo(f"database {_shown(url)}: the store cannot be read as recorded: "
-                       f"{type(exc).__name__}: {getattr(exc, 'orig', None) or exc}")
+                       f"{type(exc).__name__}: {' '.join(str(reason).split())[:300]}")
             click.echo("audit verify: TAMPERING DETECTED")
             sys.exit(EXIT_TAMPERED)
     finally:

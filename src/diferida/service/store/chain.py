@@ -72,6 +72,15 @@ def row_hash(chain: str, prev_hash: str, row: Mapping[str, Any],
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
+class UnreadableRow(Exception):
+    """A row of a chain that the database driver cannot turn into values (a
+    date that is no date, say): written around the application."""
+
+    def __init__(self, row_id: int | None, reason: str):
+        super().__init__(reason)
+        self.row_id, self.reason = row_id, reason
+
+
 @dataclass
 class ChainReport:
     chain: str
@@ -140,49 +149,80 @@ def verify_chain(chain: str, rows: Iterable[Mapping[str, Any]],
     report = ChainReport(chain)
     pending = dict(anchors)
     prev_hash, prev_id = GENESIS, None
-    for row in rows:
-        rid = int(row["id"])
-        where = f"{chain} id {rid}"
-        if row["row_hash"] is None or row["prev_hash"] is None:
-            return _broken(report, rid, f"{where}: the row has no hash (inserted outside "
-                                        f"the application)")
-        if row["prev_hash"] != prev_hash:
-            before = f"id {prev_id}" if prev_id is not None else "the start of the chain"
-            return _broken(report, rid, f"{where}: its previous hash does not match {before} "
-                                        f"(a row between them was removed, or {before} or "
-                                        f"this row was changed)")
-        rules = None
-        if chain == "cases":
-            rules = (rules_sha256 or {}).get(row["rules_version"])
-            if rules is None:
-                return _broken(report, rid, f"{where}: its rules version "
-                                            f"{row['rules_version']!r} is not stored")
-        try:
-            expected = row_hash(chain, prev_hash, row, rules)
-        except (TypeError, ValueError) as exc:
-            return _broken(report, rid, f"{where}: the content cannot be read ({exc})")
-        if row["row_hash"] != expected:
-            what = "or the rules content it names " if chain == "cases" else ""
-            return _broken(report, rid, f"{where}: the stored content {what}does not match "
-                                        f"its hash (changed after it was recorded)")
-        if rid in pending and pending.pop(rid) != row["row_hash"]:
-            return _broken(report, rid, f"{where}: its hash is not the anchor recorded for it "
-                                        f"(the chain was rewritten from this row or before)")
-        prev_hash, prev_id = row["row_hash"], rid
-        report.rows += 1
+    try:
+        for row in rows:
+            rid = int(row["id"])
+            where = f"{chain} id {rid}"
+            if row["row_hash"] is None or row["prev_hash"] is None:
+                return _broken(report, rid, f"{where}: the row has no hash (inserted outside "
+                                            f"the application)")
+            if row["prev_hash"] != prev_hash:
+                before = f"id {prev_id}" if prev_id is not None else "the start of the chain"
+                return _broken(report, rid, f"{where}: its previous hash does not match {before} "
+                                            f"(a row between them was removed, or {before} or "
+                                            f"this row was changed)")
+            rules = None
+            if chain == "cases":
+                rules = (rules_sha256 or {}).get(row["rules_version"])
+                if rules is None:
+                    return _broken(report, rid, f"{where}: its rules version "
+                                                f"{row['rules_version']!r} is not stored")
+            try:
+                expected = row_hash(chain, prev_hash, row, rules)
+            except (TypeError, ValueError) as exc:
+                return _broken(report, rid, f"{where}: the content cannot be read ({exc})")
+            if row["row_hash"] != expected:
+                what = "or the rules content it names " if chain == "cases" else ""
+                return _broken(report, rid, f"{where}: the stored content {what}does not match "
+                                            f"its hash (changed after it was recorded)")
+            if rid in pending and pending.pop(rid) != row["row_hash"]:
+                return _broken(report, rid, f"{where}: its hash is not the anchor recorded for it "
+                                            f"(the chain was rewritten from this row or before)")
+            prev_hash, prev_id = row["row_hash"], rid
+            report.rows += 1
+    except UnreadableRow as exc:
+        where = (f"{chain} id {exc.row_id}" if exc.row_id is not None
+                 else f"{chain} after id {prev_id}")
+        return _broken(report, exc.row_id, f"{where}: the row cannot be read ({exc.reason})")
     report.last_id, report.last_hash = prev_id, prev_hash
     if pending:
         rid = min(pending)
         return _broken(report, rid, f"{chain} id {rid}: anchored, but no longer in the chain")
     if head is None:
         return _broken(report, None, f"{chain}: the chain head row is missing")
-    if (int(head["length"]), head["last_id"], head["last_hash"]) != (
+    problem = _head_problem(head)
+    if problem is not None:
+        return _broken(report, None, f"{chain} end: the chain head row cannot be read "
+                                     f"({problem})")
+    if (head["length"], head["last_id"], head["last_hash"]) != (
             report.rows, prev_id, prev_hash):
         return _broken(report, None,
                        f"{chain} end: the chain head records {head['length']} rows ending at "
                        f"id {head['last_id']}, the table has {report.rows} ending at id "
                        f"{prev_id} (rows removed from the end, or the head was changed)")
     return report
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _head_problem(head: Mapping[str, Any]) -> str | None:
+    """What makes a chain head row something no writer of the store wrote:
+    a length or last id that is not a whole number, a hash that is not text."""
+    length, last_id, last_hash = head["length"], head["last_id"], head["last_hash"]
+    if not _whole(length) or length < 0:
+        return f"its length is {_shown(length)}, not a whole number"
+    if last_id is not None and not _whole(last_id):
+        return f"its last id is {_shown(last_id)}, not a whole number"
+    if not isinstance(last_hash, str):
+        return f"its last hash is {_shown(last_hash)}, not text"
+    return None
+
+
+def _shown(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def parse_anchor(text: str) -> tuple[str, int, str]:

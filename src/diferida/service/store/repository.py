@@ -21,7 +21,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from . import migrate, triggers
-from .chain import CHAINS, VerifyReport, content_sha256, row_hash, verify_chain
+from .chain import CHAINS, UnreadableRow, VerifyReport, content_sha256, row_hash, verify_chain
 from .engine import make_engine
 from .models import ROLES, AuditEvent, Base, Case, ChainHead, RulesVersion, User
 
@@ -337,8 +337,6 @@ class Store:
         the stored rules content against its version's digest, and that the
         protecting triggers are in place. Reads one consistent snapshot.
         `anchors` are (chain, id, hash) recorded earlier outside the database."""
-        from diferida.rules import RulesError, rules_from_resolved
-
         report = VerifyReport()
         conn = self.engine.connect()
         if self.engine.dialect.name == "postgresql":
@@ -348,22 +346,23 @@ class Store:
                      conn.execute(select(ChainHead.__table__)).mappings()}
             contents = {v: c for v, c in
                         conn.execute(select(RulesVersion.version, RulesVersion.content))}
+            digests = {v: _stored_sha256(c) for v, c in contents.items()}
             for chain in CHAINS:
                 table = Base.metadata.tables[chain]
-                rows = conn.execution_options(yield_per=2000).execute(
-                    select(table).order_by(table.c.id)).mappings()
-                report.chains.append(verify_chain(
-                    chain, rows, heads.get(chain),
-                    {v: content_sha256(c) for v, c in contents.items()},
-                    [(i, h) for c, i, h in anchors if c == chain]))
-            for version, content in sorted(contents.items()):
+                result = conn.execution_options(yield_per=2000).execute(
+                    select(table).order_by(table.c.id))
                 try:
-                    rebuilt = rules_from_resolved(json.loads(content)).version
-                except (ValueError, RulesError) as exc:
-                    rebuilt = f"unreadable content ({exc})"
+                    report.chains.append(verify_chain(
+                        chain, _readable_rows(conn, table, result), heads.get(chain), digests,
+                        [(i, h) for c, i, h in anchors if c == chain]))
+                finally:
+                    result.close()
+            for version, content in sorted(contents.items(), key=lambda vc: str(vc[0])):
+                rebuilt, unreadable = _stored_rules_version(content)
                 if rebuilt != version:
+                    what = unreadable or f"gives {rebuilt!r}"
                     report.findings.append(
-                        f"rules_versions {version!r}: the stored content gives {rebuilt!r} "
+                        f"rules_versions {version!r}: the stored content {what} "
                         f"(changed after it was recorded)")
             report.rules_checked = len(contents)
             report.findings += _re_enabled_users(conn)
@@ -472,6 +471,77 @@ class _Slot:
     error: Exception | None = None
 
 
+def _readable_rows(conn, table, result):
+    """The rows of `result`; a row the driver cannot turn into values (on
+    SQLite any column can hold anything) ends them with `UnreadableRow`,
+    naming the first such row."""
+    rows = iter(result.mappings())
+    last = None
+    while True:
+        try:
+            row = next(rows)
+        except StopIteration:
+            return
+        except (ValueError, TypeError, OverflowError) as exc:
+            raise UnreadableRow(_first_unreadable(conn, table, last), _short(exc)) from None
+        last = row["id"]
+        yield row
+
+
+def _first_unreadable(conn, table, after: int | None) -> int | None:
+    """The id of the first row after `after` that cannot be read (the driver
+    reads rows in batches: the batch that failed is read again row by row)."""
+    ids = select(table.c.id).order_by(table.c.id).limit(5000)
+    if after is not None:
+        ids = ids.where(table.c.id > after)
+    for (rid,) in conn.execute(ids).all():
+        try:
+            conn.execute(select(table).where(table.c.id == rid)).one()
+        except (ValueError, TypeError, OverflowError):
+            return rid
+    return None
+
+
+def _stored_sha256(content: Any) -> str:
+    """The SHA-256 a case's hash covers: of the stored rules content as text
+    (anything else, which only a write around the application can store, is
+    hashed as its bytes and so matches no case)."""
+    if isinstance(content, str):
+        return content_sha256(content)
+    data = content if isinstance(content, bytes) else repr(content).encode("utf-8")
+    return hashlib.sha256(b"\0" + data).hexdigest()
+
+
+def _stored_rules_version(content: Any) -> tuple[str | None, str | None]:
+    """The version stored rules content gives (its name and digest), or
+    None and, in words, why it is not a rules table."""
+    from diferida.rules import rules_from_resolved
+
+    if not isinstance(content, str):
+        return None, f"is not text ({type(content).__name__})"
+    try:
+        table = json.loads(content)
+    except (ValueError, RecursionError) as exc:
+        return None, f"is not JSON ({_short(exc)})"
+    if not isinstance(table, dict):
+        return None, f"is {_JSON_KINDS.get(type(table), 'a JSON value')}, not a rules table"
+    try:
+        return rules_from_resolved(table).version, None
+    # stored content is read like any input: whatever the rules reader
+    # raises on it means it is not the rules a case was decided with
+    except Exception as exc:
+        return None, f"is not a rules table ({type(exc).__name__}: {_short(exc)})"
+
+
+_JSON_KINDS = {list: "a JSON array", str: "a JSON string", int: "a JSON number",
+               float: "a JSON number", bool: "JSON true or false", type(None): "JSON null"}
+
+
+def _short(exc: BaseException, limit: int = 200) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
 def _re_enabled_users(conn) -> list[str]:
     """Users the audit trail says were disabled and the users table says are
     active (disabled_at is outside the users chain: it is the one field the
@@ -481,9 +551,11 @@ def _re_enabled_users(conn) -> list[str]:
             select(AuditEvent.id, AuditEvent.detail).where(AuditEvent.action == "user.disable")
             .order_by(AuditEvent.id)):
         try:
-            disabled.setdefault(int(json.loads(detail)["user_id"]), event_id)
-        except (TypeError, ValueError, KeyError):
+            uid = int(json.loads(detail)["user_id"])
+        except (TypeError, ValueError, KeyError, OverflowError, RecursionError):
             continue  # the event's own hash covers its content
+        if 0 < uid < 2**31:  # users.id is an INTEGER
+            disabled.setdefault(uid, event_id)
     if not disabled:
         return []
     active = conn.execute(select(User.id, User.name).where(
