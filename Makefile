@@ -1,18 +1,21 @@
 # Two commands on a fresh machine: `make run` and `make test`.
-# Both create .venv and install what is needed into it.
+# Both create .venv and install what is needed into it, at the versions of
+# constraints.txt (refreshed with `make lock`).
 
 VENV    := .venv
 PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed-stamp
 HOST    ?= 127.0.0.1
 PORT    ?= 8000
+PIP     := $(PY) -m pip install --quiet --disable-pip-version-check
+QUIET   := 2>&1 | grep -v '^WARNING: Location' || true
+PYTEST  := $(VENV)/bin/pytest -n 2 --dist loadfile
 
-.PHONY: install run test lint bench examples clean
+.PHONY: install run test check lint bench examples lock clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip 2>&1 | grep -v '^WARNING: Location' || true
-	$(PY) -m pip install --quiet -e '.[dev,soa,plot]' 2>&1 | grep -v '^WARNING: Location' || true
+	$(PIP) -c constraints.txt -e '.[dev,soa,plot]' $(QUIET)
 	$(PY) -c "import diferida, polars, fastapi, sqlalchemy, pytest, xdist, hypothesis, playwright, pymort, matplotlib"
 	touch $(STAMP)
 
@@ -26,10 +29,17 @@ run: install
 examples: install
 	$(VENV)/bin/diferida examples
 
-## test: every test (lint included), on two workers (a test file stays on one)
+## test: lint and every test, the browser and PostgreSQL ones included.
+## As root it installs Debian's chromium and postgresql when missing; it
+## starts a throw-away PostgreSQL server (scripts/with-test-services).
 test: install
 	$(VENV)/bin/ruff check src tests bench
-	$(VENV)/bin/pytest -n 2 --dist loadfile
+	scripts/with-test-services $(PYTEST)
+
+## check: the fast loop: lint and every test but the browser, PostgreSQL and slow ones
+check: install
+	$(VENV)/bin/ruff check src tests bench
+	$(PYTEST) -m "not browser and not postgres and not slow"
 
 lint: install
 	$(VENV)/bin/ruff check src tests bench
@@ -37,6 +47,18 @@ lint: install
 ## bench: speed figures (not part of test)
 bench: install
 	bash bench/run_all.sh
+
+## lock: refresh constraints.txt with the newest versions pyproject.toml allows
+lock:
+	rm -rf .venv-lock && python3 -m venv .venv-lock
+	.venv-lock/bin/python -m pip install --quiet --disable-pip-version-check -e '.[dev,soa,plot]'
+	{ echo "# The tested set of versions: every dependency of diferida and of its extras"; \
+	  echo "# (dev, soa, plot), as installed by 'make' into .venv (pip -c)."; \
+	  echo "# Refresh with 'make lock' (a fresh venv, the newest versions pyproject.toml"; \
+	  echo "# allows, then 'make test'); commit this file with the change."; \
+	  .venv-lock/bin/python -m pip freeze --exclude-editable; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt && rm -rf .venv-lock
+	@echo "constraints.txt refreshed: run 'make test', then commit it"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis test-output

@@ -1,9 +1,25 @@
-"""Shared fixtures: the determination date used across tests and the
-SPEC §8 participants."""
+"""Shared fixtures: the determination date used across tests, the SPEC §8
+participants, and the real parts some tests drive (a browser, the web
+application under uvicorn).
+
+Markers (registered in pyproject.toml, `--strict-markers`):
+- `browser`: drives Debian's chromium (every test that uses the `browser`
+  fixture is marked here);
+- `postgres`: runs against a PostgreSQL server (every test parametrized with
+  "postgresql" is marked here);
+- `slow`: takes more than a few seconds.
+Without chromium or a PostgreSQL server those tests are skipped, saying why,
+except under `make test` or in CI, where they fail
+(`diferida.service.testing.services_required`)."""
 
 from __future__ import annotations
 
+import os
+import socket
+import threading
+import time
 from datetime import date
+from pathlib import Path
 
 import pytest
 
@@ -45,3 +61,77 @@ def cli_command() -> list[str]:
         return [str(exe)]
     found = shutil.which("diferida")
     return [found] if found else [sys.executable, "-m", "diferida.cli"]
+
+
+# ---- the real parts: markers, the web application, the browser ----------
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+# screenshots of the browser tests
+SHOTS = Path(__file__).resolve().parents[1] / "test-output" / "web"
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and any(isinstance(v, str) and v == "postgresql"
+                                        for v in callspec.params.values()):
+            item.add_marker(pytest.mark.postgres)
+
+
+def need_part(present: bool, what: str, install: str) -> None:
+    """Skip (saying why) or, under `make test` and in CI, fail when a real
+    part a test drives is missing."""
+    from diferida.service.testing import services_required
+
+    if present:
+        return
+    message = f"{what} is missing: {install}"
+    if services_required():
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory):
+    """The real application (`create_app`) under uvicorn on a free loopback
+    port, with a throw-away SQLite database."""
+    import uvicorn
+
+    from diferida.service.app import create_app
+    from diferida.service.settings import Settings
+
+    db = tmp_path_factory.mktemp("web-browser") / "web.db"
+    app = create_app(Settings(database_url=f"sqlite:///{db}"))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the web server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's chromium, headless, driven by Playwright."""
+    need_part(os.path.exists(CHROMIUM), f"chromium ({CHROMIUM})",
+              "install Debian's package: apt-get install chromium")
+    from playwright.sync_api import sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()

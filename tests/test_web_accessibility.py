@@ -20,14 +20,9 @@ and the error summary's links (the field's label and message in view)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from .test_web_browser import CHROMIUM, SHOTS, base_url, browser  # noqa: F401
-
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
-                                reason=f"the browser tests drive {CHROMIUM}")
+from .conftest import SHOTS
 
 A11Y_SHOTS = SHOTS / "a11y"
 WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]

@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 from .test_web_accessibility import STATES, VIEWPORTS, check_state, checker  # noqa: F401
-from .test_web_browser import base_url, browser  # noqa: F401
 
 
 @pytest.mark.parametrize("width", list(VIEWPORTS))

@@ -12,26 +12,15 @@ from __future__ import annotations
 
 import re
 import shutil
-import socket
 import subprocess
-import threading
-import time
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
+from .conftest import SHOTS
 from .test_web_htmlcheck import problems
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
-SHOTS = Path(__file__).resolve().parents[1] / "test-output" / "web"
 AS_OF = "2026-11-29"
-
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
-                                reason=f"the browser tests drive {CHROMIUM}")
 
 # SPEC §8 examples (inputs as the specification gives them)
 EXAMPLE_1 = {"birth_date": "1970-05-10", "entry_date": "1988-07-01",
@@ -44,42 +33,6 @@ EXAMPLE_8 = {"birth_date": "1976-01-01", "entry_date": "1998-01-01",
              "separation_date": "2006-01-01", "creditable_service_years": "8",
              "average_compensation": "30000.00", "group": "general", "refund_requested": "false"}
 EXAMPLE_9 = {**EXAMPLE_1, "refund_requested": "true"}
-
-
-@pytest.fixture(scope="module")
-def base_url(tmp_path_factory):
-    import uvicorn
-
-    from diferida.service.app import create_app
-    from diferida.service.settings import Settings
-
-    db = tmp_path_factory.mktemp("web-browser") / "web.db"
-    app = create_app(Settings(database_url=f"sqlite:///{db}"))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the web server did not start")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def _open(browser, base_url, **context_options):

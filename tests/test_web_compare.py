@@ -15,7 +15,6 @@ import re
 import warnings
 from datetime import date
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -27,7 +26,7 @@ from diferida.i18n import catalog, fmt_date
 from diferida.money import format_money
 from diferida.web.labels import labels
 
-from .test_web_browser import SHOTS, base_url, browser  # noqa: F401
+from .conftest import SHOTS
 from .test_web_htmlcheck import problems
 from .test_web_pages import text_of
 
@@ -396,12 +395,6 @@ def cli_args_fail(person: dict[str, str], lang: str) -> int:
 
 # ---- in a real browser, with and without JavaScript -----------------------------------------
 
-CHROMIUM = "/usr/bin/chromium"
-browser_only = pytest.mark.skipif(not Path(CHROMIUM).exists(),
-                                  reason=f"the browser tests drive {CHROMIUM}")
-
-
-@browser_only
 @pytest.mark.parametrize("js", [True, False], ids=["js", "nojs"])
 def test_in_the_browser_a_police_officer_compared_with_the_strict_reading(
         browser, base_url, js):  # noqa: F811

@@ -26,12 +26,9 @@ from diferida.money import format_money
 from diferida.rules import load_rules
 from diferida.web import guidance
 
-from . import test_web_browser
+from .conftest import SHOTS
 from .test_web_htmlcheck import problems
 from .test_web_pages import text_of
-
-# the browser suite's fixtures: the application under uvicorn, and chromium
-base_url, browser = test_web_browser.base_url, test_web_browser.browser
 
 AS_OF = "2026-11-29"
 EXAMPLE_1 = {  # SPEC §8: eligible from 2028-05-10, $10,200.00 a year
@@ -368,10 +365,8 @@ def test_the_help_of_the_fields_links_to_the_glossary(client, lang, href):
 
 # ----------------------------------------------------------------- browser
 
-@pytest.mark.skipif(not Path("/usr/bin/chromium").exists(),
-                    reason="the browser tests drive /usr/bin/chromium")
 def test_the_panel_at_phone_width_in_a_browser(browser, base_url):
-    from .test_web_browser import SHOTS, _open, calculate, fill, visible_text
+    from .test_web_browser import _open, calculate, fill, visible_text
 
     context, page, errors = _open(browser, base_url, viewport={"width": 375, "height": 800})
     try:

@@ -9,7 +9,6 @@ import gzip
 import httpx
 import pytest
 
-from .test_web_browser import base_url  # noqa: F401  (the real server under uvicorn)
 from .test_web_pages import EXAMPLE_1
 
 

@@ -18,6 +18,13 @@ from urllib.parse import quote
 DEFAULT_TEST_POSTGRES_URL = "postgresql+psycopg://diferida:diferida@127.0.0.1:5432/diferida_test"
 
 
+def services_required() -> bool:
+    """Whether a test of a real part (PostgreSQL, chromium) fails, rather than
+    skips, when the part is missing: under `make test` and in CI."""
+    return (os.environ.get("DIFERIDA_REQUIRE_SERVICES", "") not in ("", "0")
+            or os.environ.get("CI", "").lower() == "true")
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -107,8 +114,8 @@ def postgres_reachable(url: str) -> str | None:
 def database_for_tests(kind: str, folder: Path) -> Iterator[str]:
     """A database URL for one test run: an SQLite file under `folder`, or a
     fresh schema on the PostgreSQL server of DIFERIDA_TEST_POSTGRES_URL.
-    Without a reachable server the PostgreSQL tests are skipped — except in CI
-    (CI=true), where they fail."""
+    Without a reachable server the PostgreSQL tests are skipped, except under
+    `make test` (DIFERIDA_REQUIRE_SERVICES=1) or in CI (CI=true), where they fail."""
     import pytest
 
     if kind == "sqlite":
@@ -117,8 +124,8 @@ def database_for_tests(kind: str, folder: Path) -> Iterator[str]:
     base = os.environ.get("DIFERIDA_TEST_POSTGRES_URL", DEFAULT_TEST_POSTGRES_URL)
     why = postgres_reachable(base)
     if why is not None:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"PostgreSQL is required in CI and is not reachable: {why}")
+        if services_required():
+            pytest.fail(f"PostgreSQL is required (make test) and is not reachable: {why}")
         pytest.skip(f"no PostgreSQL server reachable ({why})")
     with postgres_schema(base) as url:
         yield url
