@@ -16,17 +16,19 @@ import re
 import tomllib
 from dataclasses import dataclass
 from datetime import date
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .fields import SERVICE_PLACES
+from pydantic import ValidationError
+
+from . import rules_schema as schema
+from .rules_schema import GROUPS, REGIMES  # noqa: F401  (re-exported)
 
 DEFAULT_RULES = "article19"
-REGIMES = ("pre1990", "new")
-GROUPS = ("general", "police", "firefighter")
+MAX_FILE_BYTES = 1 << 20  # a rules file is a page or two of TOML
 CITATION_KEYS = ("conditions_pre1990", "conditions_new", "start", "retirement_annuity")
 # Sections added to the rules file after the first release. A rules table
 # stored with an older determination lacks them; it is read with these
@@ -140,51 +142,32 @@ class Rules:
         raise KeyError(route_id)
 
 
-def _dec(value: Any, where: str) -> Decimal:
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise RulesError(f"{where}: write numbers as strings or integers, got {value!r}")
-    try:
-        d = Decimal(str(value))
-    except InvalidOperation as exc:
-        raise RulesError(f"{where}: not a number: {value!r}") from exc
-    if d < 0:
-        raise RulesError(f"{where}: must not be negative: {value!r}")
-    return d
-
-
-def _years(value: Any, where: str) -> Decimal:
-    """Years of service in a rules file: at most the precision service is
-    read with (SPEC §1), so every comparison with it is exact."""
-    d = _dec(value, where)
-    if -d.normalize().as_tuple().exponent > SERVICE_PLACES:
-        raise RulesError(f"{where}: {value!r} has more than {SERVICE_PLACES} decimal places, "
-                         "finer than service is measured")
-    return d
-
-
-def _date(value: Any, where: str) -> date:
-    if isinstance(value, date):
-        return value
-    try:
-        return date.fromisoformat(str(value))
-    except ValueError as exc:
-        raise RulesError(f"{where}: not a YYYY-MM-DD date: {value!r}") from exc
-
-
-def _need(table: dict, key: str, where: str) -> Any:
-    if key not in table:
-        raise RulesError(f"{where}: missing '{key}'")
-    return table[key]
-
-
 def _read_toml(path: Path) -> dict[str, Any]:
+    """A rules file's TOML; every way it cannot be read is a RulesError."""
     try:
         with path.open("rb") as fh:
-            return tomllib.load(fh)
+            data = fh.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError as exc:
         raise RulesError(f"rules file not found: {path}") from exc
+    except IsADirectoryError as exc:
+        raise RulesError(f"{path}: a folder, not a rules file") from exc
+    except (OSError, ValueError) as exc:
+        raise RulesError(f"{path}: cannot be read: {getattr(exc, 'strerror', None) or exc}"
+                         ) from exc
+    if len(data) > MAX_FILE_BYTES:
+        raise RulesError(f"{path}: larger than {MAX_FILE_BYTES // 1024} KiB: not a rules file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise RulesError(f"{path}, line {line}: not UTF-8 text (save the file as UTF-8)"
+                         ) from exc
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise RulesError(f"{path}: not valid TOML: {exc}") from exc
+    except RecursionError:
+        raise RulesError(f"{path}: nested too deeply to be a rules file") from None
 
 
 def builtin_names() -> list[str]:
@@ -257,7 +240,11 @@ def _resolve(raw: dict[str, Any], origin: str, seen: tuple[str, ...] = ()) -> di
     _unknown_keys(changes, base, (), origin)
     _deep_merge(merged, changes)
     overrides = raw.get("route_overrides", {})
-    ids = [r.get("id") for r in merged.get("routes", [])]
+    if not isinstance(overrides, dict):
+        raise RulesError(f"{origin}: route_overrides must be tables, one per route "
+                         '([route_overrides."19.2"]), not a list or a value',
+                         key="route_overrides")
+    ids = [r.get("id") if isinstance(r, dict) else None for r in merged.get("routes", [])]
     for route_id, changes in overrides.items():
         if route_id not in ids:
             raise RulesError(f"{origin}: route_overrides names unknown route {route_id!r}",
@@ -311,190 +298,130 @@ def _has(table: dict[str, Any], path: tuple[str, ...]) -> bool:
     return True
 
 
-def _int(value: Any, where: str) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise RulesError(f"{where}: must be a whole number, got {value!r}")
-    return value
+def _location(loc: tuple[Any, ...], table: Any) -> tuple[str, dict[str, Any]]:
+    """An error's place in the rules table: its words ("route "19.2", age") and
+    where the loader looks for its line (section, route, key)."""
+    node, nodes = table, []
+    for part in loc:  # the values along the location, where they exist
+        node = (node.get(part) if isinstance(node, dict) else
+                node[part] if isinstance(node, list) and isinstance(part, int)
+                and 0 <= part < len(node) else None)
+        nodes.append(node)
+    where: dict[str, Any] = {"section": None, "route": None, "key": None}
+    if len(loc) >= 2 and loc[0] == "routes" and isinstance(loc[1], int):
+        route = nodes[1].get("id") if isinstance(nodes[1], dict) else None
+        route = route if isinstance(route, str) else None
+        rest = [str(p) for p in loc[2:]]
+        where["route"] = route
+        where["key"] = rest[0] if rest else None
+        name = f'route "{route}"' if route else f"routes[{loc[1]}]"
+        return ", ".join([name, *rest[:1]]) + "".join(f".{p}" for p in rest[1:]), where
+    words = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
+    ints = [i for i, p in enumerate(loc) if isinstance(p, int)]
+    if ints:  # inside a list of tables (a scale's brackets): the table holding the list
+        first = ints[0]
+        where["section"] = ".".join(map(str, loc[:first - 1])) or None
+        after = [p for p in loc[first:] if isinstance(p, str)]
+        where["key"] = after[0] if after else str(loc[first - 1])
+    elif loc and isinstance(nodes[-1], dict):  # a whole table
+        where["section"] = ".".join(map(str, loc))
+    elif loc:
+        where["section"] = ".".join(map(str, loc[:-1])) or None
+        where["key"] = str(loc[-1])
+    return words, where
 
 
-KNOWN_KEYS = ("min_service", "max_service", "regimes_source", "threshold", "rate", "age",
-              "regimes", "groups", "citation", "new_participant_after", "not_covered_from",
-              "deferred_right_cutoff", "brackets", "value", "id", "name", "reading",
-              "routes", "min_entry_age")
-
-
-def _tagged(exc: RulesError, route: str | None = None) -> RulesError:
-    """The error, with where it is in the rules table guessed from its message
-    when the raiser did not say (the loader turns that into a line)."""
-    text = str(exc)
-    if exc.route is None:
-        exc.route = route
-    if exc.section is None:
-        m = re.search(r"\[([a-z0-9_.]+)\]", text)
-        if m:
-            exc.section = m.group(1)
-    if exc.key is None:
-        m = re.search(r"missing '(\w+)'", text)
-        if m:
-            exc.key = m.group(1)
-        else:
-            for k in KNOWN_KEYS:
-                if re.search(rf"\b{k}\b", text):
-                    exc.key = k
-                    break
-    if exc.section and exc.key in ("new_participant_after", "not_covered_from",
-                                   "deferred_right_cutoff"):
-        exc.section, exc.key = f"{exc.section}.{exc.key}", "value"
-    return exc
+def _validated(table: dict[str, Any], origin: str) -> schema.RulesTable:
+    """The table checked against the schema; the first problem as a RulesError
+    that says where it is."""
+    try:
+        return schema.RulesTable.model_validate(table)
+    except ValidationError as exc:
+        # a key that is not in the schema first: a misspelt key is also a missing one
+        errors = sorted(exc.errors(include_url=False),
+                        key=lambda e: e["type"] != "extra_forbidden")
+        first = errors[0]
+        words, where = _location(tuple(first["loc"]), table)
+        if first["type"] in ("missing", "extra_forbidden"):  # the message names the key
+            words, _ = _location(tuple(first["loc"])[:-1], table)
+        message = schema.message_of(first)
+        rest = errors[1:]
+        if first["type"] == "extra_forbidden":  # and the key it may stand for
+            parent = tuple(first["loc"])[:-1]
+            missing = [e for e in rest if e["type"] == "missing"
+                       and tuple(e["loc"])[:-1] == parent]
+            if missing:
+                message += f"; {schema.message_of(missing[0])}"
+                rest.remove(missing[0])
+        more = f" (and {len(rest)} more)" if rest else ""
+        value = first.get("input")
+        err = RulesError(f"{origin}: {words + ': ' if words else ''}{message}{more}", **where)
+        err.value = value if isinstance(value, str) else None  # type: ignore[attr-defined]
+        raise err from None
 
 
 def rules_from_resolved(resolved: dict[str, Any], origin: str = "rules") -> Rules:
     """Build Rules from a resolved table (a rules file's content, or the copy
-    stored with a determination)."""
-    resolved = _canonical(resolved)
-    digest = hashlib.sha256(
-        json.dumps(resolved, sort_keys=True, ensure_ascii=False).encode()
-    ).hexdigest()
-    stored = resolved
-    resolved = _with_later_sections(resolved)
-    meta = _need(resolved, "meta", origin)
-    regime = _need(resolved, "regime", origin)
-    w = f"{origin} [regime]"
-    after = _need(regime, "new_participant_after", w)
-    notcov = _need(regime, "not_covered_from", w)
-    cutoff = _need(regime, "deferred_right_cutoff", w)
-
-    routes = []
-    for i, r in enumerate(_need(resolved, "routes", origin)):
-        rw = f"{origin} routes[{i}]"
-        try:
-            routes.append(_route(r, rw))
-        except RulesError as exc:
-            raise _tagged(exc, route=str(r.get("id", "")) or None) from None
-    if not routes:
-        raise RulesError(f"{origin}: no routes")
+    stored with a determination), checked against `rules_schema`."""
+    if not isinstance(resolved, dict):
+        raise RulesError(f"{origin}: not a rules table")
     try:
-        return _rest(resolved, stored, digest, origin, meta, regime, w, after, notcov, cutoff,
-                     tuple(routes))
-    except RulesError as exc:
-        raise _tagged(exc) from None
+        resolved = _canonical(resolved)
+        stored = resolved
+        table = _validated(_with_later_sections(resolved), origin)
+        digest = hashlib.sha256(
+            json.dumps(stored, sort_keys=True, ensure_ascii=False).encode()
+        ).hexdigest()
+    except RecursionError:
+        raise RulesError(f"{origin}: nested too deeply to be a rules table") from None
+    return _rules(table, stored, digest)
 
 
-def _route(r: dict[str, Any], rw: str) -> Route:
-    regimes = tuple(_need(r, "regimes", rw))
-    groups = tuple(_need(r, "groups", rw))
-    if not set(regimes) <= set(REGIMES) or not regimes:
-        raise RulesError(f"{rw}: regimes must be among {REGIMES}")
-    if not set(groups) <= set(GROUPS) or not groups:
-        raise RulesError(f"{rw}: groups must be among {GROUPS}")
-    age = _need(r, "age", rw)
-    if not isinstance(age, int) or isinstance(age, bool) or age < 0:
-        raise RulesError(f"{rw}: age must be a whole number of years")
-    return Route(
-        id=str(_need(r, "id", rw)),
-        citation=str(_need(r, "citation", rw)),
-        regimes=regimes,
-        groups=groups,
-        age=age,
-        min_service=_years(_need(r, "min_service", rw), f"{rw}.min_service"),
-        max_service=(
-            _years(r["max_service"], f"{rw}.max_service") if "max_service" in r else None
-        ),
-        regimes_source=str(r["regimes_source"]) if "regimes_source" in r else None,
-    )
-
-
-def _rest(resolved: dict[str, Any], stored: dict[str, Any], digest: str, origin: str,
-          meta: dict[str, Any], regime: dict[str, Any], w: str, after: dict[str, Any],
-          notcov: dict[str, Any], cutoff: dict[str, Any], routes: tuple[Route, ...]) -> Rules:
-    amount = {}
-    for reg in REGIMES:
-        s = _need(_need(resolved, "amount", origin), reg, f"{origin} [amount]")
-        sw = f"{origin} [amount.{reg}]"
-        brackets = tuple(
-            Bracket(
-                threshold=_years(_need(b, "threshold", sw), f"{sw}.threshold"),
-                rate=_dec(_need(b, "rate", sw), f"{sw}.rate"),
-            )
-            for b in _need(s, "brackets", sw)
-        )
-        for b in brackets:
-            if b.rate > 1:
-                raise RulesError(f"{sw}.rate: '{b.rate}' is above 1 (the whole compensation a "
-                                 "year): not a pension rate")
-        if not brackets or brackets[0].threshold != 0:
-            raise RulesError(f"{sw}: the first bracket must start at threshold 0")
-        if any(a.threshold >= b.threshold for a, b in zip(brackets, brackets[1:])):
-            raise RulesError(f"{sw}: thresholds must increase")
-        amount[reg] = Scale(citation=str(_need(s, "citation", sw)), brackets=brackets)
-
-    cw = f"{origin} [citations]"
-    cites = _need(resolved, "citations", origin)
-    citations = {k: str(_need(cites, k, cw)) for k in CITATION_KEYS}
-    minimum = _need(resolved, "minimum", origin)
-    if _dec(_need(minimum, "rate", f"{origin} [minimum]"), "minimum.rate") > 1:
-        raise RulesError(f"{origin} [minimum].rate: above 1 (the whole compensation)")
-    laws_w = f"{origin} [regime.laws]"
-    laws_t = _need(regime, "laws", w)
-    laws = {k: str(_need(laws_t, k, laws_w)) for k in (*REGIMES, "not_covered")}
-    dw = f"{origin} [decisions.route_19_4_regimes]"
-    d194 = _need(_need(resolved, "decisions", origin), "route_19_4_regimes", dw)
-    reading = RegimeReading(
-        citation=str(_need(d194, "citation", dw)),
-        routes=tuple(str(x) for x in _need(d194, "routes", dw)),
-        reading=str(_need(d194, "reading", dw)),
-        statute_pre1990=str(_need(d194, "statute_pre1990", dw)),
-        statute_new=str(_need(d194, "statute_new", dw)),
-        other_reading=str(_need(d194, "other_reading", dw)),
-    )
-    if reading.reading not in ("both_regimes", "pre1990_only"):
-        raise RulesError(f"{dw}.reading: must be both_regimes or pre1990_only")
-    ids = {r.id for r in routes}
-    if not set(reading.routes) <= ids:
-        raise RulesError(f"{dw}.routes: unknown routes {sorted(set(reading.routes) - ids)}")
-    later = _need(resolved, "later_laws", origin)
-    lw = f"{origin} [later_laws.act_3_2013]"
-    a3 = _need(later, "act_3_2013", lw)
-    act_3_2013 = LaterLaw(
-        name=str(_need(a3, "name", lw)),
-        citation=str(_need(a3, "citation", lw)),
-        accruals_frozen_after=_date(_need(a3, "accruals_frozen_after", lw),
-                                    f"{lw}.accruals_frozen_after"),
-        ages_changed_after=_date(_need(a3, "ages_changed_after", lw), f"{lw}.ages_changed_after"),
-        minimum_monthly=_dec(_need(a3, "minimum_monthly", lw), f"{lw}.minimum_monthly"),
-    )
-    a106 = _need(later, "act_106_2017", f"{origin} [later_laws]")
-    checks = _need(resolved, "data_checks", origin)
-    name = str(_need(meta, "name", f"{origin} [meta]"))
+def _rules(t: schema.RulesTable, stored: dict[str, Any], digest: str) -> Rules:
+    r = t.regime
+    d = t.decisions.route_19_4_regimes
+    a3 = t.later_laws.act_3_2013
     return Rules(
-        name=name,
-        title=str(meta.get("title", "")),
-        description=str(meta.get("description", "")),
-        new_participant_after=_date(_need(after, "value", w), f"{w}.new_participant_after"),
-        new_participant_citation=str(_need(after, "citation", w)),
-        not_covered_from=_date(_need(notcov, "value", w), f"{w}.not_covered_from"),
-        not_covered_citation=str(_need(notcov, "citation", w)),
-        deferred_right_cutoff=_date(_need(cutoff, "value", w), f"{w}.deferred_right_cutoff"),
-        deferred_right_citation=str(_need(cutoff, "citation", w)),
-        routes=routes,
-        amount=amount,
-        minimum_rate=_dec(_need(minimum, "rate", f"{origin} [minimum]"), "minimum.rate"),
-        minimum_citation=str(_need(minimum, "citation", f"{origin} [minimum]")),
-        citations=citations,
-        laws=laws,
-        reading_19_4=reading,
-        act_3_2013=act_3_2013,
-        act_106_2017=str(_need(a106, "name", f"{origin} [later_laws.act_106_2017]")),
-        min_entry_age=_int(_need(checks, "min_entry_age", f"{origin} [data_checks]"),
-                           f"{origin} [data_checks].min_entry_age"),
+        name=t.meta.name,
+        title=t.meta.title,
+        description=t.meta.description,
+        new_participant_after=r.new_participant_after.value,
+        new_participant_citation=r.new_participant_after.citation,
+        not_covered_from=r.not_covered_from.value,
+        not_covered_citation=r.not_covered_from.citation,
+        deferred_right_cutoff=r.deferred_right_cutoff.value,
+        deferred_right_citation=r.deferred_right_cutoff.citation,
+        routes=tuple(
+            Route(id=x.id, citation=x.citation, regimes=tuple(x.regimes),
+                  groups=tuple(x.groups), age=x.age, min_service=x.min_service,
+                  max_service=x.max_service, regimes_source=x.regimes_source)
+            for x in t.routes),
+        amount={reg: Scale(citation=s.citation,
+                           brackets=tuple(Bracket(b.threshold, b.rate) for b in s.brackets))
+                for reg, s in (("pre1990", t.amount.pre1990), ("new", t.amount.new))},
+        minimum_rate=t.minimum.rate,
+        minimum_citation=t.minimum.citation,
+        citations={k: getattr(t.citations, k) for k in CITATION_KEYS},
+        laws={"pre1990": r.laws.pre1990, "new": r.laws.new, "not_covered": r.laws.not_covered},
+        reading_19_4=RegimeReading(citation=d.citation, routes=tuple(d.routes),
+                                   reading=d.reading, statute_pre1990=d.statute_pre1990,
+                                   statute_new=d.statute_new, other_reading=d.other_reading),
+        act_3_2013=LaterLaw(name=a3.name, citation=a3.citation,
+                            accruals_frozen_after=a3.accruals_frozen_after,
+                            ages_changed_after=a3.ages_changed_after,
+                            minimum_monthly=a3.minimum_monthly),
+        act_106_2017=t.later_laws.act_106_2017.name,
+        min_entry_age=t.data_checks.min_entry_age,
         resolved=stored,
-        version=f"{name}@{digest[:12]}",
-        illustrative=meta.get("illustrative", False) is True,
+        version=f"{t.meta.name}@{digest[:12]}",
+        illustrative=t.meta.illustrative,
     )
 
 
 @lru_cache(maxsize=32)
-def _load_cached(key: str) -> Rules:
+def _load_cached(key: str, stamp: tuple[int, int] | None = None) -> Rules:
+    """`stamp`: a file's modification time and size, so that a file changed
+    since it was loaded is read again."""
     path = Path(key)
     if key in builtin_names():
         path, origin = _builtin_path(key), key
@@ -507,6 +434,8 @@ def _load_cached(key: str) -> Rules:
     raw = _read_toml(path)
     try:
         return rules_from_resolved(_resolve(raw, origin), origin)
+    except RecursionError:
+        raise RulesError(f"{path}: nested too deeply to be a rules file") from None
     except RulesError as exc:
         raise _placed(exc, path, origin) from None
 
@@ -574,9 +503,11 @@ def _placed(exc: RulesError, path: Path, origin: str) -> RulesError:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return exc
-    m = re.search(r"'([^']*)'", str(exc).split(":", 1)[-1])
-    line = line_of(text, section=exc.section, route=exc.route, key=exc.key,
-                   value=m.group(1) if m else None)
+    value = getattr(exc, "value", None)
+    if value is None:
+        m = re.search(r"'([^']*)'", str(exc).split(":", 1)[-1])
+        value = m.group(1) if m else None
+    line = line_of(text, section=exc.section, route=exc.route, key=exc.key, value=value)
     if line is None and exc.key == "base":
         line = 1
     if line is None:
@@ -598,4 +529,11 @@ def load_rules(rules: str | Path | Rules | None = None) -> Rules:
     key = DEFAULT_RULES if rules is None else str(rules)
     if isinstance(rules, Path):
         key = str(rules.resolve())
-    return _load_cached(key)
+    stamp = None
+    if key not in builtin_names():
+        try:
+            st = Path(key).stat()
+            stamp = (st.st_mtime_ns, st.st_size)
+        except (OSError, ValueError):
+            pass  # _load_cached says why it cannot be read
+    return _load_cached(key, stamp)

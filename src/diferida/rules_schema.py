@@ -1,0 +1,321 @@
+"""The shape of a rules table (a rules file, resolved against its base), as a
+schema: every key, its type and its bounds.
+
+A rules file is input like any other. The bounds keep every number the engine
+computes with exact: a rate has at most `RATE_PLACES` decimal places and is at
+most 1 (the whole compensation a year), so an amount's exact numerator (cents
+× rate × service units) stays inside the 128-bit integers of `money.EXACT`
+for any compensation and service SPEC §1 accepts (`EXACT_BOUND` below, and
+tests/test_rules_bounds.py, hold that). Ages, years, counts and texts are
+bounded too, so no rules file can make a run slow or deep.
+
+Errors are pydantic's, with this project's wording (`message_of`); the loader
+(`rules.py`) turns an error's location into the line of the file."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+from decimal import Decimal, InvalidOperation
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StringConstraints,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from .fields import MONEY_DIGITS, MONEY_PLACES, SERVICE_DIGITS, SERVICE_PLACES
+
+# ---- the bounds -------------------------------------------------------------
+
+RATE_PLACES = 10  # decimal places of a rate (1.5% is 0.015: 3 places)
+MAX_RATE = Decimal(1)  # the whole average compensation a year
+MAX_YEARS = Decimal(200)  # a service threshold or limit, in years
+MAX_AGE = 150  # the age a route asks for
+MAX_ENTRY_AGE = 100  # the data check's minimum age at first entry
+MAX_MONTHLY = Decimal(1_000_000)  # a later law's monthly minimum, dollars
+MAX_BRACKETS = 20  # brackets of one scale
+MAX_ROUTES = 20
+MAX_TEXT = 2_000  # characters of one text (a title, a citation)
+MAX_NAME = 100  # characters of a rules set's name or a route's id
+REGIMES = ("pre1990", "new")
+GROUPS = ("general", "police", "firefighter")
+
+# The largest exact numerator of an amount (money.round_half_up doubles it
+# and adds the denominator; the monthly amount's denominator is 12 times the
+# annual one): below 2**127, the largest 128-bit integer.
+_MAX_CENTS = 10 ** (MONEY_DIGITS + MONEY_PLACES) - 1
+_MAX_SERVICE_UNITS = 10 ** (SERVICE_DIGITS + SERVICE_PLACES) - 1
+EXACT_BOUND = (2 * _MAX_CENTS * 10**RATE_PLACES * _MAX_SERVICE_UNITS
+               + 12 * 10**RATE_PLACES * 10**SERVICE_PLACES)
+assert EXACT_BOUND < 2**127 - 1, "RATE_PLACES too large for exact 128-bit amounts"
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _fail(message: str, **ctx: Any) -> PydanticCustomError:
+    return PydanticCustomError("rules", message, ctx)
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "…"
+
+
+def _decimal(places: int, most: Decimal, what: str, *, unit: str = ""):
+    """A decimal written as a string or an integer (never a binary float), finite,
+    from 0 to `most`, with at most `places` decimal places."""
+
+    def check(value: Any) -> Decimal:
+        if isinstance(value, bool) or not isinstance(value, (str, int)):
+            raise _fail(f"write numbers as strings or integers, got {_shown(value)}")
+        if isinstance(value, str) and len(value) > 60:
+            raise _fail(f"not a number: {_shown(value)}")
+        try:
+            d = Decimal(value) if isinstance(value, str) else Decimal(value)
+        except (InvalidOperation, ValueError):
+            raise _fail(f"not a number: {_shown(value)}") from None
+        if not d.is_finite():
+            raise _fail(f"not a finite number: {_shown(value)}")
+        if d < 0:
+            raise _fail(f"must not be negative: {_shown(value)}")
+        if d > most:
+            above = ("is above 1 (the whole compensation a year): not a pension rate"
+                     if what == "rate" else f"is more than {most}{unit}")
+            raise _fail(f"'{value}' {above}")
+        if -d.normalize().as_tuple().exponent > places:
+            raise _fail(f"'{value}' has more than {places} decimal places, {what_finer[what]}")
+        return d
+
+    return BeforeValidator(check)
+
+
+what_finer = {
+    "rate": "more than exact amounts can carry",
+    "years": "finer than service is measured",
+    "money": "finer than a cent",
+}
+
+Rate = Annotated[Decimal, _decimal(RATE_PLACES, MAX_RATE, "rate")]
+Years = Annotated[Decimal, _decimal(SERVICE_PLACES, MAX_YEARS, "years", unit=" years")]
+Monthly = Annotated[Decimal, _decimal(MONEY_PLACES, MAX_MONTHLY, "money", unit=" dollars")]
+
+
+def _day(value: Any) -> date:
+    if isinstance(value, datetime):
+        raise _fail(f"not a YYYY-MM-DD date: {_shown(value)} has a time")
+    if isinstance(value, date):
+        return value
+    if not isinstance(value, str) or not _ISO_DATE.fullmatch(value):
+        raise _fail(f"not a YYYY-MM-DD date: {_shown(value)}")
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise _fail(f"not a YYYY-MM-DD date: {_shown(value)}") from None
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise _fail(f"must be text, got {_shown(value)}")
+    if _CONTROL.search(value):
+        raise _fail("must not hold control characters")
+    return value
+
+
+Day = Annotated[date, BeforeValidator(_day)]
+Text = Annotated[str, BeforeValidator(_text), StringConstraints(max_length=MAX_TEXT)]
+Label = Annotated[str, BeforeValidator(_text), StringConstraints(min_length=1,
+                                                                 max_length=MAX_TEXT)]
+Name = Annotated[str, BeforeValidator(_text), StringConstraints(min_length=1,
+                                                                max_length=MAX_NAME)]
+Regime = Literal["pre1990", "new"]
+Group = Literal["general", "police", "firefighter"]
+
+
+class _Table(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Meta(_Table):
+    name: Name
+    title: Text = ""
+    description: Text = ""
+    applies_from: Day | None = None  # the day from which the rules speak
+    illustrative: StrictBool = False
+
+
+class Cutoff(_Table):
+    value: Day
+    citation: Label
+    description: Text = ""
+
+
+class Laws(_Table):
+    pre1990: Label
+    new: Label
+    not_covered: Label
+
+
+class RegimeTable(_Table):
+    new_participant_after: Cutoff
+    not_covered_from: Cutoff
+    deferred_right_cutoff: Cutoff
+    laws: Laws
+
+
+class Citations(_Table):
+    conditions_pre1990: Label
+    conditions_new: Label
+    start: Label
+    retirement_annuity: Label
+
+
+class RouteTable(_Table):
+    id: Name
+    citation: Label
+    regimes: Annotated[list[Regime], Field(min_length=1, max_length=len(REGIMES))]
+    groups: Annotated[list[Group], Field(min_length=1, max_length=len(GROUPS))]
+    age: Annotated[StrictInt, Field(ge=0, le=MAX_AGE)]
+    min_service: Years
+    max_service: Years | None = None
+    regimes_source: Label | None = None
+
+    @model_validator(mode="after")
+    def _service_range(self) -> RouteTable:
+        if self.max_service is not None and self.max_service <= self.min_service:
+            raise _fail("max_service must be above min_service")
+        return self
+
+
+class BracketTable(_Table):
+    threshold: Years
+    rate: Rate
+
+
+class ScaleTable(_Table):
+    citation: Label
+    brackets: Annotated[list[BracketTable], Field(min_length=1, max_length=MAX_BRACKETS)]
+
+    @model_validator(mode="after")
+    def _thresholds(self) -> ScaleTable:
+        if self.brackets[0].threshold != 0:
+            raise _fail("the first bracket must start at threshold 0")
+        if any(a.threshold >= b.threshold for a, b in zip(self.brackets, self.brackets[1:])):
+            raise _fail("thresholds must increase")
+        return self
+
+
+class AmountTable(_Table):
+    pre1990: ScaleTable
+    new: ScaleTable
+
+
+class MinimumTable(_Table):
+    citation: Label
+    rate: Rate
+
+
+class Reading194(_Table):
+    citation: Label
+    routes: Annotated[list[Name], Field(min_length=1, max_length=MAX_ROUTES)]
+    reading: Literal["both_regimes", "pre1990_only"]
+    statute_pre1990: Label
+    statute_new: Label
+    other_reading: Name
+
+
+class Decisions(_Table):
+    route_19_4_regimes: Reading194
+
+
+class Act3(_Table):
+    name: Label
+    citation: Label
+    accruals_frozen_after: Day
+    ages_changed_after: Day
+    minimum_monthly: Monthly
+
+
+class Act106(_Table):
+    name: Label
+    citation: Label
+
+
+class LaterLaws(_Table):
+    act_3_2013: Act3
+    act_106_2017: Act106
+
+
+class DataChecks(_Table):
+    min_entry_age: Annotated[StrictInt, Field(ge=0, le=MAX_ENTRY_AGE)]
+
+
+class RulesTable(_Table):
+    """A complete rules table: a rules file resolved against its base."""
+
+    meta: Meta
+    regime: RegimeTable
+    citations: Citations
+    routes: Annotated[list[RouteTable], Field(min_length=1, max_length=MAX_ROUTES)]
+    amount: AmountTable
+    minimum: MinimumTable
+    decisions: Decisions
+    later_laws: LaterLaws
+    data_checks: DataChecks
+
+    @model_validator(mode="after")
+    def _route_ids(self) -> RulesTable:
+        ids = [r.id for r in self.routes]
+        repeated = sorted({i for i in ids if ids.count(i) > 1})
+        if repeated:
+            raise _fail(f"route ids must differ: {', '.join(repeated)} repeated")
+        unknown = sorted(set(self.decisions.route_19_4_regimes.routes) - set(ids))
+        if unknown:
+            raise _fail(f"decisions.route_19_4_regimes.routes: unknown routes {unknown}")
+        return self
+
+
+# ---- pydantic's errors in this project's words -------------------------------
+
+def message_of(error: dict[str, Any]) -> str:
+    """One validation error as a sentence (without its location)."""
+    kind, ctx, value = error["type"], error.get("ctx") or {}, error.get("input")
+    if kind == "rules":
+        return error["msg"]
+    if kind == "missing":
+        return f"missing '{error['loc'][-1]}'"
+    if kind == "extra_forbidden":
+        return f"'{error['loc'][-1]}' is not a key of this table (is it misspelt?)"
+    if kind in ("model_type", "model_attributes_type", "dict_type"):
+        return f"must be a table, got {_shown(value)}"
+    if kind == "list_type":
+        return f"must be a list, got {_shown(value)}"
+    if kind == "literal_error":
+        return f"must be one of {ctx.get('expected')}, got {_shown(value)}"
+    if kind in ("int_type", "int_parsing", "int_from_float"):
+        return f"must be a whole number, got {_shown(value)}"
+    if kind == "bool_type":
+        return f"must be true or false (without quotes), got {_shown(value)}"
+    if kind == "greater_than_equal":
+        return f"must be at least {ctx.get('ge')}, got {_shown(value)}"
+    if kind == "less_than_equal":
+        return f"must be at most {ctx.get('le')}, got {_shown(value)}"
+    if kind == "too_short":
+        return "must not be empty"
+    if kind == "too_long":
+        most = ctx.get("max_length")
+        return (f"has more than {most} entries" if isinstance(value, list)
+                else f"is longer than {most} characters")
+    if kind == "string_too_short":
+        return "must not be empty"
+    if kind == "string_too_long":
+        return f"is longer than {ctx.get('max_length')} characters"
+    return f"{error['msg']}, got {_shown(value)}"
