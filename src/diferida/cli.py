@@ -86,6 +86,24 @@ class LazyGroup(click.Group):
             return getattr(importlib.import_module(module), attr)
         return super().get_command(ctx, name)
 
+    def invoke(self, ctx):
+        """An interrupt that reaches here from a command that writes outputs
+        (one that came at the very edge of its own handling) ends it as the
+        command would, with exit status 130, not click's "Aborted!" (exit 1)."""
+        from ._entry import WRITING, _lang, interrupted_text
+
+        words = [*getattr(ctx, "_protected_args", ()), *ctx.args]
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            if not words or words[0] not in WRITING:
+                raise
+            outputs = sys.modules.get("diferida.batch.outputs")
+            if outputs is not None:
+                outputs.discard_unfinished()
+            click.echo(interrupted_text(_lang(["diferida", *words])).rstrip("\n"), err=True)
+            sys.exit(130)
+
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="diferida")

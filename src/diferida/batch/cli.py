@@ -3,9 +3,10 @@
 Exit status: 0 when the run completed (rejected rows included, unless
 --strict, which makes any reject exit 1); 2 when a file or an option cannot
 be used (nothing is written); 3 when the row accounting fails (a bug:
-nothing is written); 130 when interrupted (nothing is written, or, when the
-interrupt came while the completed outputs were being renamed into place,
-both outputs are complete: the message says which).
+nothing is written); 130 when interrupted, SIGINT or SIGTERM at any moment
+(nothing is written, or, when the interrupt came once the completed outputs
+were being renamed into place, both outputs are complete: the message says
+which). `Interruptible` holds that rule for `project` and `compare` too.
 """
 
 from __future__ import annotations
@@ -114,6 +115,67 @@ def _stop_if_swallowed() -> None:
         raise _Stopped()
 
 
+def start_placing() -> None:
+    """A run's `on_rename`: its completed outputs are about to be renamed into
+    place. An interrupt that came before and was not raised (see
+    `catch_interrupts`) stops the run here, with nothing written; from here
+    on an interrupt is held until every output is in place."""
+    if _signals and not _renaming:
+        raise _Stopped()
+    _renaming.append(True)
+
+
+class Interruptible:
+    """A command's run, interrupts handled (`with Interruptible(...) as run:`).
+
+    One rule: a run interrupted (SIGINT or SIGTERM) ends with exit status
+    130, with no outputs (their temporary files removed, files that were
+    there left as they were) or, when the interrupt came once they were
+    being put in place, all of them complete; the message says which
+    (`nothing`, or the text given to `completed`). Whatever the run was
+    doing when it came (reading, writing, reporting a refusal, printing its
+    summary), the interrupt is never click's "Aborted!" (exit 1), a
+    traceback, or a run that goes on to exit 0. `close()` (a progress bar) is
+    called before a message is printed. Before `__enter__` and after
+    `__exit__`, the program's entry point answers interrupts (_entry.py)."""
+
+    def __init__(self, nothing: str, close: Callable[[], None] = lambda: None):
+        self.nothing, self.close = nothing, close
+        self.complete: str | None = None
+
+    def completed(self, message: str) -> None:
+        """The outputs are in place; `message` is what an interrupt says from now on."""
+        from .._entry import outputs_written
+
+        self.complete = message
+        outputs_written()
+
+    def __enter__(self) -> Interruptible:
+        from .._entry import outputs_written
+
+        outputs_written(False)
+        self._restore = catch_interrupts()
+        return self
+
+    def __exit__(self, kind, exc, tb) -> bool:
+        _renaming.append(True)  # from here an interrupt is held, not raised
+        from .outputs import discard_unfinished
+
+        stopped = kind is not None and issubclass(kind, KeyboardInterrupt)
+        try:
+            if stopped or _signals:
+                discard_unfinished()
+        finally:
+            self._restore()
+        if kind is SystemExit and exc.code == EXIT_INTERRUPTED:
+            return False  # already said
+        if stopped or _signals:
+            self.close()
+            click.echo(self.complete or self.nothing, err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        return False
+
+
 class _Bar:
     """A rich progress bar on the terminal, shown only once a run has lasted a moment."""
 
@@ -166,24 +228,19 @@ class PhaseBars:
 
 
 def _run(bar: _Bar, say: str, *args, **kwargs):
-    """evaluate_file, its failures turned into messages (in `say`) and exit codes."""
-    from .outputs import discard_unfinished
+    """evaluate_file, its failures turned into messages (in `say`) and exit
+    codes; an interrupt is left to `Interruptible`."""
     from .runner import AccountingError, evaluate_file
 
     try:
         try:
-            return evaluate_file(*args, **kwargs, on_rename=lambda: _renaming.append(True))
+            return evaluate_file(*args, **kwargs, on_rename=start_placing)
         except BaseException as exc:
             if isinstance(exc, FileProblem | RulesError | AccountingError):
                 raise
             if _signals or isinstance(exc, KeyboardInterrupt):
                 raise _Stopped() from exc
             raise
-    except _Stopped:
-        discard_unfinished()
-        bar.close()
-        click.echo(summary_text(say, "interrupted"), err=True)
-        sys.exit(EXIT_INTERRUPTED)
     except FileProblem as exc:
         bar.close()
         click.echo(exc.text(say), err=True)
@@ -225,9 +282,8 @@ def batch_cmd(input, output, rejects, as_of, rules_name, lang, separator, column
               overwrite, quiet, as_json, chunk_rows) -> None:
     """Evaluate every participant of INPUT (.csv, .parquet or .xlsx) and write one
     determination per valid row to OUTPUT, and each bad field to --rejects."""
-    # Loaded here, while `diferida` still answers Ctrl-C as "still loading"
-    # (see _entry.py): the handlers below are put in place once they are in.
-    from .outputs import discard_unfinished
+    # Loaded here, while `diferida` still answers an interrupt as "still
+    # loading" (see _entry.py): the run's handling is put in place once they are in.
     from .runner import evaluate_file  # noqa: F401 (used by _run)
 
     day = None
@@ -238,28 +294,18 @@ def batch_cmd(input, output, rejects, as_of, rules_name, lang, separator, column
             click.echo(f"--as-of (as_of): '{as_of}' is not a valid YYYY-MM-DD date", err=True)
             sys.exit(EXIT_UNUSABLE)
     bar = _Bar(summary_text(lang, "progress"), enabled=not quiet and sys.stderr.isatty())
-    restore = catch_interrupts()
-    try:
-        try:
-            summary = _run(bar, lang, input, output, rejects, as_of=day, rules=rules_name,
-                           lang=lang, separator=separator, columns=columns_map,
-                           overwrite=overwrite, chunk_rows=chunk_rows, progress=bar)
-        except _Stopped:  # before the run started
-            discard_unfinished()
-            bar.close()
-            click.echo(summary_text(lang, "interrupted"), err=True)
-            sys.exit(EXIT_INTERRUPTED)
+    with Interruptible(summary_text(lang, "interrupted"), bar.close) as run:
+        summary = _run(bar, lang, input, output, rejects, as_of=day, rules=rules_name,
+                       lang=lang, separator=separator, columns=columns_map,
+                       overwrite=overwrite, chunk_rows=chunk_rows, progress=bar)
+        paths = " + ".join(p for p in (summary.output, summary.rejects) if p)
+        run.completed(summary_text(lang, "interrupted_after", paths=paths))
         bar.close()
         _report(summary, lang, rejects is None, quiet, as_json)
-        if _signals:  # came once the outputs were being put in place: they are complete
-            paths = " + ".join(p for p in (summary.output, summary.rejects) if p)
-            click.echo(summary_text(lang, "interrupted_after", paths=paths), err=True)
-            sys.exit(EXIT_INTERRUPTED)
-        if strict and summary.rows_rejected:
-            click.echo(summary_text(lang, "strict"), err=True)
-            sys.exit(EXIT_STRICT)
-    finally:
-        restore()
+    # an interrupt from here on is answered by the entry point: exit 130, complete
+    if strict and summary.rows_rejected:
+        click.echo(summary_text(lang, "strict"), err=True)
+        sys.exit(EXIT_STRICT)
 
 
 def _report(summary, lang: str, no_rejects_file: bool, quiet: bool, as_json: bool) -> None:

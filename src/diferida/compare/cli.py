@@ -4,7 +4,9 @@ Exit status: 0 when the run completed (rejected rows included, unless
 --strict, which makes any reject exit 1); 2 when a rules file, a file or an
 option cannot be used (refused before any member is read; nothing is
 written); 3 when the row accounting fails (a bug: nothing is written); 130
-when interrupted (nothing is written).
+when interrupted, SIGINT or SIGTERM at any moment (nothing is written, or,
+once the completed outputs were being put in place, all of them are: the
+message says which; see batch.cli.Interruptible).
 """
 
 from __future__ import annotations
@@ -81,7 +83,6 @@ def compare_cmd(input, rules, output, html, rejects, as_of, discount, mortality,
     .parquet or .xlsx): who changes (status, route, eligibility date, amount),
     why (the finding that explains each change), and, with --discount and
     --mortality, what it costs by fiscal year."""
-    from ..batch.outputs import discard_unfinished
     from ..batch.runner import AccountingError
     from ..projection.mortality import TableError
     from ..projection.options import OptionError
@@ -114,14 +115,13 @@ def compare_cmd(input, rules, output, html, rejects, as_of, discount, mortality,
         fail("--improvement, --cola, --start, --horizon and --sex-blend are projection "
              "options: give --discount and --mortality too")
     bars = batch_cli.PhaseBars(TEXT[lang], enabled=not quiet and sys.stderr.isatty())
-    restore = batch_cli.catch_interrupts()
-    try:
+    with batch_cli.Interruptible(t["interrupted"], bars.close) as run:
         try:
             summary = compare_file(input, output, list(rules), rejects=rejects, html=html,
                                    as_of=day, lang=lang, separator=separator,
                                    columns=columns_map, projecting=projecting,
                                    overwrite=overwrite, chunk_rows=chunk_rows, progress=bars,
-                                   on_rename=lambda: batch_cli._renaming.append(True))
+                                   on_rename=batch_cli.start_placing)
         except RulesError as exc:
             bars.close()
             fail(f"--rules: {exc}")
@@ -134,13 +134,8 @@ def compare_cmd(input, rules, output, html, rejects, as_of, discount, mortality,
         except AccountingError as exc:
             bars.close()
             fail(t["accounting"].format(detail=exc), EXIT_ACCOUNTING)
-        except BaseException as exc:
-            # an interrupt (or what a Polars call made of it): no output is left
-            if batch_cli._signals or isinstance(exc, KeyboardInterrupt):
-                discard_unfinished()
-                bars.close()
-                fail(t["interrupted"], EXIT_INTERRUPTED)
-            raise
+        # an interrupt (or what a Polars call made of it) is Interruptible's
+        run.completed(t["interrupted_after"])
         bars.close()
         if rejects is None and summary.problems:
             sample = summary.sample
@@ -154,12 +149,8 @@ def compare_cmd(input, rules, output, html, rejects, as_of, discount, mortality,
                                   default=str))
         elif not quiet:
             _print(summary, lang)
-        if batch_cli._signals:  # came while the outputs were put in place: they are complete
-            fail(t["interrupted_after"], EXIT_INTERRUPTED)
-        if strict and summary.rows_rejected:
-            fail(t["strict"], EXIT_STRICT)
-    finally:
-        restore()
+    if strict and summary.rows_rejected:
+        fail(t["strict"], EXIT_STRICT)
 
 
 def _print(summary, lang: str) -> None:

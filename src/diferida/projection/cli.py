@@ -111,7 +111,6 @@ def project_cmd(input, output, discount, mortality, improvement, cola, start, ho
     .parquet or .xlsx) fiscal year by fiscal year (1 July - 30 June): members
     starting, expected members in pay, expected payments and their present
     value at each --discount rate."""
-    from ..batch.outputs import discard_unfinished
     from ..batch.runner import AccountingError
     from .mortality import TableError
     from .runner import project_file
@@ -125,8 +124,7 @@ def project_cmd(input, output, discount, mortality, improvement, cola, start, ho
             click.echo(f"--as-of: '{as_of}' is not a valid YYYY-MM-DD date", err=True)
             sys.exit(EXIT_UNUSABLE)
     bars = batch_cli.PhaseBars(TEXT[lang], enabled=not quiet and sys.stderr.isatty())
-    restore = batch_cli.catch_interrupts()
-    try:
+    with batch_cli.Interruptible(t["interrupted"], bars.close) as run:
         try:
             summary = project_file(
                 input, output, rejects, discount=discount, mortality=mortality,
@@ -134,7 +132,7 @@ def project_cmd(input, output, discount, mortality, improvement, cola, start, ho
                 sex_blend=sex_blend, per_member=per_member, chart=chart, as_of=day,
                 rules=rules_name, lang=lang, separator=separator, columns=columns_map,
                 overwrite=overwrite, chunk_rows=chunk_rows, progress=bars,
-                on_rename=lambda: batch_cli._renaming.append(True))
+                on_rename=batch_cli.start_placing)
         except (OptionError, TableError) as exc:
             bars.close()
             click.echo(str(exc), err=True)
@@ -151,28 +149,13 @@ def project_cmd(input, output, discount, mortality, improvement, cola, start, ho
             bars.close()
             click.echo(t["accounting"].format(detail=exc), err=True)
             sys.exit(EXIT_ACCOUNTING)
-        except KeyboardInterrupt:
-            discard_unfinished()
-            bars.close()
-            click.echo(t["interrupted"], err=True)
-            sys.exit(EXIT_INTERRUPTED)
-        except BaseException:
-            if batch_cli._signals:
-                discard_unfinished()
-                bars.close()
-                click.echo(t["interrupted"], err=True)
-                sys.exit(EXIT_INTERRUPTED)
-            raise
+        # an interrupt (or what a Polars call made of it) is Interruptible's
+        run.completed(t["interrupted_after"])
         bars.close()
         _report(summary, lang, rejects is None, quiet, as_json)
-        if batch_cli._signals:
-            click.echo(t["interrupted_after"], err=True)
-            sys.exit(EXIT_INTERRUPTED)
-        if strict and summary.rows_rejected:
-            click.echo(t["strict"], err=True)
-            sys.exit(EXIT_STRICT)
-    finally:
-        restore()
+    if strict and summary.rows_rejected:
+        click.echo(t["strict"], err=True)
+        sys.exit(EXIT_STRICT)
 
 
 def _report(summary, lang: str, no_rejects_file: bool, quiet: bool, as_json: bool) -> None:
