@@ -42,6 +42,7 @@ from diferida.rules import load_rules
 
 from .forms import FormState, participant
 from .labels import LANGS, plural
+from .view import estimate_words
 
 TEXTS_DIR_ENV = "DIFERIDA_WEB_TEXTS_DIR"
 EDITABLE = ("next_steps", "glossary")  # the texts an administrator may replace
@@ -194,27 +195,46 @@ def _open_service(d: Determination) -> bool:
     return day is None or date.fromisoformat(day) > d.as_of
 
 
+def leave_table_shown(d: Determination) -> bool:
+    """Whether the scenario panel has the table "if you leave service on
+    another date": for someone still in service or leaving after the
+    determination's date, unless no separation date can change the answer."""
+    return (_open_service(d) and _service_used(d) is not None
+            and not any(r in FIXED_REASONS for r in d.reasons))
+
+
 def next_steps(state: FormState) -> dict[str, Any]:
     """What to do next for the answer shown: a section per status and, for
-    a person not entitled, one per reason, in the order of the reasons."""
+    a person not entitled, one per reason, in the order of the reasons.
+    A member Article 19 does not cover gets that block alone: no advice as
+    if the article applied. A step pointing at the table of separation
+    dates is shown only when that table is on the page."""
     d = state.determination
     assert d is not None
     lang = d.lang
     words = _Words(law_words(rules_of(d), lang))
     words["eligibility_date"] = fmt_date(d.eligibility_date, lang)
+    words["leave_table"] = _shipped("scenarios", lang)["leave"]["title"]
     t = _fill(texts("next_steps", lang), words)
     section = t[d.status]
-    blocks = []
-    if d.status == "not_entitled":
+    intro, steps, blocks = section["intro"], section["steps"], []
+    if d.status == "not_entitled" and "not_covered" in d.reasons:
+        r = section["not_covered"]
+        intro, steps = r["intro"], []
+        blocks.append({"title": r["title"], "steps": r["steps"]})
+    elif d.status == "not_entitled":
+        table = leave_table_shown(d)
         for reason in d.reasons:
             r = section[reason]
-            steps = r["steps"]
+            reason_steps = r["steps"]
             if reason == "insufficient_service" and _open_service(d):
-                steps = r["steps_open"]
-            blocks.append({"title": r["title"], "steps": steps})
+                reason_steps = r["steps_open"]
+            if table and reason in ("not_separated", "insufficient_service"):
+                reason_steps = reason_steps + r["table"]  # (the table implies open service)
+            blocks.append({"title": r["title"], "steps": reason_steps})
     return {
         "title": t["title"], "decides": t["decides"], "contact": t["contact"],
-        "intro": section["intro"], "steps": section["steps"], "blocks": blocks,
+        "intro": intro, "steps": steps, "blocks": blocks,
         "list_title": section.get("list_title"), "list": section.get("list", []),
     }
 
@@ -285,15 +305,18 @@ def _ask(state: FormState, d: Determination, **changes: str) -> Determination | 
     try:
         return diferida.evaluate(fields, rules=rules_of(d), lang=d.lang)
     except diferida.InputError as exc:
-        return "; ".join(p.message for p in exc.problems)
+        return estimate_words("; ".join(p.message for p in exc.problems), d.lang)
 
 
 def _start_rows(state: FormState, d: Determination, t: dict[str, Any],
                 typed: date | None) -> list[dict[str, Any]]:
     lang = d.lang
-    days = [(d.eligibility_date, t["row_eligibility"], False)]
-    days += [(add_years(d.eligibility_date, n), plural(t["row_years"], n), False)
-             for n in YEARS_LATER]
+    # Regla 19.3 says from when the pension may be requested, not that it may
+    # begin on a past date: for someone already eligible the table starts on
+    # the determination's date, never before it (SPEC §5).
+    first = max(d.eligibility_date, d.as_of)
+    days = [(first, t["row_eligibility"] if first == d.eligibility_date else t["row_now"], False)]
+    days += [(add_years(first, n), plural(t["row_years"], n), False) for n in YEARS_LATER]
     if typed is not None and typed not in [x for x, _, _ in days]:
         days.append((typed, t["row_typed"], True))
     days.sort(key=lambda x: x[0])
@@ -361,7 +384,8 @@ def _leave_rows(state: FormState, d: Determination, t: dict[str, Any], service: 
                                                     monthly=format_money(a.monthly_amount))
             else:
                 row["answer"] = t["not_entitled"].format(
-                    status=status, reasons="; ".join(reason_texts(a.reasons, rules_of(a), lang)))
+                    status=status, reasons=estimate_words(
+                        "; ".join(reason_texts(a.reasons, rules_of(a), lang)), lang))
         rows.append(row)
     return rows
 
@@ -379,6 +403,10 @@ def scenarios(state: FormState, typed_text: str = "") -> dict[str, Any]:
     typed_text = (typed_text or "").strip()
     typed = parse_day(typed_text) if typed_text else None
     error = t["other"]["bad"] if typed_text and typed is None else None
+    if typed is not None and typed < d.as_of:
+        # neither a start nor a separation is looked at before that date
+        error = t["other"]["before_as_of"].format(as_of=fmt_date(d.as_of, lang))
+        typed = None
 
     start = None
     if d.status in ENTITLED and d.eligibility_date is not None:
@@ -391,13 +419,8 @@ def scenarios(state: FormState, typed_text: str = "") -> dict[str, Any]:
 
     leave = None
     service = _service_used(d)
-    if (_open_service(d) and service is not None
-            and not any(r in FIXED_REASONS for r in d.reasons)):
-        leave_typed = typed
-        if typed is not None and typed < d.as_of:
-            error = t["other"]["before_as_of"].format(as_of=fmt_date(d.as_of, lang))
-            leave_typed = None
-        rows = _leave_rows(state, d, t["leave"], service, leave_typed)
+    if leave_table_shown(d) and service is not None:
+        rows = _leave_rows(state, d, t["leave"], service, typed)
         assumptions = [t["leave"]["assumption_service"].format(
             as_of=fmt_date(d.as_of, lang), service=plain(Decimal(service)))]
         comp = next((r["determination"].formula.average_compensation for r in rows

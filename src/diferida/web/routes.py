@@ -41,7 +41,7 @@ from . import forms, guidance
 from .drafts import DRAFTS
 from .forms import FormState
 from .labels import LANGS, choose_lang, labels
-from .view import carried, comparison_view, result_view
+from .view import carried, comparison_view, estimate_words, result_view
 
 STATIC_DIR = Path(str(resources.files("diferida.web") / "static"))
 _MEDIA = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
@@ -83,6 +83,8 @@ def _asset(name: str) -> str:
 env.globals.update(asset=_asset, input_id=forms.input_id, radios=forms.RADIOS)
 env.globals.update(next_steps=guidance.next_steps, scenarios=guidance.scenarios,
                    glossary_href=guidance.glossary_href)
+# The core's sentences on the public page call it an estimate, not a determination.
+env.filters["estimate"] = estimate_words
 # An administrator's texts (DIFERIDA_WEB_TEXTS_DIR) are checked when the
 # service starts: a mistake in one is reported then, not on a visitor's page.
 guidance.check_texts()

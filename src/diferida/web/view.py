@@ -5,8 +5,10 @@ the short "what would have been needed" lines come from the web labels."""
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from decimal import Decimal
+from functools import cache
 from typing import Any
 
 from diferida.dates import years_months_days
@@ -25,6 +27,26 @@ from .labels import labels
 REASON_FINDING = {"not_covered": "covered", "not_separated": "separated",
                   "refund_requested": "no_refund", "insufficient_service": "insufficient_service"}
 DATE_FIELDS = ("birth_date", "entry_date", "separation_date", "requested_start_date")
+
+
+@cache
+def _estimate_words(lang: str) -> tuple[re.Pattern[str], dict[str, str]]:
+    pairs = {said.lower(): shown for said, shown in labels(lang)["estimate"]["words"]}
+    alternatives = "|".join(re.escape(said) for said in pairs)  # in the file's order
+    return re.compile(rf"\b(?:{alternatives})\b", re.IGNORECASE), pairs
+
+
+def estimate_words(text: str, lang: str) -> str:
+    """A sentence of the core as the public page says it: the core speaks of
+    "the determination" (as `diferida evaluate` does); the page is an
+    estimate, and says "estimate" or "calculation" (labels [estimate])."""
+    pattern, pairs = _estimate_words(lang)
+
+    def shown(m: re.Match[str]) -> str:
+        word = pairs[m.group(0).lower()]
+        return word[:1].upper() + word[1:] if m.group(0)[:1].isupper() else word
+
+    return pattern.sub(shown, text)
 
 
 def _finding(d: Determination, condition: str) -> Finding | None:
@@ -142,7 +164,7 @@ def result_view(state: FormState, today: date) -> dict[str, Any]:
         "status": d.status,
         "status_text": c["status"][d.status],
         "symbol": "✗" if d.status == "not_entitled" else "✓",
-        "headline": d.headline,
+        "headline": estimate_words(d.headline, lang),
         "regime": regime_line(d),
         "rules_name": d.rules_name,
         "rules_title": d.rules_title,
@@ -165,10 +187,12 @@ def result_view(state: FormState, today: date) -> dict[str, Any]:
         "formula": _formula(d, lang, state.rules_name),
         # each finding's text names its own source: it is not repeated beside it
         # (the warnings are listed once, in their own box above)
-        "explanation": [{**_mark(f, d, t), "rule": f.rule, "text": f.text}
+        "explanation": [{**_mark(f, d, t), "rule": f.rule, "text": estimate_words(f.text, lang)}
                         for f in d.explanation if f.condition not in d.warnings],
-        "reading": next((f.text for f in d.explanation if f.condition == "reading_19_4"), None),
-        "warnings": [f.text for w in d.warnings if (f := _finding(d, w)) is not None],
+        "reading": next((estimate_words(f.text, lang) for f in d.explanation
+                         if f.condition == "reading_19_4"), None),
+        "warnings": [estimate_words(f.text, lang)
+                     for w in d.warnings if (f := _finding(d, w)) is not None],
         "data": _data_rows(state),
         "rules_version": d.rules_version,
         "as_of": fmt_date(d.as_of, lang),
@@ -180,23 +204,33 @@ def result_view(state: FormState, today: date) -> dict[str, Any]:
         y, m, dd = years_months_days(d.as_of, d.eligibility_date)
         out["wait"] = t["wait"].format(wait=fmt_wait(y, m, dd, lang), as_of=fmt_date(d.as_of, lang))
     if d.status != "not_entitled":
+        # Regla 19.3 fixes when the pension may be requested, never that it
+        # may begin on a date before the determination's (SPEC §5): someone
+        # already eligible is told they may ask for it now.
+        now = d.status == "eligible"
         start = _finding(d, "start")
         if d.premature_request and start is not None:
-            out["start"] = t["premature"].format(
+            out["start"] = t["premature_now" if now else "premature"].format(
                 requested=fmt_date(_iso(start.values["requested_start_date"]), lang),
                 earliest=fmt_date(d.eligibility_date, lang))
+        elif d.start_date is not None and d.start_date < d.as_of:
+            out["start"] = t["start_past"].format(requested=fmt_date(d.start_date, lang),
+                                                  as_of=fmt_date(d.as_of, lang))
         elif d.start_date is not None:
-            out["start"] = f"{t['start_date']}: {fmt_date(d.start_date, lang)}"
+            out["start"] = fmt_date(d.start_date, lang)
         else:
-            out["start"] = t["start_open"]
-    for reason, text in zip(d.reasons, reason_texts(d.reasons, rules_of(d), lang)):
+            out["start"] = t["start_open_now" if now else "start_open"]
+    # Article 19 does not cover a member of the savings-account program: the
+    # page says so and stops (no other reason, nothing "would be needed").
+    reasons = ["not_covered"] if "not_covered" in d.reasons else list(d.reasons)
+    for reason, text in zip(reasons, reason_texts(reasons, rules_of(d), lang)):
+        text = estimate_words(text, lang)
         out["why"].append(text[:1].upper() + text[1:])
+        if reason == "not_covered":
+            continue
         f = _finding(d, REASON_FINDING[reason])
         values = f.values if f is not None else {}
-        if reason == "not_covered":
-            needed = t["needed_not_covered"].format(
-                date=fmt_date(_iso(values.get("not_covered_from")), lang))
-        elif reason == "insufficient_service" and values:
+        if reason == "insufficient_service" and values:
             sep = d.explanation and _finding(d, "separated")
             frozen = sep is not None and sep.values.get("separation_date") is not None and (
                 sep.values["separation_date"] <= sep.values["as_of"])
