@@ -242,6 +242,8 @@ def result_view(state: FormState, today: date) -> dict[str, Any]:
             continue
         else:
             needed = t[f"needed_{reason}"]
+            if reason == "not_separated" and "refund_requested" not in d.reasons:
+                needed += " " + t["needed_not_separated_try"]
         out["needed"].append(needed)
     return out
 
