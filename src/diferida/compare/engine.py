@@ -157,41 +157,9 @@ def _sum(s: pl.Series) -> Decimal:
 # ---- the finding that explains a change -------------------------------------
 
 
-ROUTE_CONDITIONS = ("route_applies", "service", "age")
-
-
-def _subject(f: Finding) -> tuple[str, str]:
-    """What a finding is about: a route (whether it applies, its service,
-    its age), or its own condition."""
-    route = f.values.get("route") if f.condition in ROUTE_CONDITIONS else None
-    return ("route", str(route)) if route is not None else ("condition", f.condition)
-
-
-def explaining_finding(fa: list[Finding], fb: list[Finding]) -> tuple[Finding | None,
-                                                                      Finding | None]:
-    """The first finding whose outcome differs between A and B. Findings are
-    matched by what they are about (a route, or a condition), in the order of
-    the explanation under A (then B's own); within one subject, position by
-    position: the first pair with another condition, other values or another
-    result, or a finding on one side only. The scope note never explains."""
-    by_a: dict[tuple[str, str], list[Finding]] = {}
-    by_b: dict[tuple[str, str], list[Finding]] = {}
-    for f in fa:
-        by_a.setdefault(_subject(f), []).append(f)
-    for f in fb:
-        by_b.setdefault(_subject(f), []).append(f)
-    order = list(dict.fromkeys([*by_a, *by_b]))
-    for subject in order:
-        if subject == ("condition", "scope"):
-            continue
-        xs, ys = by_a.get(subject, []), by_b.get(subject, [])
-        for i in range(max(len(xs), len(ys))):
-            x = xs[i] if i < len(xs) else None
-            y = ys[i] if i < len(ys) else None
-            if x is None or y is None or (x.condition, x.held, x.values) != (
-                    y.condition, y.held, y.values):
-                return x, y
-    return None, None
+# the definition lives in why.py, with its column-wise form
+ROUTE_CONDITIONS = why.ROUTE_CONDITIONS
+explaining_finding = why.explaining_finding
 
 
 def _findings(row: dict[str, Any], rules: Rules, lang: str) -> list[Finding]:

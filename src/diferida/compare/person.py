@@ -4,8 +4,8 @@ determinations, and the finding that explains it.
 The one implementation behind `diferida evaluate … --rules A --rules B` and
 the web calculator's "compare with": both evaluate the same fields with
 `diferida.evaluate` under each rule set and hand the two determinations
-here. The finding is chosen by `engine.explaining_finding`, as for the
-members of `diferida compare`.
+here. The finding is chosen by `why.explaining_finding`, the definition
+`diferida compare` applies to every changed member.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..determination import Determination, Finding
-from .engine import COMPARED, ROUTE_CONDITIONS, explaining_finding
+from .engine import COMPARED
+from .why import ROUTE_CONDITIONS, explaining_finding
 
 
 @dataclass(frozen=True)

@@ -355,9 +355,11 @@ def compare_file(
             "a": _rules_info(ra), "b": _rules_info(rb)}, "as_of": day.isoformat(),
             "input": str(inp), "changed": "a member whose determination differs in any of: "
             + ", ".join(cmp.COMPARED),
-            "explaining_finding": "the first finding of the explanation under A (then under "
-            "B) whose rule and condition were checked with other values or another result, "
-            "or on one side only"}
+            "explaining_finding": "the first finding that differs between the explanations "
+            "under A and B, matched by subject: those before the routes, then the route that "
+            "decided A (or B, when A has none): why it no longer decides under B, or which "
+            "route decides instead and why; then the amount and what follows. A route that "
+            "decides neither never explains (compare.why.explaining_finding)"}
         if proj is not None:
             tick = time.perf_counter()
             fiscal, proj_info = _project_both(proj, members_a, members_b, summary, ra, rb,

@@ -1,22 +1,32 @@
-"""The finding that explains a change, found column-wise where it can be.
+"""The finding that explains a change: its definition, and the same finding
+found column-wise where it can be.
 
-`engine.explaining_finding` is the definition: build both explanations of a
-member, match their findings by subject, and take the first pair that
-differs. Done member by member that costs about a millisecond each, and a
-reform that moves an age changes a large share of a population.
+`explaining_finding` is the definition, the one rule behind `diferida
+compare`, `diferida evaluate … --rules A --rules B` and the web
+calculator's "Comparar con" (both through `compare.person`). A change of a
+member's answer is explained by the route that decided it: the route of A
+(or of B, when A has none). The finding says why that route no longer
+decides under B (it does not apply, its service condition fails, it opens
+another day), or, when it is unchanged, which route decides instead under B
+and why. A route that decides neither answer never explains it, even when
+its own findings differ (a 19.4(a) that fails under both readings).
 
-Most changes are explained by a route (Reglas 19.1, 19.2, 19.4): whether it
-applies to the member's group or regime, its service condition, or its age.
-Everything those findings compare is a column of the determination (the
-route's `_applies`, `_holds`, `_age_date`, `_opens`) or a constant of each
-rules set, so the first route whose findings differ, and at which finding,
-is found here with column expressions. Their sentences come from the same
-writer as every explanation (`explain._route_findings`), called once per
-distinct set of the values a sentence reads, not once per member. Members
-whose change comes from anywhere else (the regime, the amount, the 19.6
-minimum, a warning…), and rule sets whose routes are not the same list, go
-the member-by-member way. `tests/test_compare_why.py` holds this path equal
-to the definition on generated populations and on every shipped reform.
+Done member by member, building both explanations costs about a
+millisecond each, and a reform that moves an age changes a large share of
+a population. Most changes are explained by a route (Reglas 19.1, 19.2,
+19.4): whether it applies to the member's group or regime, its service
+condition, or its age. Everything those findings compare is a column of
+the determination (the route's `_applies`, `_holds`, `_age_date`,
+`_opens`) or a constant of each rules set, so whether the deciding route's
+findings differ, and at which finding, is found here with column
+expressions. Their sentences come from the same writer as every
+explanation (`explain._route_findings`), called once per distinct set of
+the values a sentence reads, not once per member. Members whose change
+comes from anywhere else (the regime, a member entitled under neither
+side, a warning…), and rule sets whose routes are not the same list, go
+the member-by-member way. `tests/test_compare_why.py` holds this path
+equal to the definition on generated populations and on every shipped
+reform.
 """
 
 from __future__ import annotations
@@ -28,7 +38,7 @@ from typing import Any
 import polars as pl
 
 from ..article19 import route_key
-from ..determination import plain
+from ..determination import Finding, plain
 from ..explain import (
     _route_findings,
     _Writer,
@@ -46,6 +56,87 @@ from ..money import format_cents
 from ..rules import Route, Rules
 
 OUT_COLUMNS = ("finding_rule", "finding_condition", "finding_under_a", "finding_under_b")
+
+# ---- the definition ---------------------------------------------------------
+
+# the findings about a route: whether it applies, its service, its age
+ROUTE_CONDITIONS = ("route_applies", "service", "age")
+# the findings an explanation gives before the routes, in its order
+BEFORE_ROUTES = ("covered", "regime", "separated", "no_refund")
+# findings after the routes that restate them (which route decides, which
+# others hold or tie; the date the other reading of 19.4 would give): a
+# difference there comes from a route, which is looked at as a route
+RESTATING = ("eligibility", "reading_19_4")
+# the scope note is the same sentence for every member: it never explains
+NEVER = ("scope",)
+
+
+def subject(f: Finding) -> tuple[str, str]:
+    """What a finding is about: a route (whether it applies, its service,
+    its age), or its own condition."""
+    route = f.values.get("route") if f.condition in ROUTE_CONDITIONS else None
+    return ("route", str(route)) if route is not None else ("condition", f.condition)
+
+
+def deciding_route(findings: list[Finding]) -> str | None:
+    """The route that decides a determination (its eligibility finding's), or
+    None for a participant not entitled."""
+    for f in findings:
+        if f.condition == "eligibility":
+            return str(f.values["route"])
+    return None
+
+
+def explaining_finding(fa: list[Finding], fb: list[Finding]) -> tuple[Finding | None,
+                                                                      Finding | None]:
+    """The finding that explains why the determinations under A and B differ,
+    as (its form under A, its form under B); either is None when the finding
+    is on one side only.
+
+    Findings are matched by what they are about (a route, or their own
+    condition); within one subject, position by position, a pair differs
+    when it has another condition, other values or another result, or is on
+    one side only. The first pair that differs is taken, looking at:
+
+    1. the findings before the routes (who is covered, the regime, the
+       separation, the refund), in the explanation's order;
+    2. the route that decided A: why it no longer decides under B, or
+       decides another day; then the route that decides B (the only one,
+       when A had none): which route decides instead, and why;
+    3. the findings after the routes (the start, the amount, the 19.6
+       minimum, the warnings), except those that restate the routes.
+
+    For a member entitled under neither side, no route decides: the findings
+    after the routes (what is missing) come before the routes, in their
+    order. No other route is looked at when one decides."""
+    by_a: dict[tuple[str, str], list[Finding]] = {}
+    by_b: dict[tuple[str, str], list[Finding]] = {}
+    for f in fa:
+        by_a.setdefault(subject(f), []).append(f)
+    for f in fb:
+        by_b.setdefault(subject(f), []).append(f)
+    subjects = [s for s in dict.fromkeys([*by_a, *by_b])
+                if not (s[0] == "condition" and s[1] in NEVER)]
+    before = [s for s in subjects if s[0] == "condition" and s[1] in BEFORE_ROUTES]
+    after = [s for s in subjects if s[0] == "condition" and s[1] not in BEFORE_ROUTES]
+    deciding = [("route", r) for r in dict.fromkeys([deciding_route(fa), deciding_route(fb)])
+                if r is not None]
+    if deciding:
+        order = [*before, *deciding, *(s for s in after if s[1] not in RESTATING)]
+    else:
+        order = [*before, *after, *(s for s in subjects if s[0] == "route")]
+    for s in order:
+        xs, ys = by_a.get(s, []), by_b.get(s, [])
+        for i in range(max(len(xs), len(ys))):
+            x = xs[i] if i < len(xs) else None
+            y = ys[i] if i < len(ys) else None
+            if x is None or y is None or (x.condition, x.held, x.values) != (
+                    y.condition, y.held, y.values):
+                return x, y
+    return None, None
+
+
+# ---- the same finding, column-wise -------------------------------------------
 
 # what a route's findings read of a determination row
 _ROW = ("regime", "group", "service_units", "as_of", "birth_date", "status", "covered")
@@ -69,9 +160,11 @@ def _kind(r: Route) -> pl.Expr:
 
 def locate(full_a: pl.DataFrame, full_b: pl.DataFrame, ra: Rules,
            rb: Rules) -> pl.DataFrame:
-    """Per member (in order): `_route` (the index of the first route whose
-    findings differ, null when none does or the change comes before the
-    routes) and `_pos` (0: whether it applies / its service; 1: its age)."""
+    """Per member (in order): `_route` (the index of the route whose findings
+    explain the change: the route of A when its findings differ, else the
+    route of B when they do; AMOUNT when the amount does; null when none of
+    these, or when the change comes before the routes) and `_pos` (0:
+    whether it applies / its service; 1: its age)."""
     a = {c: full_a.get_column(c) for c in _ROW}
     b = {c: full_b.get_column(c) for c in ("regime", "covered")}
     cols: dict[str, pl.Series] = {**a, "regime_b": b["regime"], "covered_b": b["covered"]}
@@ -91,10 +184,11 @@ def locate(full_a: pl.DataFrame, full_b: pl.DataFrame, ra: Rules,
     # before the routes: who is covered and the regime must be the same
     same_before = (pl.col("covered") & pl.col("covered_b")
                    & (pl.col("regime") == pl.col("regime_b")))
-    route_expr: pl.Expr = pl.lit(None, dtype=pl.Int32)
-    pos_expr: pl.Expr = pl.lit(None, dtype=pl.Int32)
-    # built from the last route back, so the first differing route wins
-    for i in reversed(range(len(ra.routes))):
+    # the deciding route of each side, when its findings differ (A's first)
+    none = pl.lit(None, dtype=pl.Int32)
+    route_of = {"a": none, "b": none}
+    pos_of = {"a": none, "b": none}
+    for i in range(len(ra.routes)):
         x, y = ra.routes[i], rb.routes[i]
         k = route_key(x)
         app_a, app_b = pl.col(f"{k}_applies_a"), pl.col(f"{k}_applies_b")
@@ -107,11 +201,17 @@ def locate(full_a: pl.DataFrame, full_b: pl.DataFrame, ra: Rules,
                 & (pl.lit(x.age != y.age)
                    | pl.col(f"{k}_age_date_a").ne_missing(pl.col(f"{k}_age_date_b"))
                    | pl.col(f"{k}_opens_a").ne_missing(pl.col(f"{k}_opens_b"))))
-        route_expr = pl.when(pos0 | pos1).then(pl.lit(i, dtype=pl.Int32)).otherwise(route_expr)
-        pos_expr = (pl.when(pos0).then(pl.lit(0, dtype=pl.Int32))
-                    .when(pos1).then(pl.lit(1, dtype=pl.Int32)).otherwise(pos_expr))
-    # no route differs: the amount (Regla 19.5), when all that comes before
-    # it in an explanation is the same on both sides
+        pos = pl.when(pos0).then(pl.lit(0, dtype=pl.Int32)).when(pos1).then(
+            pl.lit(1, dtype=pl.Int32))
+        for side in ("a", "b"):
+            decides = (pl.col(f"route_{side}") == x.id) & (pos0 | pos1)
+            route_of[side] = pl.when(decides).then(pl.lit(i, dtype=pl.Int32)).otherwise(
+                route_of[side])
+            pos_of[side] = pl.when(decides).then(pos).otherwise(pos_of[side])
+    route_expr = pl.coalesce(route_of["a"], route_of["b"])
+    pos_expr = pl.coalesce(pos_of["a"], pos_of["b"])
+    # no deciding route differs: the amount (Regla 19.5), when all that comes
+    # before it in an explanation is the same on both sides
     route_expr = pl.when(route_expr.is_null() & _amount_first(ra, rb)).then(
         pl.lit(AMOUNT, dtype=pl.Int32)).otherwise(route_expr)
     return frame.with_columns(
@@ -122,8 +222,8 @@ def locate(full_a: pl.DataFrame, full_b: pl.DataFrame, ra: Rules,
 
 AMOUNT = -1  # `_route` of a change the amount finding explains
 # what the findings between the routes and the amount, and the amount's own, read
-_TAIL = ("reasons", "status", "eligibility_date", "route", "routes_met",
-         "premature_request", "deferred_right_1960", "formula_cents", "minimum_cents",
+_TAIL = ("reasons", "status", "eligibility_date", "route", "premature_request",
+         "deferred_right_1960", "formula_cents", "minimum_cents",
          "minimum_applied", "compensation_cents")
 
 
@@ -132,12 +232,13 @@ def _brackets(ra: Rules, rb: Rules) -> int:
 
 
 def _amount_first(ra: Rules, rb: Rules) -> pl.Expr:
-    """The amount finding is the first that differs: the findings before it
-    (insufficient service, eligibility, the 19.4 reading, the start) are the
-    same, both sides are entitled, and the formula's values differ."""
+    """The amount finding is the first that differs: both sides are entitled
+    by the same route on the same day (whose findings are the same: see
+    `locate`), the start finding is the same, and the formula's values
+    differ. (The findings that restate the routes are not looked at.)"""
     col = lambda c, side: pl.col(f"{c}_{side}")  # noqa: E731
-    same = pl.lit(ra.reading_19_4 == rb.reading_19_4)
-    for c in ("reasons", "eligibility_date", "route", "routes_met", "premature_request"):
+    same = pl.lit(True)
+    for c in ("reasons", "eligibility_date", "route", "premature_request"):
         same = same & col(c, "a").eq_missing(col(c, "b"))
     entitled = (col("status", "a") != "not_entitled") & (col("status", "b") != "not_entitled")
     scale_differs = pl.lit(False)
