@@ -11,7 +11,7 @@ dictionary code), decides every row and writes what `diferida batch`
 writes, cell for cell: participant_id, the input's other columns (carried,
 in their order), then status, reasons, regime, eligibility_date, route,
 routes_met, start_date, premature_request, annual_amount, monthly_amount
-(exact decimals, scale 2), minimum_applied, warnings (all six) and
+(exact decimals, scale 2), minimum_applied, warnings (all seven) and
 rules_version; the same names, order and types. Parquet: the Arrow types
 diferida's file records (large_string, date32, decimal128(20, 2), bool),
 written by PyArrow's writer with its defaults (Snappy, dictionary pages,

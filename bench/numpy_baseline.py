@@ -6,7 +6,7 @@ in cents) and computes every output of the determination with plain array
 arithmetic, exactly (integers only): the status, the reasons, the regime,
 the eligibility date and its route, the routes met, the start date, the
 premature request, the annual and monthly amounts, whether the 19.6 minimum
-applied, and all six warnings of `diferida.outcomes.WARNINGS`. Every number comes
+applied, and all seven warnings of `diferida.outcomes.WARNINGS`. Every number comes
 from the same rules file (`load_rules()`); none of the law is written here.
 
 Left out: validation (the input is taken to be valid: dates within years
@@ -93,6 +93,39 @@ def _march(days: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     doe = z - era * 146097
     yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
     return yoe + era * 400, doe - (365 * yoe + yoe // 4 - yoe // 100)
+
+
+def _civil(days: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(year, month, day) of int32 days since 1970-01-01 (civil_from_days)."""
+    y, doy = _march(days)
+    mp = (5 * doy + 2) // 153
+    d = doy - (153 * mp + 2) // 5 + 1
+    m = np.where(mp < 10, mp + 3, mp - 9)
+    return y + (m <= 2), m, d
+
+
+def _month_days(y: np.ndarray, m: np.ndarray) -> np.ndarray:
+    leap = ((y % 4 == 0) & (y % 100 != 0)) | (y % 400 == 0)
+    short = (m == 4) | (m == 6) | (m == 9) | (m == 11)
+    return np.where(m == 2, 28 + leap, np.where(short, 30, 31)).astype(np.int64)
+
+
+def span_exceeds(units: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """units / SERVICE_UNITS years is more than the span from start to end
+    (exclusive) counted as service is (dates.with_span_exceeds, SPEC §7):
+    whole months plus the remaining days over the days of their month,
+    rounded half up to 1/SERVICE_UNITS years."""
+    sy, sm, sd = _civil(start)
+    ey, em, ed = _civil(end)
+    ad = np.minimum(sd, _month_days(ey, em))
+    back = ad > ed
+    py, pm = ey - (em == 1), (em + 10) % 12 + 1
+    months = ((ey - sy) * 12 + (em - sm) - back).astype(np.int64)
+    length = np.where(back, _month_days(py, pm), _month_days(ey, em))
+    days = np.where(back, length - np.minimum(sd, length) + ed, ed - ad).astype(np.int64)
+    num = (months * length + days) * SERVICE_UNITS
+    span = (2 * num + 12 * length) // (24 * length)
+    return np.where(end <= start, units > 0, units.astype(np.int64) > span)
 
 
 class _Calendar:
@@ -316,7 +349,8 @@ def decide(a: dict[str, np.ndarray], rules: Rules) -> dict[str, np.ndarray]:
     act3 = rules.act_3_2013
     end = pick(separated, sep + np.int32(1), entry)  # the separation day is served
     checks = {
-        "service_exceeds_span": separated & cal.years_exceed(units, entry, end),
+        "service_exceeds_span": separated & span_exceeds(units, entry, end),
+        "start_before_determination": start_ok & (req < as_of),
         "implausible_entry_age": entry < cal.anniversary(by, bd, b29, rules.min_entry_age),
         # separated on or after the winning route's age: it opened on separation
         "retirement_annuity_may_apply": entitled & (elig == sep),

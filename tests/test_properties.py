@@ -45,6 +45,24 @@ def exact_years(start: date, end: date) -> Fraction:
     return years + Fraction((end - last).days, (following - last).days)
 
 
+def calendar_span(start: date, end: date) -> Fraction:
+    """SPEC §7 Decision: the span counted as service is: whole months from
+    `start` to `end` (exclusive; a month ends on the same day of a later month,
+    or on its last day), plus the remaining days over the days of the month
+    they start in; a month is 1/12 of a year; rounded half up to 4 places."""
+    months = (end.year - start.year) * 12 + end.month - start.month
+    while True:
+        y, m = divmod(start.month - 1 + months, 12)
+        y, m = start.year + y, m + 1
+        anchor = date(y, m, min(start.day, calendar.monthrange(y, m)[1]))
+        if anchor <= end:
+            break
+        months -= 1
+    exact = (Fraction(months) + Fraction((end - anchor).days,
+                                         calendar.monthrange(y, m)[1])) / 12
+    return Fraction(math.floor(exact * 10_000 + Fraction(1, 2)), 10_000)
+
+
 def round_half_up(x: Fraction) -> Decimal:
     """To the cent, half up, once (SPEC §6)."""
     return Decimal(math.floor(x * 100 + Fraction(1, 2))) / 100
@@ -103,11 +121,10 @@ def reference(p: dict, as_of: date = AS_OF) -> dict:
         ("refund_requested", p["refund_requested"] == "true"),
         ("insufficient_service", not holding),
     ] if applies]
-    warnings = []
-    if sep is not None and s > exact_years(entry, sep + timedelta(days=1)):
-        warnings.append("service_exceeds_span")
-    if entry < reaching_age(birth, 14):  # SPEC §7 data check
-        warnings.append("implausible_entry_age")
+    span = sep is not None and s > calendar_span(entry, sep + timedelta(days=1))
+    implausible = entry < reaching_age(birth, 14)  # SPEC §7 data check
+    warnings = [code for code, applies in [("service_exceeds_span", span),
+                                            ("implausible_entry_age", implausible)] if applies]
     out = {"status": "not_entitled", "reasons": reasons, "regime": regime,
            "eligibility_date": None, "route": None, "routes_met": [], "start_date": None,
            "premature_request": False, "annual_amount": None, "monthly_amount": None,
@@ -117,6 +134,9 @@ def reference(p: dict, as_of: date = AS_OF) -> dict:
     opens = [(max(sep, reaching_age(birth, r[3])), i) for i, r in enumerate(holding)]
     elig, first = min(opens)  # ties: the first route of the table
     route = holding[first]
+    start = req if req is not None and req >= elig else None
+    if start is not None and start < as_of:  # SPEC §5: a start asked for in the past
+        warnings.insert(1 if span else 0, "start_before_determination")
     if sep >= reaching_age(birth, route[3]):
         warnings.append("retirement_annuity_may_apply")
     exact, _, minimum_applied = reference_amount(p)
@@ -132,7 +152,7 @@ def reference(p: dict, as_of: date = AS_OF) -> dict:
             "status": "eligible" if elig <= as_of else "not_yet_eligible",
             "eligibility_date": elig.isoformat(), "route": route[0],
             "routes_met": [r[0] for r in holding],
-            "start_date": req.isoformat() if req is not None and req >= elig else None,
+            "start_date": None if start is None else start.isoformat(),
             "premature_request": req is not None and req < elig,
             "annual_amount": f"{round_half_up(exact):.2f}",
             "monthly_amount": f"{monthly:.2f}",

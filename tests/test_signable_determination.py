@@ -31,6 +31,8 @@ STRICT = "article19-strict-19_4"
 POLICE_NEW = participant(birth_date="1975-06-20", entry_date="1996-02-01",
                          separation_date="2021-03-31", creditable_service_years="25.1667",
                          average_compensation="36000.00", group="police")
+# one ten-thousandth of a year more than its entry-to-separation span
+POLICE_OVER_SPAN = {**POLICE_NEW, "creditable_service_years": "25.1668"}
 # SPEC §8 example 11: entry before 1960-06-30, the 19.6 right left empty
 EXAMPLE_11 = participant(birth_date="1935-06-01", entry_date="1955-01-01",
                          separation_date="1975-01-01", creditable_service_years="12",
@@ -237,23 +239,25 @@ def test_an_entrant_from_2000_is_told_plainly_that_article_19_does_not_apply():
     assert "Régimen                    no cubierto por el Artículo 19" in render_text(d)
 
 
-def test_the_headline_says_the_pension_may_be_requested_from_that_date_or_any_later_one():
+def test_the_headline_of_an_eligible_member_says_since_when_and_that_it_may_be_asked_now():
+    # SPEC §5: Regla 19.3 says when the pension may be requested, not that it
+    # may start on a past date
     d = evaluate(participant(birth_date="1965-03-15", entry_date="1985-01-15",
                              separation_date="2012-12-31", creditable_service_years="27.5"))
-    assert d.headline == ("Tiene derecho a una pensión diferida: puede solicitarla desde el 15 "
-                          "de marzo de 2020 o en cualquier fecha posterior (Regla 19.3).")
-    assert "desde el 15 de marzo de 2020." not in d.headline
+    assert d.headline == ("Tiene derecho a una pensión diferida desde el 15 de marzo de 2020: "
+                          "puede solicitarla ahora (Regla 19.3).")
+    assert "cualquier fecha posterior" not in d.headline
 
 
 def test_the_span_warning_shows_numbers_that_prove_it():
-    f = finding(evaluate(POLICE_NEW), "service_exceeds_span")
-    service = Decimal(f.values["service"])
-    shown = re.search(r"es decir, ([0-9.]+)…? años", f.text).group(1)
-    assert Decimal(shown) < service  # the number shown for the span is below the service
-    assert Fraction(f.values["span_years"]) < Fraction(service)
-    assert Decimal(shown) <= Decimal(str(float(Fraction(f.values["span_years"])))) + \
-        Decimal("0.0001")
-    assert "25.1667 años" in f.text and "25 años y 2 meses" in f.text
+    # SPEC §7: the span is 25 years and 2 months = 25.1667 (rounded to 4 places):
+    # example 4 (25.1667 years of service) gets no warning, 25.1668 does
+    assert "service_exceeds_span" not in evaluate(POLICE_NEW).warnings
+    f = finding(evaluate(POLICE_OVER_SPAN), "service_exceeds_span")
+    shown = re.search(r"es decir, ([0-9.]+) años", f.text).group(1)
+    assert shown == f.values["span_years"] == "25.1667"  # the number compared
+    assert Decimal(shown) < Decimal(f.values["service"]) == Decimal("25.1668")
+    assert "(25 años y 2 meses, es decir, 25.1667 años)" in f.text and "…" not in f.text
 
 
 def test_the_retirement_annuity_warning_names_its_source_from_the_rules_file():
@@ -317,8 +321,10 @@ def test_two_routes_opening_the_same_day_are_told_with_the_tie_rule():
     assert d.route == "19.1(b)"
     f = finding(d, "eligibility")
     assert f.values["tied_routes"] == ["19.1(b)", "19.4(a)", "19.4(b)"]
-    assert "El mismo día se abren las vías de la Regla 19.4(a) y la Regla 19.4(b)" in f.text
+    assert ("Ese mismo día se abrieron también las vías de la Regla 19.4(a) y la Regla "
+            "19.4(b)") in f.text  # 2010: in the past
     assert "primera en el orden del artículo (Decisión)" in f.text
+    assert "la primera en abrirse" not in f.text  # not said of a tie
     assert "tied_routes" not in finding(evaluate(participant()), "eligibility").values
 
 
@@ -347,7 +353,7 @@ def test_every_determination_names_its_rules_by_name_and_title(client):
 # ---- citations point to real sources ------------------------------------------
 
 def test_the_scope_note_and_the_data_checks_are_not_cited_as_parts_of_the_article():
-    d = evaluate(POLICE_NEW)
+    d = evaluate(POLICE_OVER_SPAN)
     assert finding(d, "scope").rule == "Nota de alcance"
     assert finding(d, "service_exceeds_span").rule == "Verificación de datos"
     assert "Art. 19" not in {f.rule for f in d.explanation}
@@ -359,7 +365,8 @@ def test_under_the_strict_variant_the_19_4_limit_cites_the_variant_and_keeps_the
     police = evaluate(POLICE_NEW, rules=STRICT)
     f = finding(police, "route_applies", "19.4(a)")
     assert f.rule == "article19-strict-19_4 (3 L.P.R.A. § 766)"
-    assert "no se aplica a participantes nuevos en las reglas article19-strict-19_4" in f.text
+    assert f.text.startswith("Según las reglas article19-strict-19_4 (3 L.P.R.A. § 766), "
+                             "la Regla 19.4(a) no se aplica a participantes nuevos")
     general = finding(evaluate({**POLICE_NEW, "group": "general"}, rules=STRICT),
                       "route_applies", "19.4(a)")
     assert general.rule == "Regla 19.4(a)"

@@ -3,8 +3,10 @@
 SPEC §4: a person reaches age N on the N-th anniversary of the birth date.
 Decision: someone born on 29 February reaches it on 28 February in a common
 year (a period ending on a day the month lacks ends on the month's last day).
-The same anniversary rule measures every span of years in this project
-(age at separation, entry-to-separation span), so the two never disagree.
+The same anniversary rule measures a person's age in years (age at
+separation). The entry-to-separation span of the service_exceeds_span
+warning is measured as service is, in calendar months (SPEC §7 Decision,
+`span_units` and `with_span_exceeds`).
 
 Spans are computed in stages (intermediate columns), because a nested
 expression that repeats a sub-expression is evaluated once per repetition.
@@ -122,3 +124,77 @@ def years_months_days(start: date, end: date) -> tuple[int, int, int]:
         months -= 1
     days = (end - add_months(start, months)).days
     return months // 12, months % 12, days
+
+
+# ---- SPEC §7: the span of the service_exceeds_span warning ------------------
+
+SPAN_PLACES = 4  # the span is rounded half up to the places of service (SPEC §1)
+
+
+def days_in_month(year: int, month: int) -> int:
+    return calendar.monthrange(year, month)[1]
+
+
+def span_units(start: date, end: date, units_per_year: int = 10**SPAN_PLACES
+               ) -> tuple[int, int, int, int]:
+    """SPEC §7 Decision: the span from `start` to `end` (exclusive) counted as
+    service is: completed years and months, plus the remaining days as a
+    fraction of a month (days / the days of the month they start in), a
+    month being 1/12 of a year; in 1/units_per_year years, rounded half up.
+    Returns (years, months, days, units)."""
+    y, m, d = years_months_days(start, end)
+    months = 12 * y + m
+    anchor_y, anchor_m = divmod(start.month - 1 + months, 12)
+    length = days_in_month(start.year + anchor_y, anchor_m + 1)
+    # units = round(units_per_year * (months + d / length) / 12), half up
+    num = units_per_year * (months * length + d)
+    return y, m, d, (2 * num + 12 * length) // (24 * length)
+
+
+def _month_days(year: pl.Expr, month: pl.Expr) -> pl.Expr:
+    return (pl.when(month == 2).then(28 + is_leap(year).cast(pl.Int32))
+            .when(month.is_in([4, 6, 9, 11])).then(30).otherwise(31))
+
+
+def with_span_exceeds(lf: pl.LazyFrame, years_units: str, units_per_year: int,
+                      out: str, start: str, end: pl.Expr) -> pl.LazyFrame:
+    """Add boolean column `out`: the years of column `years_units` (in
+    1/units_per_year) are more than the span from column `start` to `end`
+    (exclusive) as `span_units` counts it. Integer arithmetic in stages."""
+    i32, i64 = pl.Int32, pl.Int64
+    p = f"_{out}_"
+    c = lambda k: pl.col(p + k)  # noqa: E731
+    s = pl.col(start)
+    temps = [p + k for k in ("sy", "sm", "sd", "end", "ey", "em", "ed", "ad", "py", "pm",
+                             "back", "months", "len", "days")]
+    lf = lf.with_columns(
+        s.dt.year().cast(i32).alias(p + "sy"), s.dt.month().cast(i32).alias(p + "sm"),
+        s.dt.day().cast(i32).alias(p + "sd"), end.alias(p + "end"),
+        end.dt.year().cast(i32).alias(p + "ey"), end.dt.month().cast(i32).alias(p + "em"),
+        end.dt.day().cast(i32).alias(p + "ed"),
+    )
+    # the start's day in the end's month (clamped to its last day) and the month before
+    lf = lf.with_columns(
+        pl.min_horizontal(c("sd"), _month_days(c("ey"), c("em"))).alias(p + "ad"),
+        (c("ey") - (c("em") == 1).cast(i32)).alias(p + "py"),
+        ((c("em") + 10) % 12 + 1).alias(p + "pm"),
+    )
+    # back: the last whole month ends in the month before the end's
+    lf = lf.with_columns((c("ad") > c("ed")).alias(p + "back"))
+    lf = lf.with_columns(
+        ((c("ey") - c("sy")) * 12 + (c("em") - c("sm")) - c("back").cast(i32)).alias(
+            p + "months"),
+        pl.when(c("back")).then(_month_days(c("py"), c("pm"))).otherwise(
+            _month_days(c("ey"), c("em"))).alias(p + "len"),
+    )
+    lf = lf.with_columns(
+        pl.when(c("back"))
+        .then(c("len") - pl.min_horizontal(c("sd"), c("len")) + c("ed"))
+        .otherwise(c("ed") - c("ad")).alias(p + "days"))
+    length = c("len").cast(i64)
+    num = (c("months").cast(i64) * length + c("days").cast(i64)) * units_per_year
+    span = (2 * num + 12 * length) // (24 * length)
+    lf = lf.with_columns(
+        pl.when(c("end") <= s).then(pl.col(years_units) > 0)
+        .otherwise(pl.col(years_units).cast(i64) > span).alias(out))
+    return lf.drop(temps)

@@ -21,17 +21,16 @@ import re
 from collections import ChainMap
 from datetime import date
 from decimal import Decimal
-from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
 from .article19 import route_key
-from .dates import years_months_days
+from .dates import span_units, years_months_days
 from .determination import Bracket, Finding, Formula, plain
 from .fields import SERVICE_UNITS
 from .i18n import catalog, fmt_date, fmt_wait, msg
 from .money import cents_to_decimal, format_money
-from .rules import Route, Rules, load_rules
+from .rules import DEFAULT_RULES, Route, Rules, load_rules
 
 # ---- words that depend on the language ------------------------------------
 
@@ -135,38 +134,6 @@ def feb29_moved(birth: date, age_date: date | None) -> bool:
             and (age_date.month, age_date.day) == (2, 28))
 
 
-def span_years(start: date, end_exclusive: date) -> Fraction:
-    """The exact time from `start` to `end_exclusive`, in years: completed
-    years plus the elapsed days of the current year of life over its length
-    (SPEC §1; the same measure as `dates.with_years_exceed`)."""
-    years = years_months_days(start, end_exclusive)[0]
-
-    def anniversary(n: int) -> date:
-        yy = start.year + n
-        day = start.day
-        if (start.month, start.day) == (2, 29) and not _leap(yy):
-            day = 28
-        return date(yy, start.month, day)
-
-    last, nxt = anniversary(years), anniversary(years + 1)
-    length = (nxt - last).days
-    return Fraction(years) + Fraction((end_exclusive - last).days, length)
-
-
-def _leap(year: int) -> bool:
-    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
-
-
-def decimal_floor(value: Fraction, places: int) -> str:
-    """`value` cut (not rounded) to `places` decimals, with "…" when inexact:
-    a number that is never larger than the exact one."""
-    scale = 10**places
-    cut = Fraction(int(value * scale), scale)
-    text = f"{Decimal(cut.numerator) / Decimal(cut.denominator):f}"
-    text = plain(Decimal(text))
-    return text if cut == value else text + "…"
-
-
 # ---- the formula, as data ---------------------------------------------------
 
 
@@ -240,15 +207,23 @@ def explain(row: dict[str, Any], rules: Rules, lang: str,
 
     # Act 305-1999: who Article 19 covers at all (SPEC §2)
     rule = rules.not_covered_citation
+    key = f"covered_{str(covered).lower()}"
+    if entry == rules.not_covered_from:
+        key += "_same"
     w.add(rule, "covered",
           {"entry_date": _iso(entry), "not_covered_from": _iso(rules.not_covered_from)}, covered,
-          w.text("findings", f"covered_{str(covered).lower()}", citation=ct(rule),
-                 entry_date=d(entry)))
+          w.text("findings", key, citation=ct(rule), entry_date=d(entry)))
+    if not covered:
+        # Article 19 does not cover this member: nothing it would require is said
+        w.add(catalog(lang)["citations"]["scope"], "scope", {}, None, scope_text(rules, lang))
+        return w.out
 
     # The regime classifies a covered participant; it is not a condition to meet.
     if covered:
         rule = rules.new_participant_citation
-        text = w.text("findings", f"regime_{regime}", citation=ct(rule), entry_date=d(entry),
+        same = "_same" if regime == "pre1990" and entry == rules.new_participant_after else ""
+        text = w.text("findings", f"regime_{regime}{same}", citation=ct(rule),
+                      entry_date=d(entry),
                       conditions=ct(rules.citations[f"conditions_{regime}"]),
                       amount=ct(rules.amount[regime].citation))
         if entry == rules.new_participant_after:
@@ -325,11 +300,18 @@ def _route_findings(w: _Writer, row: dict[str, Any], r: Route, applicable: list[
     values = {"route": r.id, "service": service, "min_service": _dec_text(r.min_service),
               "max_service": None if r.max_service is None else _dec_text(r.max_service)}
     key = "service_range" if r.max_service is not None else "service_min"
-    w.add(r.citation, "service", values, holds,
-          w.text("findings", f"{key}_{str(holds).lower()}", citation=route,
-                 min=_dec_text(r.min_service),
-                 max="" if r.max_service is None else _dec_text(r.max_service),
-                 service=service_words))
+    text = w.text("findings", f"{key}_{str(holds).lower()}", citation=route,
+                  min=_dec_text(r.min_service),
+                  max="" if r.max_service is None else _dec_text(r.max_service),
+                  service=service_words)
+    base = regulation_route(rules, r.id)
+    if base is not None and (base.min_service, base.max_service) != (r.min_service,
+                                                                     r.max_service):
+        asked = (_dec_text(base.min_service) if base.max_service is None
+                 else f"{_dec_text(base.min_service)}–{_dec_text(base.max_service)}")
+        text = (w.text("findings", "changed_service", rules=rules.name, citation=route,
+                       base=years_phrase(asked, lang)) + text[0].lower() + text[1:])
+    w.add(r.citation, "service", values, holds, text)
     if not holds:
         return
     as_of = row["as_of"]
@@ -346,15 +328,34 @@ def _route_findings(w: _Writer, row: dict[str, Any], r: Route, applicable: list[
 
 
 def age_sentence(w: _Writer, r: Route, age_date: date, as_of: date) -> str:
+    base = regulation_route(w.rules, r.id)
+    if base is not None and base.age != r.age:
+        # a number the rules set changes is the rules set's, not the Regulation's
+        return (w.text("findings", "changed_age", rules=w.rules.name, base=base.age, age=r.age,
+                       citation=cite(r.citation, w.lang))
+                + w.text("findings", f"age_reached_{tense(age_date, as_of)}",
+                         age_date=fmt_date(age_date, w.lang)))
     return w.text("findings", f"age_{tense(age_date, as_of)}", citation=cite(r.citation, w.lang),
                   age=r.age, age_date=fmt_date(age_date, w.lang))
+
+
+def regulation_route(rules: Rules, route_id: str) -> Route | None:
+    """The route of the Regulation as written (the built-in rules) when
+    `rules` is another rules set, to tell which numbers it changes."""
+    if rules.name == DEFAULT_RULES:
+        return None
+    try:
+        return load_rules(DEFAULT_RULES).route(route_id)
+    except KeyError:
+        return None
 
 
 def opens_sentence(w: _Writer, opens: date | None, entitled: bool, as_of: date) -> str:
     if opens is None:
         return w.text("findings", "opens_not_separated")
     if not entitled:
-        return w.text("findings", "opens_would", opens=fmt_date(opens, w.lang))
+        key = "opens_would_past" if opens <= as_of else "opens_would"
+        return w.text("findings", key, opens=fmt_date(opens, w.lang))
     return w.text("findings", f"opens_{tense(opens, as_of)}", opens=fmt_date(opens, w.lang))
 
 
@@ -372,7 +373,9 @@ def _entitled_findings(w: _Writer, row: dict[str, Any], rules: Rules, f: Formula
     vals = {"eligibility_date": _iso(elig), "route": r.id, "as_of": _iso(as_of),
             "routes_met": met}
     others = [x for x in met if x != r.id]
-    key = f"eligibility_{tense(elig, as_of)}" + ("" if others else "_only")
+    tied = [x.id for x in rules.routes if row[f"{route_key(x)}_opens"] == elig]
+    key = f"eligibility_{tense(elig, as_of)}" + (
+        "_only" if not others else "_tie" if len(tied) > 1 else "")
     text = w.text("findings", key, eligibility_date=d(elig), citation=ct(r.citation),
                   others=_routes_phrase(others, rules, lang))
     if elig > as_of:
@@ -380,14 +383,15 @@ def _entitled_findings(w: _Writer, row: dict[str, Any], rules: Rules, f: Formula
         one = sum(1 for n in (y, m, dd) if n) == 1 and 1 in (y, m, dd)
         text += w.text("findings", "wait_one" if one else "wait_many",
                        wait=fmt_wait(y, m, dd, lang), as_of=d(as_of))
-    tied = [x.id for x in rules.routes if row[f"{route_key(x)}_opens"] == elig]
     if len(tied) > 1:
         # SPEC §4 Decision: ties go to the first route in the table
         vals["tied_routes"] = tied
         the = catalog(lang)["the_rule"]
         tied_text = listing([the.format(citation=cite(rules.route(i).citation, lang))
                              for i in tied if i != r.id], lang)
-        text += w.text("findings", "tie_one" if len(tied) == 2 else "tie_many", tied=tied_text)
+        key = ("tie_one" if len(tied) == 2 else "tie_many") + (
+            "_future" if elig > as_of else "")
+        text += w.text("findings", key, tied=tied_text)
     w.add(r.citation, "eligibility", vals, elig <= as_of, text)
 
     _reading_19_4(w, row, rules, r)
@@ -395,16 +399,22 @@ def _entitled_findings(w: _Writer, row: dict[str, Any], rules: Rules, f: Formula
     req = row["requested_start_date"]
     svals = {"requested_start_date": _iso(req), "eligibility_date": _iso(elig)}
     start_rule = rules.citations["start"]
+    # SPEC §5 Decision: Regla 19.3 says from when the pension may be requested,
+    # never that it may start on a date before the determination's
+    now = "" if elig > as_of else "_past"
     if req is None:
         w.add(start_rule, "start", svals, None,
-              w.text("findings", "start_open", citation=ct(start_rule), eligibility_date=d(elig)))
+              w.text("findings", "start_open" if now else "start_open_future",
+                     citation=ct(start_rule), eligibility_date=d(elig)))
     elif row["premature_request"]:
         w.add(start_rule, "start", svals, False,
-              w.text("findings", "start_premature", citation=ct(start_rule), requested=d(req),
-                     eligibility_date=d(elig)))
+              w.text("findings", f"start_premature{now}", citation=ct(start_rule),
+                     requested=d(req), eligibility_date=d(elig)))
     else:
+        key = "start_requested_past" if req < as_of else "start_requested"
         w.add(start_rule, "start", svals, True,
-              w.text("findings", "start_requested", citation=ct(start_rule), requested=d(req)))
+              w.text("findings", key, citation=ct(start_rule), requested=d(req),
+                     eligibility_date=d(elig), as_of=d(as_of)))
 
     comp = format_money(f.average_compensation)
     parts = [w.text("findings", "bracket", rate=pct(b.rate), compensation=comp,
@@ -413,8 +423,9 @@ def _entitled_findings(w: _Writer, row: dict[str, Any], rules: Rules, f: Formula
     text = w.text("findings", "amount", citation=ct(f.citation), parts=" + ".join(parts),
                   formula=format_money(f.formula_amount))
     regime = row["regime"]
-    if len(r.regimes) > 1:
+    if r.id in rules.reading_19_4.routes:
         # SPEC §6 Decision: the formula follows the regime, whatever the route
+        # (said where the route is not the regime's own: 19.4, under either reading)
         text += w.text("findings", "amount_follows_regime", route=ct(r.citation),
                        regime=regime_text(regime, rules, lang), citation=ct(f.citation))
     w.add(f.citation, "amount", f.to_dict(), None, text)
@@ -431,33 +442,67 @@ def _entitled_findings(w: _Writer, row: dict[str, Any], rules: Rules, f: Formula
 
 
 def _reading_19_4(w: _Writer, row: dict[str, Any], rules: Rules, r: Route) -> None:
-    """SPEC §2 Decision, stated for a new participant whose route is 19.4
-    under the reading that opens it to both regimes: the doubt, the name of
-    the stricter rules set and the date it would give."""
+    """SPEC §2 Decision, stated under either reading where it shapes this
+    answer (a new participant of the Police or Fire Corps whom a route of
+    19.4 serves under one reading and not the other): the doubt, the name of
+    the rules set with the other reading and the date it would give."""
     reading = rules.reading_19_4
     regime = row["regime"]
-    if reading.reading != "both_regimes" or r.id not in reading.routes or regime == "pre1990":
+    if regime == "pre1990":
         return
+    if reading.reading == "both_regimes":
+        if r.id not in reading.routes:
+            return
+    else:
+        other_routes = load_rules(reading.other_reading)
+        served = [x for x in other_routes.routes if x.id in reading.routes
+                  and regime in x.regimes and row["group"] in x.groups
+                  and _service_holds(x, row["service_units"])]
+        if not served:
+            return
     lang = w.lang
-    d = lambda v: fmt_date(v, lang)  # noqa: E731
     other = load_rules(reading.other_reading)
-    # the routes that still hold under the other reading (it changes only
-    # which regimes a route serves), and the earliest of their openings
-    kept = [x for x in rules.routes if row[f"{route_key(x)}_opens"] is not None
-            and regime in other.route(x.id).regimes]
+    found = _earliest_opening(row, rules, other)
     vals: dict[str, Any] = {"reading": reading.reading, "other_reading": other.name,
                             "other_eligibility_date": None, "other_route": None}
-    if kept:
-        first = min(kept, key=lambda x: row[f"{route_key(x)}_opens"])
-        when = row[f"{route_key(first)}_opens"]
+    if found is not None:
+        when, first = found
         vals |= {"other_eligibility_date": _iso(when), "other_route": first.id}
-        alternative = w.text("findings", "reading_alternative", date=d(when),
+        alternative = w.text("findings", "reading_alternative", date=fmt_date(when, lang),
                              route=cite(first.citation, lang))
     else:
         alternative = w.text("findings", "reading_no_alternative")
+    key = "reading_19_4_both" if reading.reading == "both_regimes" else "reading_19_4_strict"
     w.add(reading.citation, "reading_19_4", vals, None,
-          w.text("findings", "reading_19_4_both", citation=cite(reading.citation, lang),
+          w.text("findings", key, citation=cite(reading.citation, lang),
                  other=other.name, alternative=alternative))
+
+
+def _service_holds(route: Route, units: int) -> bool:
+    low = route.min_service * SERVICE_UNITS
+    return units >= low and (route.max_service is None
+                             or units < route.max_service * SERVICE_UNITS)
+
+
+def _earliest_opening(row: dict[str, Any], rules: Rules,
+                      other: Rules) -> tuple[date, Route] | None:
+    """The eligibility date and route this row would have under `other`, a
+    reading that differs from `rules` only in which regimes a route serves
+    (the ages, and so the dates of each route's age, are the same); ties go
+    to the first route, as in SPEC §4."""
+    sep = row["separation_date"]
+    if sep is None:
+        return None
+    best: tuple[date, Route] | None = None
+    for x in other.routes:
+        if (row["regime"] not in x.regimes or row["group"] not in x.groups
+                or not _service_holds(x, row["service_units"])):
+            continue
+        age_date = row[f"{route_key(rules.route(x.id))}_age_date"]
+        opens = max(sep, age_date)
+        if best is None or opens < best[0]:
+            best = (opens, x)
+    return best
 
 
 def _minimum_19_6(w: _Writer, row: dict[str, Any], rules: Rules, f: Formula) -> None:
@@ -495,14 +540,20 @@ def _warning(w: _Writer, row: dict[str, Any], code: str, service: str) -> None:
     data_check = catalog(lang)["citations"]["data_check"]
     act3 = rules.act_3_2013
     if code == "service_exceeds_span":
-        # the separation day is the last day of service (see validation.py)
+        # the separation day is the last day of service (see validation.py);
+        # the span is measured as service is and compared to 4 places (SPEC §7)
         end = date.fromordinal(sep.toordinal() + 1)
-        span = span_years(entry, end)
+        y, m, days, units = span_units(entry, end, SERVICE_UNITS)
+        span = years_text(units)
         w.add(data_check, code, {"service": service, "entry_date": _iso(entry),
-              "separation_date": _iso(sep), "span_years": str(span)}, False,
+              "separation_date": _iso(sep), "span_years": span}, False,
               w.text("warnings", code, citation=data_check, service=years_phrase(service, lang),
-                     span=fmt_wait(*years_months_days(entry, end), lang),
-                     span_years=years_phrase(decimal_floor(span, 4), lang)))
+                     span=fmt_wait(y, m, days, lang), span_years=years_phrase(span, lang)))
+    elif code == "start_before_determination":
+        rule = rules.citations["start"]
+        w.add(rule, code, {"start_date": _iso(row["start_date"]), "as_of": _iso(as_of)}, None,
+              w.text("warnings", code, citation=cite(rule, lang), requested=d(row["start_date"]),
+                     as_of=d(as_of)))
     elif code == "implausible_entry_age":
         w.add(data_check, code, {"birth_date": _iso(birth), "entry_date": _iso(entry),
               "min_entry_age": rules.min_entry_age}, False,
@@ -510,7 +561,8 @@ def _warning(w: _Writer, row: dict[str, Any], code: str, service: str) -> None:
                      birth_date=d(birth), age=rules.min_entry_age))
     elif code == "retirement_annuity_may_apply":
         r = rules.route(row["route"])
-        rule = rules.citations["retirement_annuity"]
+        rule = rules.citations["retirement_annuity" if row["regime"] == "pre1990"
+                               else "retirement_annuity_new"]
         key = f"{code}_{'planned' if sep > as_of else 'past'}"
         w.add(rule, code, {"separation_date": _iso(sep), "age_date": _iso(row["route_age_date"]),
               "route": r.id}, None,

@@ -9,6 +9,7 @@ REASONS = ("not_covered", "not_separated", "refund_requested", "insufficient_ser
 STATUSES = ("eligible", "not_yet_eligible", "not_entitled")
 WARNINGS = (
     "service_exceeds_span",
+    "start_before_determination",
     "implausible_entry_age",
     "retirement_annuity_may_apply",
     "act_3_2013_accruals_frozen",

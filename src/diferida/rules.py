@@ -29,12 +29,14 @@ from .rules_schema import GROUPS, REGIMES  # noqa: F401  (re-exported)
 
 DEFAULT_RULES = "article19"
 MAX_FILE_BYTES = 1 << 20  # a rules file is a page or two of TOML
-CITATION_KEYS = ("conditions_pre1990", "conditions_new", "start", "retirement_annuity")
+CITATION_KEYS = ("conditions_pre1990", "conditions_new", "start", "retirement_annuity",
+                 "retirement_annuity_new")
 # Sections added to the rules file after the first release. A rules table
 # stored with an older determination lacks them; it is read with these
 # sections of the current built-in base, so that it can still be reproduced
 # (its version, the hash of what was stored, is unchanged).
 LATER_SECTIONS = (("regime", "laws"), ("citations", "retirement_annuity"),
+                  ("citations", "retirement_annuity_new"),
                   ("decisions",), ("later_laws",), ("data_checks",))
 
 

@@ -175,7 +175,8 @@ class Citations(_Table):
     conditions_pre1990: Label
     conditions_new: Label
     start: Label
-    retirement_annuity: Label
+    retirement_annuity: Label  # pre-1990 participants
+    retirement_annuity_new: Label
 
 
 class RouteTable(_Table):

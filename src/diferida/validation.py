@@ -15,7 +15,7 @@ from datetime import date
 
 import polars as pl
 
-from .dates import with_years_exceed
+from .dates import with_span_exceeds, with_years_exceed
 from .fields import BY_NAME, FIELD_NAMES, SERVICE_UNITS
 from .plan import Stages
 from .rules import GROUPS, Rules
@@ -331,11 +331,13 @@ def _build_stages(
     lf = with_years_exceed(lf, "service_units", SERVICE_UNITS, {
         # exact time lived at separation, or at as_of when not separated (SPEC §1)
         "_service_over_age": ("birth_date", pl.coalesce(sep, pl.col("as_of"))),
-        # SPEC §1 warning: service longer than entry to separation. Decision:
-        # the separation date is the last day of service, so the span counts
-        # it (1990-04-01 to 2000-03-31 is exactly 10 years).
-        "service_exceeds_span": ("entry_date", sep.dt.offset_by("1d")),
     })
+    # SPEC §7 warning: service longer than entry to separation, the span
+    # counted as service is (calendar months, rounded to 4 places). The
+    # separation date is the last day of service, so the span counts it
+    # (1990-04-01 to 2000-03-31 is exactly 10 years).
+    lf = with_span_exceeds(lf, "service_units", SERVICE_UNITS, "service_exceeds_span",
+                           "entry_date", sep.dt.offset_by("1d"))
     cross = {
         "average_compensation": pl.when(pl.col("compensation_cents") == 0).then(
             pl.lit("not_positive")),

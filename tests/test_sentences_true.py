@@ -1,0 +1,369 @@
+"""Every sentence of a determination true (issue: every sentence true), in
+Spanish and English, through the engine's text, the `--json` explanation and
+the command line:
+
+1. no retroactive start attributed to Regla 19.3 (SPEC §5), and the warning
+   `start_before_determination`;
+3. a member outside Article 19 (Act 305-1999) is told so, and nothing more;
+4. route sentences take the tense of their date (would have opened / would
+   open; opened / will open on a tie), and a tie is not "the first to open";
+5. the retirement-annuity warning cites the statute of the member's regime;
+6. the span warning shows the number it compared (SPEC §7);
+7. the 19.4 doubt is stated under either reading, with the other's date;
+8. a number a rules set changes is attributed to the rules set;
+11. no full stop inside a parenthesis mid-sentence; no "on or after X" of X.
+And a property over generated participants and dates."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from datetime import date, timedelta
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import diferida
+from diferida.outcomes import REASONS, STATUSES, WARNINGS
+
+from .conftest import cli_command, participant
+
+AS_OF = date(2026, 12, 1)
+STRICT = "article19-strict-19_4"
+# eligible since 1 January 1998 (58 on that day, separated in 1995)
+EARLY = participant(birth_date="1940-01-01", entry_date="1980-01-01",
+                    separation_date="1995-01-01", creditable_service_years="15")
+# a new participant of the Fire Corps with 12 years: 19.4(b) at 58 (2033), or
+# 19.2 at 65 (2040) under the strict reading
+FIREFIGHTER = participant(birth_date="1975-06-20", entry_date="1996-02-01",
+                          separation_date="2012-03-31", creditable_service_years="12",
+                          group="firefighter")
+ACT_305 = participant(birth_date="1975-01-01", entry_date="2000-01-01",
+                      separation_date=None, creditable_service_years="8")
+
+
+def ev(p, lang="es", rules=None, as_of=AS_OF):
+    return diferida.evaluate(p, as_of=as_of, lang=lang, rules=rules)
+
+
+def finding(d, condition):
+    hits = [f for f in d.explanation if f.condition == condition]
+    assert len(hits) == 1, [f.condition for f in d.explanation]
+    return hits[0]
+
+
+def all_text(d) -> str:
+    return " ".join([d.headline, *(f.text for f in d.explanation)])
+
+
+def cli_json(args: list[str]) -> dict:
+    proc = subprocess.run([*cli_command(), "evaluate", *args, "--json"], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def early_args(*extra: str, lang: str = "es") -> list[str]:
+    return ["--birth-date", "1940-01-01", "--entry-date", "1980-01-01",
+            "--separation-date", "1995-01-01", "--service", "15", "--compensation", "30000",
+            "--no-refund", "--as-of", AS_OF.isoformat(), "--lang", lang, *extra]
+
+
+# ---- 1. Regla 19.3: when the pension may be requested -----------------------
+
+START_WORDS = {"es": re.compile(r"(comienc|comenz|empie[cz]|empezar)\w*", re.I),
+               "en": re.compile(r"\b(start|begin)\w*", re.I)}
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_an_early_eligible_is_told_it_may_be_requested_now_not_that_it_starts_in_1998(lang):
+    d = ev(EARLY, lang)
+    f = finding(d, "start")
+    assert d.status == "eligible" and d.eligibility_date == date(1998, 1, 1)
+    if lang == "es":
+        assert d.headline == ("Tiene derecho a una pensión diferida desde el 1 de enero de "
+                              "1998: puede solicitarla ahora (Regla 19.3).")
+        assert "puede solicitarla ahora" in f.text
+        assert "comience desde el 1 de enero de 1998" not in all_text(d)
+    else:
+        assert d.headline == ("Entitled to a deferred pension since January 1, 1998: it may "
+                              "be requested now (Rule 19.3).")
+        assert "it may be requested now" in f.text
+    # the only sentence that names a start says it is not a start in the past
+    assert "not that" in f.text or "no que" in f.text
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_a_start_asked_for_in_the_past_is_reported_with_the_warning(lang):
+    d = ev({**EARLY, "requested_start_date": "2024-01-01"}, lang)
+    assert d.start_date == date(2024, 1, 1)  # it is what was asked (SPEC §5)
+    assert d.warnings[0] == "start_before_determination"
+    f = finding(d, "start")
+    w = finding(d, "start_before_determination")
+    assert w.rule == ("Regla 19.3" if lang == "es" else "Rule 19.3")
+    if lang == "es":
+        assert "lo permite, así que esa es la fecha de comienzo" not in f.text
+        assert "no que pueda comenzar en una fecha pasada" in f.text
+        assert "lo decide el Sistema" in w.text and "1 de diciembre de 2026" in w.text
+    else:
+        assert "not that it may start on a past date" in f.text
+        assert "for the System to decide" in w.text
+
+
+def test_a_start_asked_for_today_or_later_gets_no_warning():
+    for start in (AS_OF, AS_OF + timedelta(days=1)):
+        d = ev({**EARLY, "requested_start_date": start.isoformat()})
+        assert d.start_date == start and "start_before_determination" not in d.warnings
+
+
+def test_a_premature_request_before_as_of_gets_no_start_and_no_warning():
+    d = ev({**EARLY, "requested_start_date": "1997-01-01"})
+    assert d.premature_request and d.start_date is None
+    assert "start_before_determination" not in d.warnings
+    assert "puede solicitarla ahora" in finding(d, "start").text
+
+
+def test_the_command_line_and_its_json_say_the_same():
+    out = cli_json(early_args("--start", "2024-01-01"))
+    assert out["start_date"] == "2024-01-01"
+    assert out["warnings"][0] == "start_before_determination"
+    texts = " ".join(f["text"] for f in out["explanation"])
+    assert "no que pueda comenzar en una fecha pasada" in texts
+    proc = subprocess.run([*cli_command(), "evaluate", *early_args("--start", "2024-01-01")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "lo permite, así que esa es la fecha de comienzo" not in proc.stdout
+    assert "lo decide el Sistema" in proc.stdout
+
+
+# ---- 3. outside Article 19 ----------------------------------------------------
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_an_act_305_member_is_told_article_19_does_not_cover_them_and_nothing_more(lang):
+    d = ev(ACT_305, lang)
+    assert d.status == "not_entitled" and d.reasons[0] == "not_covered"
+    assert [f.condition for f in d.explanation] == ["covered", "scope"]
+    text = all_text(d)
+    for advice in ("Haría falta", "Harán falta", "también cuentan", "separarse del servicio",
+                   "would be needed", "also counts", r"\btablas?\b", r"\btables?\b"):
+        assert not re.search(advice, text), advice
+    proc = subprocess.run([*cli_command(), "evaluate", "--birth-date", "1975-01-01",
+                           "--entry-date", "2000-01-01", "--service", "8",
+                           "--compensation", "30000", "--no-refund", "--as-of", "2026-12-01"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "también cuentan" not in proc.stdout and "Artículo 19" in proc.stdout
+
+
+@pytest.mark.parametrize("lang, same", [("es", "el día desde el cual"),
+                                        ("en", "the day from which")])
+def test_an_entry_on_the_cut_off_day_is_not_on_or_after_itself(lang, same):
+    text = finding(ev(ACT_305, lang), "covered").text
+    assert same in text
+    assert "en o después del 1 de enero de 2000" not in text
+    assert "on or after January 1, 2000" not in text
+
+
+def test_an_entry_on_1_april_1990_is_not_on_or_before_itself():
+    d = ev(participant(birth_date="1960-01-01", entry_date="1990-04-01",
+                       separation_date="2000-03-31", creditable_service_years="10"))
+    text = finding(d, "regime").text
+    assert "en o antes del 1 de abril de 1990" not in text
+    assert "el mismo 1 de abril de 1990" in text
+
+
+# ---- 4. tenses ---------------------------------------------------------------
+
+def test_a_route_of_someone_not_entitled_would_have_opened_in_the_past_and_would_open_later():
+    refund = {**EARLY, "refund_requested": "true"}  # 19.1(a) on 1998-01-01: past
+    es = finding(ev(refund), "age").text
+    assert "se habría abierto el 1 de enero de 1998" in es and "se abriría" not in es
+    en = finding(ev(refund, "en"), "age").text
+    assert "would have opened on January 1, 1998" in en
+    future = {**refund, "birth_date": "1975-01-01", "entry_date": "1989-01-01",
+              "separation_date": "2005-01-01"}  # 58 on 2033-01-01
+    assert "se abriría el 1 de enero de 2033" in finding(ev(future), "age").text
+
+
+def test_a_tie_in_the_past_opened_and_a_tie_in_the_future_will_open():
+    # separated at 60 with 25 years: 19.1(b), 19.4(a), 19.4(b) open the same day
+    past = ev(participant(birth_date="1950-01-01", entry_date="1980-01-01",
+                          separation_date="2010-01-01", creditable_service_years="25",
+                          group="police"))
+    text = finding(past, "eligibility").text
+    assert "Ese mismo día se abrieron también las vías" in text
+    assert "se abren" not in text and "la primera en abrirse" not in text
+    future = ev(participant(birth_date="1980-01-01", entry_date="1988-01-01",
+                            separation_date="2013-01-01", creditable_service_years="25",
+                            group="police"))  # 19.1(b) at 55 (2035) and 19.4(a) at 50 (2030)
+    assert future.route == "19.4(a)"
+    tie = ev(participant(birth_date="1980-01-01", entry_date="1988-01-01",
+                         separation_date="2030-01-01", creditable_service_years="25",
+                         group="police"), as_of=date(2026, 12, 1))
+    text = finding(tie, "eligibility").text
+    if len(finding(tie, "eligibility").values.get("tied_routes", [])) > 1:
+        assert "se abrirá también" in text or "se abrirán también" in text
+        assert "la primera en abrirse" not in text
+
+
+# ---- 5. the statute of the member's regime ----------------------------------
+
+@pytest.mark.parametrize("p, statute", [
+    (participant(birth_date="1950-01-01", entry_date="1980-01-01",
+                 separation_date="2010-06-30", creditable_service_years="15"),
+     "3 L.P.R.A. § 766"),
+    (participant(birth_date="1940-01-01", entry_date="1991-01-01",
+                 separation_date="2010-06-30", creditable_service_years="15"),
+     "3 L.P.R.A. § 766d"),
+])
+def test_the_retirement_annuity_warning_cites_the_section_of_the_members_regime(p, statute):
+    d = ev(p)
+    f = finding(d, "retirement_annuity_may_apply")
+    assert f.rule == statute
+    regime = finding(d, "regime").text
+    assert ("es participante nuevo" in regime) == statute.endswith("766d")
+
+
+# ---- 6. the span warning ------------------------------------------------------
+
+@pytest.mark.parametrize("service, warned", [("25.1667", False), ("25.1668", True)])
+def test_example_4_span_is_25_years_2_months_and_the_text_shows_the_number_compared(
+        service, warned):
+    d = ev(participant(birth_date="1975-06-20", entry_date="1996-02-01",
+                       separation_date="2021-03-31", creditable_service_years=service,
+                       average_compensation="36000.00", group="police"))
+    assert ("service_exceeds_span" in d.warnings) is warned
+    if warned:
+        text = finding(d, "service_exceeds_span").text
+        assert "(25 años y 2 meses, es decir, 25.1667 años)" in text
+
+
+# ---- 7. the 19.4 doubt under either reading --------------------------------
+
+@pytest.mark.parametrize("rules, lang, date_text", [
+    (None, "es", "sería elegible el 20 de junio de 2040 por la Regla 19.2"),
+    (STRICT, "es", "sería elegible el 20 de junio de 2033 por la Regla 19.4(b)"),
+    (None, "en", "eligibility would be on June 20, 2040 under Rule 19.2"),
+    (STRICT, "en", "eligibility would be on June 20, 2033 under Rule 19.4(b)"),
+])
+def test_the_doubt_and_the_other_readings_date_are_stated_under_either_reading(
+        rules, lang, date_text):
+    d = ev(FIREFIGHTER, lang, rules=rules)
+    f = finding(d, "reading_19_4")
+    assert date_text in f.text
+    other = "article19" if rules == STRICT else STRICT
+    assert f.values["other_reading"] == other
+
+
+def test_the_formula_decision_is_stated_alike_under_both_readings_for_a_19_4_route():
+    pre1990_police = participant(birth_date="1960-01-01", entry_date="1985-01-01",
+                                 separation_date="2012-01-01", creditable_service_years="26",
+                                 group="police")
+    for rules in (None, STRICT):
+        d = ev(pre1990_police, rules=rules)
+        assert d.route == "19.4(a)"
+        assert "la fórmula sigue al régimen" in finding(d, "amount").text
+    general = ev(participant())  # 19.1(a): the regime's own route, nothing to decide
+    assert "la fórmula sigue al régimen" not in finding(general, "amount").text
+
+
+# ---- 8. a reform says what it is ---------------------------------------------
+
+@pytest.mark.parametrize("lang, says, not_says", [
+    ("es", "Según las reglas reform-19_2-age-67 (en el Reglamento, la Regla 19.2 pide 65 años)",
+     "La Regla 19.2 exige además haber cumplido 67 años"),
+    ("en", "Under the rules reform-19_2-age-67 (in the Regulation, Rule 19.2 asks for age 65)",
+     "Rule 19.2 also requires having reached age 67"),
+])
+def test_a_changed_age_is_the_reforms_not_the_regulations(lang, says, not_says):
+    d = ev(participant(birth_date="1960-01-01", entry_date="1990-04-02",
+                       separation_date="2000-04-01", creditable_service_years="10"),
+           lang, rules="reform-19_2-age-67")
+    text = finding(d, "age").text
+    assert says in text and not_says not in text
+    assert "67" in text
+
+
+def test_a_changed_service_threshold_is_the_rules_sets(tmp_path):
+    path = tmp_path / "twelve.toml"
+    path.write_text('base = "article19"\n[meta]\nname = "twelve"\n'
+                    '[route_overrides."19.2"]\nmin_service = "12"\n')
+    d = ev(participant(birth_date="1960-01-01", entry_date="1990-04-02",
+                       separation_date="2005-04-01", creditable_service_years="15"),
+           rules=path)
+    f = [f for f in d.explanation if f.condition == "service"
+         and f.values["route"] == "19.2"][0]
+    assert f.text.startswith("Según las reglas twelve (en el Reglamento, la Regla 19.2 pide "
+                             "10 años), la Regla 19.2 exige al menos 12 años")
+
+
+# ---- 11. smaller things ------------------------------------------------------
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_no_full_stop_inside_a_parenthesis_in_the_middle_of_a_sentence(lang):
+    d = ev(participant(birth_date="1935-06-01", entry_date="1955-01-01",
+                       separation_date="1975-01-01", creditable_service_years="12",
+                       average_compensation="10000.00"), lang)
+    for f in d.explanation:
+        for inside in re.findall(r"\(([^()]*)\)", f.text):
+            assert not re.search(r"\.\s+[A-ZÁÉÍÓÚÑ]", inside), (inside, f.text)
+
+
+# ---- the property: words, tenses, no start before as_of ---------------------
+
+# the codes that are not words of either language ("eligible" is English)
+CODES = [c for c in (*STATUSES, *REASONS, *WARNINGS, "route_applies", "pre1990")
+         if "_" in c or any(ch.isdigit() for ch in c)]
+ISO = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+FUTURE = {"es": re.compile(r"\b(será|tendrá|cumplirá|abrirá|abrirán|podrá)\b"),
+          "en": re.compile(r"\bwill\b")}
+
+
+@st.composite
+def people(draw):
+    birth = draw(st.dates(date(1930, 1, 1), date(1985, 12, 31)))
+    entry = draw(st.dates(birth + timedelta(days=16 * 365), min(birth + timedelta(days=50 * 365),
+                                                                date(2003, 12, 31))))
+    separated = draw(st.booleans())
+    sep = draw(st.dates(entry, entry + timedelta(days=40 * 365))) if separated else None
+    span_years = ((sep or date(2026, 1, 1)) - entry).days / 365.25
+    service = draw(st.integers(0, max(int(span_years * 100), 0))) / 100
+    start = draw(st.none() | st.dates(date(1990, 1, 1), date(2050, 12, 31)))
+    as_of = draw(st.dates(date(1995, 1, 1), date(2045, 12, 31)))
+    p = participant(birth_date=birth.isoformat(), entry_date=entry.isoformat(),
+                    separation_date=None if sep is None else sep.isoformat(),
+                    creditable_service_years=f"{service:.2f}",
+                    group=draw(st.sampled_from(["general", "police", "firefighter"])),
+                    refund_requested=draw(st.sampled_from(["false", "false", "true"])),
+                    requested_start_date=None if start is None else start.isoformat())
+    return p, as_of
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(people(), st.sampled_from(["es", "en"]), st.sampled_from([None, STRICT]))
+def test_no_text_holds_a_code_an_iso_date_or_a_wrong_tense(case, lang, rules):
+    p, as_of = case
+    try:
+        d = diferida.evaluate(p, as_of=as_of, lang=lang, rules=rules)
+    except diferida.InputError:
+        return
+    for text in [d.headline, *(f.text for f in d.explanation)]:
+        assert not ISO.search(text), text
+        assert not re.search(r"\b(true|false)\b", text), text
+        for code in CODES:
+            assert code not in text, (code, text)
+    # a date on or before as_of is never spoken of in the future tense: each
+    # finding about one date (a route's age, an opening, the eligibility)
+    for f in d.explanation:
+        when = {k: v for k, v in f.values.items()
+                if k in ("age_date", "opens", "eligibility_date") and v}
+        if f.condition == "eligibility" and date.fromisoformat(when["eligibility_date"]) <= as_of:
+            assert not FUTURE[lang].search(f.text), f.text
+    # Regla 19.3 never puts a start before as_of, except the start asked for
+    if d.status != "not_entitled" and "requested_start_date" not in p:
+        start = finding(d, "start")
+        first = start.text.split(". ")[0]  # the second sentence says what 19.3 does not say
+        if d.eligibility_date <= as_of:
+            assert not START_WORDS[lang].search(first), start.text
