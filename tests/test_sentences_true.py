@@ -367,3 +367,20 @@ def test_no_text_holds_a_code_an_iso_date_or_a_wrong_tense(case, lang, rules):
         first = start.text.split(". ")[0]  # the second sentence says what 19.3 does not say
         if d.eligibility_date <= as_of:
             assert not START_WORDS[lang].search(first), start.text
+
+
+def test_changed_rates_and_minimum_are_the_rules_sets(tmp_path):
+    path = tmp_path / "rates.toml"
+    path.write_text('base = "article19"\n[meta]\nname = "rates"\n[amount.new]\n'
+                    'brackets = [{ threshold = "0", rate = "0.02" }]\n[minimum]\nrate = "0.35"\n')
+    d = ev(participant(birth_date="1960-01-01", entry_date="1990-04-02",
+                       separation_date="2005-04-01", creditable_service_years="15"),
+           rules=path)
+    assert ("Las reglas rates cambian los porcentajes de la Regla 19.5(b) "
+            "(en el Reglamento: 1.5%)") in finding(d, "amount").text
+    old = ev(participant(birth_date="1935-06-01", entry_date="1955-01-01",
+                         separation_date="1975-01-01", creditable_service_years="12",
+                         average_compensation="10000.00"), rules=path)
+    assert ("Las reglas rates cambian el porcentaje de la Regla 19.6 (en el Reglamento: 30%)"
+            in finding(old, "minimum").text)
+    assert "cambian" not in finding(old, "amount").text  # 19.5(a) is the Regulation's

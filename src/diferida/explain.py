@@ -339,13 +339,18 @@ def age_sentence(w: _Writer, r: Route, age_date: date, as_of: date) -> str:
                   age=r.age, age_date=fmt_date(age_date, w.lang))
 
 
+def regulation(rules: Rules) -> Rules | None:
+    """The Regulation as written (the built-in rules) when `rules` is another
+    rules set, to tell which numbers it changes."""
+    return None if rules.name == DEFAULT_RULES else load_rules(DEFAULT_RULES)
+
+
 def regulation_route(rules: Rules, route_id: str) -> Route | None:
-    """The route of the Regulation as written (the built-in rules) when
-    `rules` is another rules set, to tell which numbers it changes."""
-    if rules.name == DEFAULT_RULES:
+    base = regulation(rules)
+    if base is None:
         return None
     try:
-        return load_rules(DEFAULT_RULES).route(route_id)
+        return base.route(route_id)
     except KeyError:
         return None
 
@@ -428,6 +433,13 @@ def _entitled_findings(w: _Writer, row: dict[str, Any], rules: Rules, f: Formula
         # (said where the route is not the regime's own: 19.4, under either reading)
         text += w.text("findings", "amount_follows_regime", route=ct(r.citation),
                        regime=regime_text(regime, rules, lang), citation=ct(f.citation))
+    base = regulation(rules)
+    if base is not None:
+        ours, theirs = rules.amount[regime].brackets, base.amount[regime].brackets
+        if ours != theirs:  # the rules set's scale, not the Regulation's
+            text += w.text("findings", "changed_rates", rules=rules.name,
+                           citation=ct(f.citation),
+                           base=listing([pct(b.rate) for b in theirs], lang))
     w.add(f.citation, "amount", f.to_dict(), None, text)
 
     _minimum_19_6(w, row, rules, f)
@@ -524,6 +536,10 @@ def _minimum_19_6(w: _Writer, row: dict[str, Any], rules: Rules, f: Formula) -> 
               w.text("findings", f"minimum_{source}_false", citation=ct, entry_date=entry))
         return
     text = w.text("findings", "minimum_condition", citation=ct)
+    base = regulation(rules)
+    if base is not None and base.minimum_rate != rules.minimum_rate:
+        text += w.text("findings", "changed_minimum", rules=rules.name, citation=ct,
+                       base=pct(base.minimum_rate))
     text += w.text("findings", f"minimum_{source}_true", entry_date=entry)
     key = "minimum_applied" if f.minimum_applied else "minimum_not_applied"
     text += w.text("findings", key, compensation=format_money(f.average_compensation),
