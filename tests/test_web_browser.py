@@ -241,7 +241,7 @@ def test_the_printable_determination_fits_two_pages_with_citations_and_version(p
     printed = pdf_text(pdf) or visible_text(page, "body")
     for expected in ("Estimado de pensión diferida", "Caso 17", "10 de mayo de 1970",
                      "$10,200.00", "$850.00", "Regla 19.1(a)", "Regla 19.5(a)",
-                     "article19@", "Emitida el", "Ley 3-2013"):
+                     "article19@", "Fecha de emisión", "Ley 3-2013"):
         assert expected in printed, expected
     for screen_only in ("Volver a la calculadora", "Imprimir o guardar en PDF"):
         assert screen_only not in printed
