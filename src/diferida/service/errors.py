@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import traceback
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -20,7 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
 from . import messages
-from .logs import shown_path
+from .logs import shown_path, where
 
 # uvicorn configures its loggers; the app's lines go where its lines go
 log = logging.getLogger("uvicorn.error")
@@ -187,26 +186,6 @@ def _route(scope) -> str:
     client put in the path."""
     route = getattr(scope.get("route"), "path", None)
     return route or shown_path(scope.get("path", ""))
-
-
-def where(exc: BaseException) -> str:
-    """Where an exception was raised, on one line: the innermost frame of this
-    package and the innermost frame of all (file:line function). Frames only:
-    an exception's message may hold a request's data."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    if not frames:
-        return "?"
-
-    def shown(f: traceback.FrameSummary) -> str:
-        parts = f.filename.replace("\\", "/").split("/")
-        name = "/".join(parts[parts.index("diferida"):]) if "diferida" in parts else parts[-1]
-        return f"{name}:{f.lineno} {f.name}"
-
-    ours = [f for f in frames if "/diferida/" in f.filename.replace("\\", "/")]
-    out = [shown(frames[-1])]
-    if ours and ours[-1] is not frames[-1]:
-        out.append(shown(ours[-1]))
-    return " < ".join(out)
 
 
 def parse_json_object(body: bytes, lang: str) -> dict[str, Any]:

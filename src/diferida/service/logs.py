@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
+import traceback
 
 ACCESS_LOGGER = "uvicorn.access"
 ERROR_LOGGER = "uvicorn.error"
@@ -71,8 +72,6 @@ class OneLineErrors(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.exc_info and record.exc_info[1] is not None:
-            from .errors import where
-
             exc = record.exc_info[1]
             first = record.getMessage().strip().splitlines()
             record.msg = "%s: %s at %s"
@@ -91,3 +90,23 @@ def _add_once(logger: logging.Logger, kind: type[logging.Filter]) -> None:
 def install_log_filters() -> None:
     _add_once(logging.getLogger(ACCESS_LOGGER), DropQueryString)
     _add_once(logging.getLogger(ERROR_LOGGER), OneLineErrors)
+
+
+def where(exc: BaseException) -> str:
+    """Where an exception was raised, on one line: the innermost frame of this
+    package and the innermost frame of all (file:line function). Frames only:
+    an exception's message may hold a request's data."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return "?"
+
+    def shown(f: traceback.FrameSummary) -> str:
+        parts = f.filename.replace("\\", "/").split("/")
+        name = "/".join(parts[parts.index("diferida"):]) if "diferida" in parts else parts[-1]
+        return f"{name}:{f.lineno} {f.name}"
+
+    ours = [f for f in frames if "/diferida/" in f.filename.replace("\\", "/")]
+    out = [shown(frames[-1])]
+    if ours and ours[-1] is not frames[-1]:
+        out.append(shown(ours[-1]))
+    return " < ".join(out)
