@@ -361,8 +361,8 @@ def test_evaluate_with_two_rules_prints_what_differs_and_why():
     proc = run_cli("evaluate", *POLICE, "--rules", "article19", "--rules", STRICT)
     assert proc.returncode == 0
     out = proc.stdout
-    assert "What differs" in out and "route: 19.4(a) -> 19.2" in out
-    assert "eligibility_date: 2025-06-20 -> 2040-06-20" in out and "Why" in out
+    assert "What differs" in out and "Route: Rule 19.4(a) → Rule 19.2" in out
+    assert "Eligibility date: June 20, 2025 → June 20, 2040" in out and "Why" in out
 
 
 def test_evaluate_with_one_rules_is_unchanged():

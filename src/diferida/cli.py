@@ -187,29 +187,20 @@ def _print_two(a, b, *, lang: str, as_json: bool) -> None:
     """Both determinations of one person, and what differs with its reason
     (diferida.compare.person: the same comparison the web calculator shows)."""
     from .compare.person import compare_person
+    from .i18n import catalog
     from .render import render_text
 
-    out = compare_person(a, b).to_dict()
-    diff, why = out["differences"], out["explaining_finding"]
-    if as_json:
-        click.echo(json.dumps(out, ensure_ascii=False, indent=2))
+    comparison = compare_person(a, b)
+    if as_json:  # the codes and ISO dates, for programs
+        click.echo(json.dumps(comparison.to_dict(), ensure_ascii=False, indent=2))
         return
+    side = catalog(lang)["compare_person"]["side"]
     for label, d in (("A", a), ("B", b)):
         click.echo("=" * 78)
-        click.echo(f"{label}: {d.rules_name} ({d.rules_version})")
+        click.echo(side.format(side=label, name=d.rules_name, version=d.rules_version))
         click.echo(render_text(d))
     click.echo("=" * 78)
-    if not diff:
-        click.echo("No difference: the two rule sets decide this person the same way.")
-        return
-    click.echo(f"What differs (A: {a.rules_name}, B: {b.rules_name}):")
-    for f, v in diff.items():
-        click.echo(f"  {f}: {v['a'] if v['a'] is not None else '—'} -> "
-                   f"{v['b'] if v['b'] is not None else '—'}")
-    if why is not None:
-        click.echo(f"Why ({why['rule']}, {why['condition']}):")
-        click.echo(f"  under A: {why['under_a'] or '— (not checked)'}")
-        click.echo(f"  under B: {why['under_b'] or '— (not checked)'}")
+    click.echo(comparison.text())  # in words, in the language asked for
 
 
 @main.command("examples")

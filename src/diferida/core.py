@@ -20,7 +20,14 @@ from . import article19
 from .determination import Determination
 from .explain import explain, formula_of, headline, law_words
 from .fields import FIELD_NAMES
-from .i18n import DEFAULT_LANG, error_message, error_text, field_label
+from .i18n import (
+    DATE_VALUES,
+    DEFAULT_LANG,
+    error_message,
+    error_text,
+    field_label,
+    written_date,
+)
 from .money import cents_to_decimal
 from .plan import PreparedPlans
 from .rules import Rules, load_rules
@@ -149,13 +156,20 @@ def _rejected(errors: pl.DataFrame, lang: str, rules: Rules | None = None) -> pl
     # one message per (field, code): some agree with their field
     texts = {f"{f}|{code}": error_text(lang, code, f, words)
              for f in FIELD_NAMES for code in ERROR_CODES}
+    # a date the message compares is written out (`value_text`), once per value
+    dated = errors.filter(pl.col("code").is_in(DATE_VALUES))["value"].unique().drop_nulls()
+    shown = pl.col("value").fill_null("")
+    if dated.len():
+        written = {v: written_date(v, lang) for v in dated.to_list()}
+        shown = pl.when(pl.col("code").is_in(DATE_VALUES)).then(
+            shown.replace(written)).otherwise(shown)
     return errors.select(
         pl.col(ROW).alias("row"), "participant_id", "field", "code", "value",
         pl.concat_str(
             pl.col("field").replace_strict(labels, default=pl.col("field") + ": "),
             pl.concat_str(pl.col("field"), pl.lit("|"), pl.col("code"))
             .replace_strict(texts, default=pl.col("code"), return_dtype=pl.String)
-            .str.replace("{value}", pl.col("value").fill_null(""), literal=True),
+            .str.replace("{value}", shown, literal=True),
         ).alias("message"),
     )
 

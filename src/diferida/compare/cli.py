@@ -162,10 +162,13 @@ def _print(summary, lang: str) -> None:
                   show_header=True, header_style="bold")
     table.add_column(t["item"])
     table.add_column(t["value"], justify="right")
-    for k, v in summary.items():
-        if k.endswith("_title"):
-            continue
-        table.add_row(k, f"{v:,}" if isinstance(v, int) else str(v))
+    # in words, as the HTML report writes them (the codes are in --json)
+    from .report import summary_rows
+
+    for (k, _), (label, text) in zip(summary.items(), summary_rows(summary, lang),
+                                     strict=True):
+        if not k.endswith("_title"):
+            table.add_row(label, text)
     console = Console()
     console.print(table)
     for f in summary.files:

@@ -14,7 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..determination import Determination, Finding
+from ..explain import cite
+from ..i18n import catalog
+from ..render import rules_of
 from .engine import COMPARED
+from .report import Values
 from .why import ROUTE_CONDITIONS, explaining_finding
 
 
@@ -40,6 +44,40 @@ class PersonComparison:
         that B applies differently), else A's."""
         return self.under_b or self.under_a
 
+    def rule_text(self) -> str | None:
+        """The rule that explains the change, as a reader names it: the route
+        the finding is about ("la Regla 19.4(b)"), else the finding's rule."""
+        f = self.finding
+        if f is None:
+            return None
+        route = self.route
+        rules = next((r for r in (rules_of(self.a), rules_of(self.b))
+                      if route is not None and any(x.id == route for x in r.routes)), None)
+        citation = cite(rules.route(route).citation if rules else f.rule, self.a.lang)
+        return catalog(self.a.lang)["the_rule"].format(citation=citation)
+
+    def text(self) -> str:
+        """What differs and why, in words (the determinations' language):
+        each field that differs from A to B ("Fecha de elegibilidad: 10 de
+        marzo de 2028 → 10 de marzo de 2035"), then the finding that explains
+        it under each side. Codes and ISO dates stay in `to_dict`."""
+        lang = self.a.lang
+        t = catalog(lang)["compare_person"]
+        if self.same:
+            return t["same"]
+        ra, rb = rules_of(self.a), rules_of(self.b)
+        values = Values(ra, rb, lang)
+        labels = catalog(lang)["compare_report"]["fields"]
+        lines = [t["differs"].format(a=self.a.rules_name, b=self.b.rules_name)]
+        for name in self.fields:
+            shown = [_value(values, name, side, d) for side, d in (("a", self.a), ("b", self.b))]
+            lines.append("  " + t["change"].format(field=labels[name], a=shown[0], b=shown[1]))
+        if self.finding is not None:
+            lines.append(t["why"].format(rule=self.rule_text()))
+            for key, f in (("under_a", self.under_a), ("under_b", self.under_b)):
+                lines.append("  " + t[key].format(text=f.text if f else t["not_checked"]))
+        return "\n".join(lines)
+
     @property
     def route(self) -> str | None:
         """The route the explaining finding is about, when it is about one."""
@@ -60,6 +98,17 @@ class PersonComparison:
         return {"a": da, "b": db,
                 "differences": {f: {"a": da[f], "b": db[f]} for f in self.fields},
                 "explaining_finding": why}
+
+
+def _value(values: Values, name: str, side: str, d: Determination) -> str:
+    """A compared field of one side in words: the catalogs' statuses and
+    reasons, a route's citation, dates written out, money, sí/no."""
+    v = getattr(d, name)
+    if name == "minimum_applied" and d.status == "not_entitled":
+        v = None  # no amount, so no minimum either way
+    if name == "reasons":
+        v = ";".join(v) if v else None
+    return values.text(f"{name}_{side}", v)
 
 
 def compare_person(a: Determination, b: Determination) -> PersonComparison:

@@ -73,8 +73,30 @@ def error_text(lang: str, code: str, field: str | None = None,
     return text
 
 
+# error codes whose value is a date that was read and compared with another
+# field's: the message writes it out ("1 de enero de 1990"), not as typed
+DATE_VALUES = ("birth_after_entry", "entry_after_separation")
+
+
+def value_text(lang: str, code: str, value: Any) -> str:
+    """The value an error message shows: a date the message compares,
+    written out in the language; any other value as it was given."""
+    if value is None:
+        return ""
+    return written_date(str(value), lang) if code in DATE_VALUES else str(value)
+
+
+def written_date(text: str, lang: str) -> str:
+    """A date given as ISO text (or a typed date or datetime as text) written
+    out in the language; anything else as it is."""
+    try:
+        return fmt_date(date.fromisoformat(text[:10]), lang)
+    except ValueError:
+        return text
+
+
 def error_message(lang: str, code: str, value: Any, field: str | None = None) -> str:
-    return error_text(lang, code, field).replace("{value}", "" if value is None else str(value))
+    return error_text(lang, code, field).replace("{value}", value_text(lang, code, value))
 
 
 def field_label(lang: str, field: str, words: dict[str, str] | None = None) -> str:
