@@ -365,6 +365,25 @@ def test_the_public_page_and_its_printout_call_it_an_estimate(client, case, lang
     assert ("Fecha del cálculo" if lang == "es" else "Calculation date") in words
 
 
+@pytest.mark.parametrize("lang, said, shown", [
+    ("es", "Esta determinación no aplica esa ley.", "Este estimado no aplica esa ley."),
+    ("es", "La determinación se mantiene.", "El estimado se mantiene."),
+    ("es", "después de la fecha de esta determinación: el resultado",
+     "después de la fecha de este cálculo: el resultado"),
+    ("es", "a la fecha de separación (o de la determinación)",
+     "a la fecha de separación (o del cálculo)"),
+    ("en", "This determination does not apply that law.", "This estimate does not apply that law."),
+    ("en", "The determination stands.", "The estimate stands."),
+    ("en", "after the date of this determination (November 29, 2026)",
+     "after the date of this calculation (November 29, 2026)"),
+    ("en", "(or at the determination date)", "(or at the calculation date)"),
+])
+def test_the_cores_sentences_are_worded_as_an_estimate_with_agreement(lang, said, shown):
+    from diferida.web.view import estimate_words
+
+    assert estimate_words(said, lang) == shown
+
+
 @pytest.mark.parametrize("lang", ["es", "en"])
 def test_the_act_3_2013_warning_says_the_estimate_does_not_apply_that_law(client, lang):
     """The sentence the reader quoted, on the page and on the printout."""
