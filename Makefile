@@ -10,6 +10,13 @@ PORT    ?= 8000
 PIP     := $(PY) -m pip install --quiet --disable-pip-version-check
 QUIET   := 2>&1 | grep -v '^WARNING: Location' || true
 PYTEST  := $(VENV)/bin/pytest -n 2 --dist loadfile
+# the engine's tests, run a second time without the speed layer's unstable
+# Polars APIs (src/diferida/speed, docs/speed.md)
+CORE_TESTS := tests/test_19_*.py tests/test_spec_examples.py tests/test_properties.py \
+	tests/test_validation*.py tests/test_dates*.py tests/test_regime.py \
+	tests/test_explanation.py tests/test_signable_determination.py \
+	tests/test_batch_files.py tests/test_service_evaluator.py tests/test_sentences_true.py \
+	tests/test_rules_bounds.py
 
 .PHONY: install run test check lint bench examples lock clean
 
@@ -35,6 +42,7 @@ examples: install
 test: install
 	$(VENV)/bin/ruff check src tests bench
 	scripts/with-test-services $(PYTEST)
+	DIFERIDA_SPEED_LAYER=off $(PYTEST) $(CORE_TESTS)
 
 ## check: the fast loop: lint and every test but the browser, PostgreSQL and slow ones
 check: install

@@ -13,7 +13,7 @@ import pytest
 
 import diferida
 from diferida import core
-from diferida.plan import PreparedPlans
+from diferida.speed.plan import PreparedPlans
 from tests.test_service_evaluator import random_body
 
 AS_OF = date(2026, 11, 29)
@@ -39,6 +39,12 @@ def outcome(frame: pl.DataFrame, **kw) -> tuple:
     full, errors, _ = core.run(frame, as_of=AS_OF, **kw)
     return full.to_dicts(), errors.to_dicts()
 
+
+
+@pytest.fixture(autouse=True)
+def speed_layer_on(monkeypatch):
+    """These tests are of the speed layer itself: on, whatever the run's switch."""
+    monkeypatch.setenv("DIFERIDA_SPEED_LAYER", "on")
 
 @pytest.mark.parametrize("keep", [None, ["status", "annual_cents", "warnings"]])
 def test_tables_one_after_another_on_one_prepared_plan_get_what_fresh_planning_gives(
@@ -110,7 +116,7 @@ def test_a_few_rows_flattened_get_what_the_same_rows_get_planned_as_a_large_tabl
 def test_flattening_splits_deep_and_repeated_expressions_and_keeps_the_rest():
     import polars as pl
 
-    from diferida.flatten import flatten
+    from diferida.speed.flatten import flatten
 
     x = pl.col("x")
     deep = ((((x + 1) * 2 - 3) * 4 + 5) * 6).alias("deep")

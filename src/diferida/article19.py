@@ -16,8 +16,8 @@ import polars as pl
 from .dates import date_reaching_age
 from .fields import SERVICE_UNITS
 from .money import EXACT, cents, round_half_up
-from .plan import Stages
 from .rules import REGIMES, Route, Rules
+from .speed.plan import Stages
 
 S = pl.col("service_units")
 AC = pl.col("compensation_cents")

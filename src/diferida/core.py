@@ -29,8 +29,8 @@ from .i18n import (
     written_date,
 )
 from .money import cents_to_decimal
-from .plan import PreparedPlans
 from .rules import Rules, load_rules
+from .speed.plan import PreparedPlans
 from .validation import (
     ERROR_CODES,
     PID_HASH,

@@ -17,8 +17,8 @@ import polars as pl
 
 from .dates import with_span_exceeds, with_years_exceed
 from .fields import BY_NAME, FIELD_NAMES, SERVICE_UNITS
-from .plan import Stages
 from .rules import GROUPS, Rules
+from .speed.plan import Stages
 
 ROW = "_row"  # 0-based position of the row in the input
 _MAX_INT_DIGITS = 15  # a plain number's whole digits, read before the field's own limit

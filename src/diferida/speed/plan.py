@@ -15,6 +15,7 @@ from typing import Any
 
 import polars as pl
 
+from . import enabled
 from .flatten import flatten
 
 
@@ -47,7 +48,10 @@ class Stages:
         after the other on the calling thread (handing them to Polars' thread
         pool costs more than it saves)."""
         ops = self.ops
-        if sequential:
+        if sequential and not enabled():
+            ops = [("with_columns_seq" if n == "with_columns" else n, a, k)
+                   for n, a, k in self.ops]
+        elif sequential:
             # flattened from the second time on: flattening costs more than one
             # evaluation saves (a process that evaluates once never pays it)
             self._small_replays += 1
@@ -116,6 +120,8 @@ class PreparedPlans:
 
     def collect(self, key: Hashable, table: pl.DataFrame,
                 build: Callable[[pl.LazyFrame], pl.LazyFrame], **options: Any) -> pl.DataFrame:
+        if not enabled():
+            return build(table.lazy()).collect(**options)
         with self._lock:
             prepared = self._plans.get(key)
             if prepared is not None:
