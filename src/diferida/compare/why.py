@@ -45,9 +45,11 @@ from ..explain import (
     age_sentence,
     cite,
     feb29_sentence,
+    listing,
     opens_sentence,
     pct,
     regime_text,
+    regulation,
     years_phrase,
     years_text,
 )
@@ -340,13 +342,20 @@ def _amount_texts(frame: pl.DataFrame, side: str, rules: Rules, lang: str) -> pl
                                 regime=regime_text(regime[0], rules, lang),
                                 citation=cite(scale.citation, lang))
                    for r in rules.routes if len(r.regimes) > 1}
+        # a rules set whose scale is not the Regulation's names it as its own
+        base = regulation(rules)
+        theirs = base.amount[regime[0]].brackets if base is not None else scale.brackets
+        own = "" if theirs == scale.brackets else w.text(
+            "findings", "changed_rates", rules=rules.name, citation=cite(scale.citation, lang),
+            base=listing([pct(b.rate) for b in theirs], lang))
         out.append(part.select(
             "_i",
             pl.lit(cite(scale.citation, lang)).alias(names[0]),
             pl.lit("amount").alias(names[1]),
             pl.concat_str(_fill(template, values),
                           pl.col(f"route_{side}").replace_strict(
-                              follows, default="", return_dtype=pl.String)).alias(names[2])))
+                              follows, default="", return_dtype=pl.String),
+                          pl.lit(own)).alias(names[2])))
     return pl.concat(out)
 
 
