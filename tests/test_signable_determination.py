@@ -13,16 +13,15 @@ import subprocess
 import warnings
 from datetime import date
 from decimal import Decimal
-from fractions import Fraction
 from importlib import resources
 
 import polars as pl
 import pytest
 
 import diferida
-from diferida.i18n import field_label
 from diferida.outcomes import REASONS, STATUSES, WARNINGS
 from diferida.render import render_text
+from diferida.words import field_label
 
 from .conftest import AS_OF, cli_command, participant
 

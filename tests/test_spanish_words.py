@@ -37,10 +37,11 @@ from diferida.compare import engine as cmp
 from diferida.compare.person import compare_person
 from diferida.core import InputError
 from diferida.fields import FIELD_NAMES
-from diferida.i18n import catalog, error_message, fmt_date
+from diferida.i18n import catalog, fmt_date
 from diferida.outcomes import REASONS, STATUSES, WARNINGS
 from diferida.rules import load_rules
 from diferida.validation import ERROR_CODES
+from diferida.words import error_message
 
 AS_OF = date(2026, 11, 29)
 ARTICLE19, STRICT, AGE67 = "article19", "article19-strict-19_4", "reform-19_2-age-67"

@@ -17,36 +17,7 @@ import _signal  # not `signal`, which imports enum: this must be in place at onc
 import os
 import sys
 
-_MESSAGE = {"es": "Interrumpido: no se escribió ningún resultado (los archivos que ya existían "
-                  "quedan como estaban)\n",
-            "en": "Interrupted: no output was written (files that already existed are left "
-                  "as they were)\n"}
-_AFTER = {"es": "Interrumpido después de escribir los resultados: están completos\n",
-          "en": "Interrupted after the outputs were written: they are complete\n"}
-WRITING = ("batch", "project", "compare")  # the commands whose outputs an interrupt must not split
-_DEFAULT_LANG = {"project": "en"}  # each command's default --lang (else es)
-_written: list[bool] = []
-
-
-def outputs_written(done: bool = True) -> None:
-    """Whether the run's outputs are in place (a command says so once they
-    are, and `False` as it starts): what an interrupt says from then on."""
-    _written[:] = [True] if done else []
-
-
-def interrupted_text(lang: str) -> str:
-    """What an interrupt says: no output was written, or all are complete."""
-    text = _AFTER if _written else _MESSAGE
-    return text.get(lang, text["en"])
-
-
-def _lang(argv: list[str]) -> str:
-    for i, arg in enumerate(argv):
-        if arg == "--lang" and i + 1 < len(argv):
-            return argv[i + 1]
-        if arg.startswith("--lang="):
-            return arg.split("=", 1)[1]
-    return _DEFAULT_LANG.get(argv[1] if len(argv) > 1 else "", "es")
+from .interrupts import WRITING, interrupted_text, lang_of
 
 
 def _flush() -> None:
@@ -59,7 +30,7 @@ def _flush() -> None:
 
 def _interrupted(signum, frame):  # noqa: ARG001
     _flush()
-    os.write(2, interrupted_text(_lang(sys.argv)).encode())
+    os.write(2, interrupted_text(lang_of(sys.argv)).encode())
     os._exit(130)
 
 

@@ -90,7 +90,7 @@ class LazyGroup(click.Group):
         """An interrupt that reaches here from a command that writes outputs
         (one that came at the very edge of its own handling) ends it as the
         command would, with exit status 130, not click's "Aborted!" (exit 1)."""
-        from ._entry import WRITING, _lang, interrupted_text
+        from .interrupts import WRITING, interrupted_text, lang_of
 
         words = [*getattr(ctx, "_protected_args", ()), *ctx.args]
         try:
@@ -101,7 +101,7 @@ class LazyGroup(click.Group):
             outputs = sys.modules.get("diferida.batch.outputs")
             if outputs is not None:
                 outputs.discard_unfinished()
-            click.echo(interrupted_text(_lang(["diferida", *words])).rstrip("\n"), err=True)
+            click.echo(interrupted_text(lang_of(["diferida", *words])).rstrip("\n"), err=True)
             sys.exit(130)
 
 

@@ -20,14 +20,7 @@ from . import article19
 from .determination import Determination
 from .explain import explain, formula_of, headline, law_words
 from .fields import FIELD_NAMES
-from .i18n import (
-    DATE_VALUES,
-    DEFAULT_LANG,
-    error_message,
-    error_text,
-    field_label,
-    written_date,
-)
+from .i18n import DATE_VALUES, DEFAULT_LANG, written_date
 from .money import cents_to_decimal
 from .rules import Rules, load_rules
 from .speed.plan import PreparedPlans
@@ -40,6 +33,7 @@ from .validation import (
     unknown_field_errors,
     validate_lazy,
 )
+from .words import error_message, error_text, field_label
 
 RulesArg = str | Path | Rules | None
 

@@ -17,11 +17,9 @@ What a finding may say (SPEC §7):
 
 from __future__ import annotations
 
-import re
 from collections import ChainMap
 from datetime import date
 from decimal import Decimal
-from functools import lru_cache
 from typing import Any
 
 from .article19 import route_key
@@ -31,18 +29,9 @@ from .fields import SERVICE_UNITS
 from .i18n import catalog, fmt_date, fmt_wait, msg
 from .money import cents_to_decimal, format_money
 from .rules import DEFAULT_RULES, Route, Rules, load_rules
+from .words import cite, law_words, pct
 
 # ---- words that depend on the language ------------------------------------
-
-
-@lru_cache(maxsize=4096)
-def cite(citation: str, lang: str) -> str:
-    """A citation as the language writes it ("Regla 19.1(a)" -> "Rule 19.1(a)")."""
-    words = catalog(lang).get("citation_words", {})
-    if not words:
-        return citation
-    pattern = re.compile(r"\b(" + "|".join(map(re.escape, words)) + r")\b")
-    return pattern.sub(lambda m: words[m.group(1)], citation)
 
 
 def years_text(units: int | None) -> str:
@@ -62,53 +51,12 @@ def years_phrase(years: str, lang: str) -> str:
 _dec_text = plain
 
 
-def pct(rate: Decimal) -> str:
-    return f"{(rate * 100).normalize():f}%"
-
-
 def listing(items: list[str], lang: str) -> str:
     """"a", "a y b", "a, b y c"."""
     join = catalog(lang)["wait"]["join"]
     if len(items) <= 1:
         return "".join(items)
     return ", ".join(items[:-1]) + join + items[-1]
-
-
-def law_words(rules: Rules, lang: str) -> dict[str, str]:
-    """The law's words the texts use, from the rules: names of laws, rates,
-    amounts and cut-off dates (computed once per rules version and language:
-    the version is a hash of the rules' content)."""
-    key = (rules.version, lang)
-    if key not in _LAW_WORDS:
-        if len(_LAW_WORDS) > 64:
-            _LAW_WORDS.clear()
-        _LAW_WORDS[key] = _law_words(rules, lang)
-    return dict(_LAW_WORDS[key])
-
-
-_LAW_WORDS: dict[tuple[str, str], dict[str, str]] = {}
-
-
-def _law_words(rules: Rules, lang: str) -> dict[str, str]:
-    act3 = rules.act_3_2013
-    return {
-        "law_pre1990": cite(rules.laws["pre1990"], lang),
-        "law_new": cite(rules.laws["new"], lang),
-        "law_not_covered": cite(rules.laws["not_covered"], lang),
-        "not_covered_from": fmt_date(rules.not_covered_from, lang),
-        "new_after": fmt_date(rules.new_participant_after, lang),
-        "minimum_citation": cite(rules.minimum_citation, lang),
-        "minimum_rate": pct(rules.minimum_rate),
-        "deferred_right_cutoff": fmt_date(rules.deferred_right_cutoff, lang),
-        "act3": cite(act3.name, lang),
-        "act3_frozen": fmt_date(act3.accruals_frozen_after, lang),
-        "act3_minimum": format_money(act3.minimum_monthly),
-        "act106": cite(rules.act_106_2017, lang),
-        "statute_pre1990": rules.reading_19_4.statute_pre1990,
-        "statute_new": rules.reading_19_4.statute_new,
-        "reading_19_4": cite(rules.reading_19_4.citation, lang),
-        "start_citation": cite(rules.citations["start"], lang),
-    }
 
 
 def regime_text(regime: str, rules: Rules, lang: str, plural: bool = False) -> str:

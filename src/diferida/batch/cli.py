@@ -145,13 +145,13 @@ class Interruptible:
 
     def completed(self, message: str) -> None:
         """The outputs are in place; `message` is what an interrupt says from now on."""
-        from .._entry import outputs_written
+        from ..interrupts import outputs_written
 
         self.complete = message
         outputs_written()
 
     def __enter__(self) -> Interruptible:
-        from .._entry import outputs_written
+        from ..interrupts import outputs_written
 
         outputs_written(False)
         self._restore = catch_interrupts()

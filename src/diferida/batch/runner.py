@@ -23,9 +23,10 @@ import numpy as np
 import polars as pl
 
 from ..core import evaluate_frame
-from ..i18n import LANGS, error_message, field_label
+from ..i18n import LANGS
 from ..outcomes import STATUSES
 from ..rules import Rules, load_rules
+from ..words import error_message, field_label
 from .columns import ColumnsArg
 from .defaults import DEFAULT_CHUNK_ROWS
 from .errors import FileProblem

@@ -43,34 +43,11 @@ def fmt_wait(years: int, months: int, days: int, lang: str) -> str:
     return ", ".join(parts[:-1]) + w["join"] + parts[-1]
 
 
-class _Keep(dict):
+class Keep(dict):
     """format_map helper: placeholders not given stay as they are."""
 
     def __missing__(self, key: str) -> str:
         return "{" + key + "}"
-
-
-def law_words(lang: str) -> dict[str, str]:
-    """The law's words (dates, rates, names of laws) of the default rules,
-    for texts that name them outside a determination (field labels, errors)."""
-    from ..explain import law_words as words
-    from ..rules import load_rules
-
-    return words(load_rules(), lang)
-
-
-def error_text(lang: str, code: str, field: str | None = None,
-               words: dict[str, str] | None = None) -> str:
-    """The message of an error code, its `{value}` left to fill. A message
-    that varies with its field (gender and number in Spanish) takes the
-    field's form."""
-    c = catalog(lang)
-    text = c["errors"][code]
-    if isinstance(text, dict):
-        text = text[c.get("field_gender", {}).get(field, "m")]
-    if "{" in text.replace("{value}", ""):
-        text = text.format_map(_Keep(words if words is not None else law_words(lang)))
-    return text
 
 
 # error codes whose value is a date that was read and compared with another
@@ -93,14 +70,3 @@ def written_date(text: str, lang: str) -> str:
         return fmt_date(date.fromisoformat(text[:10]), lang)
     except ValueError:
         return text
-
-
-def error_message(lang: str, code: str, value: Any, field: str | None = None) -> str:
-    return error_text(lang, code, field).replace("{value}", value_text(lang, code, value))
-
-
-def field_label(lang: str, field: str, words: dict[str, str] | None = None) -> str:
-    label = catalog(lang)["fields"].get(field, field)
-    if "{" in label:
-        label = label.format_map(_Keep(words if words is not None else law_words(lang)))
-    return label

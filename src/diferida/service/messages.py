@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..i18n import DEFAULT_LANG, LANGS, error_text
+from ..i18n import DEFAULT_LANG, LANGS, Keep
+from ..words import error_text
 
 MESSAGES: dict[str, dict[str, str]] = {
     "invalid_json": {
@@ -133,14 +134,6 @@ MESSAGES: dict[str, dict[str, str]] = {
 }
 
 
-class _Keep(dict):
-    """format_map helper: a placeholder not given stays as it is, rather than
-    turning a message into an error of its own."""
-
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
-
-
 def text(lang: str, code: str, field: str | None = None, **values: Any) -> str:
     """The message of `code` in `lang`, its placeholders filled from `values`.
     A field error the core's catalog already words takes the form of its
@@ -152,7 +145,7 @@ def text(lang: str, code: str, field: str | None = None, **values: Any) -> str:
         template = table.get(lang, table["en"])
     else:  # a field error the core's catalog already words
         template = error_text(lang, code, field)
-    return template.format_map(_Keep(values))
+    return template.format_map(Keep(values))
 
 
 def pick_lang(candidate: Any = None, accept_language: str | None = None) -> str:

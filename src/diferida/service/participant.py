@@ -10,8 +10,9 @@ from typing import Any
 
 from ..core import InputError, evaluate
 from ..determination import Determination
-from ..i18n import DEFAULT_LANG, LANGS, field_label
+from ..i18n import DEFAULT_LANG, LANGS
 from ..rules import Rules, builtin_names, load_rules
+from ..words import field_label
 from . import messages
 from .errors import problem
 

@@ -20,8 +20,8 @@ import diferida
 from diferida.compare.person import PersonComparison, compare_person
 from diferida.determination import Determination, plain
 from diferida.fields import FIELD_NAMES, SERVICE_PLACES
-from diferida.i18n import error_message
 from diferida.rules import builtin_names, illustrative, load_rules
+from diferida.words import error_message
 
 from . import lenient
 from .drafts import MAX_VALUE_CHARS

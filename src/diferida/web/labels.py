@@ -9,9 +9,9 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from diferida.explain import law_words
-from diferida.i18n import DEFAULT_LANG, LANGS
+from diferida.i18n import DEFAULT_LANG, LANGS, Keep
 from diferida.rules import DEFAULT_RULES, load_rules
+from diferida.words import law_words
 
 __all__ = ["DEFAULT_LANG", "LANGS", "choose_lang", "labels", "plural"]
 
@@ -24,12 +24,7 @@ def _raw(lang: str) -> dict[str, Any]:
     return tomllib.loads(text)
 
 
-class _Keep(dict):
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
-
-
-def _fill(value: Any, words: _Keep) -> Any:
+def _fill(value: Any, words: Keep) -> Any:
     if isinstance(value, str):
         return value.format_map(words) if "{" in value else value
     if isinstance(value, dict):
@@ -44,7 +39,7 @@ def labels(lang: str, rules: str = DEFAULT_RULES) -> dict[str, Any]:
     """The page's texts, with the law's words (dates, rates, names of laws,
     citations) taken from `rules`: a rules set that changes a number changes
     the page's words too. Placeholders of other values stay to be filled."""
-    return _fill(_raw(lang), _Keep(law_words(load_rules(rules), lang)))
+    return _fill(_raw(lang), Keep(law_words(load_rules(rules), lang)))
 
 
 def choose_lang(value: str | None) -> str:
