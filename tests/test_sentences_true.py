@@ -376,11 +376,11 @@ def test_changed_rates_and_minimum_are_the_rules_sets(tmp_path):
     d = ev(participant(birth_date="1960-01-01", entry_date="1990-04-02",
                        separation_date="2005-04-01", creditable_service_years="15"),
            rules=path)
-    assert ("Las reglas rates cambian los porcentajes de la Regla 19.5(b) "
-            "(en el Reglamento: 1.5%)") in finding(d, "amount").text
+    assert ("Los porcentajes son los de las reglas rates, no los de la Regla 19.5(b) del "
+            "Reglamento.") in finding(d, "amount").text
     old = ev(participant(birth_date="1935-06-01", entry_date="1955-01-01",
                          separation_date="1975-01-01", creditable_service_years="12",
                          average_compensation="10000.00"), rules=path)
-    assert ("Las reglas rates cambian el porcentaje de la Regla 19.6 (en el Reglamento: 30%)"
+    assert ("El porcentaje es el de las reglas rates, no el de la Regla 19.6 del Reglamento."
             in finding(old, "minimum").text)
-    assert "cambian" not in finding(old, "amount").text  # 19.5(a) is the Regulation's
+    assert "las reglas rates" not in finding(old, "amount").text  # 19.5(a) is the law's
