@@ -38,7 +38,7 @@ def changed_csv(out: Path) -> pl.DataFrame:
 
 def test_strict_reading_moves_only_the_new_police_officer(tmp_path):
     out = tmp_path / "c.csv"
-    s = compare_file(EXAMPLES, out, ["article19", STRICT], as_of=AS_OF)
+    s = compare_file(EXAMPLES, out, ["article19", STRICT], as_of=AS_OF, lang="en")
     assert (s.rows_read, s.rows_compared, s.rows_rejected, s.changed) == (11, 11, 0, 1)
     row = changed_csv(out).row(0, named=True)
     assert row["participant_id"] == "spec-4"
@@ -57,7 +57,7 @@ def test_strict_reading_moves_only_the_new_police_officer(tmp_path):
 
 def test_age_67_reform_moves_examples_3_and_7_by_two_years(tmp_path):
     out = tmp_path / "c.csv"
-    s = compare_file(EXAMPLES, out, ["article19", AGE67], as_of=AS_OF)
+    s = compare_file(EXAMPLES, out, ["article19", AGE67], as_of=AS_OF, lang="en")
     got = {r["participant_id"]: r for r in changed_csv(out).iter_rows(named=True)}
     assert set(got) == {"spec-3", "spec-7"} and s.changed == 2
     assert (got["spec-3"]["eligibility_date_a"], got["spec-3"]["eligibility_date_b"]) == (
@@ -78,7 +78,7 @@ def test_a_reform_that_changes_nothing_reports_zero_changes(tmp_path):
     same = tmp_path / "same.toml"
     same.write_text('base = "article19"\n[meta]\nname = "same"\n')
     out = tmp_path / "c.xlsx"
-    s = compare_file(EXAMPLES, out, ["article19", same], as_of=AS_OF)
+    s = compare_file(EXAMPLES, out, ["article19", same], as_of=AS_OF, lang="en")
     assert (s.changed, s.status_changed, s.route_changed, s.date_moved, s.amount_changed) == (
         0, 0, 0, 0, 0)
     changed = pl.read_excel(out, sheet_name="changed members")
@@ -101,7 +101,7 @@ def people(tmp_path_factory) -> tuple[Path, pl.DataFrame]:
 def test_every_row_is_accounted_for_once_with_the_same_rejects_as_batch(people, tmp_path):
     path, frame = people
     out, rej = tmp_path / "c.csv", tmp_path / "rej.csv"
-    s = compare_file(path, out, ["article19", STRICT], rejects=rej, as_of=AS_OF)
+    s = compare_file(path, out, ["article19", STRICT], rejects=rej, as_of=AS_OF, lang="en")
     assert s.rows_read == frame.height == s.rows_compared + s.rows_rejected
     assert s.rows_rejected > 0
     batch_rej = tmp_path / "batch-rej.csv"
@@ -122,7 +122,7 @@ def test_every_row_is_accounted_for_once_with_the_same_rejects_as_batch(people, 
 def test_strict_reading_changes_only_new_police_and_firefighters_on_19_4(people, tmp_path):
     path, frame = people
     out = tmp_path / "c.csv"
-    s = compare_file(path, out, ["article19", STRICT], as_of=AS_OF)
+    s = compare_file(path, out, ["article19", STRICT], as_of=AS_OF, lang="en")
     changed = changed_csv(out)
     assert changed.height == s.changed > 0
     groups: dict[str, str] = {}  # the first row of an id is the one evaluated (SPEC §1)
@@ -155,7 +155,7 @@ def test_age_67_moves_exactly_the_19_2_members_by_two_years(people, tmp_path):
     src = tmp_path / "m.csv"
     both.write_csv(src)
     out = tmp_path / "c.csv"
-    compare_file(src, out, ["article19", AGE67], as_of=AS_OF)
+    compare_file(src, out, ["article19", AGE67], as_of=AS_OF, lang="en")
     changed = changed_csv(out)
     a = diferida.evaluate_frame(both, as_of=AS_OF, rules="article19",
                                 inputs=("birth_date", "separation_date")).determinations
@@ -180,7 +180,7 @@ def test_money_totals_are_exact_and_the_fiscal_years_difference_is_b_minus_a(peo
     path, _ = people
     out = tmp_path / "c.xlsx"
     page = tmp_path / "c.html"
-    s = compare_file(path, out, ["article19", AGE67], html=page, as_of=AS_OF,
+    s = compare_file(path, out, ["article19", AGE67], html=page, as_of=AS_OF, lang="en",
                      projecting=Projecting(discount="0.04", mortality="none"))
     a = diferida.evaluate_frame(pl.read_csv(path, infer_schema=False), as_of=AS_OF,
                                 rules="article19").determinations
@@ -201,7 +201,7 @@ def test_money_totals_are_exact_and_the_fiscal_years_difference_is_b_minus_a(peo
 
 def test_workbook_sheets_and_columns(tmp_path):
     out = tmp_path / "c.xlsx"
-    compare_file(EXAMPLES, out, ["article19", STRICT], as_of=AS_OF,
+    compare_file(EXAMPLES, out, ["article19", STRICT], as_of=AS_OF, lang="en",
                  projecting=Projecting(discount="0.04,0.06", mortality="none"))
     sheets = pl.read_excel(out, sheet_id=0)
     assert list(sheets) == ["summary", "transitions", "changed members", "eligibility shifts",
@@ -221,7 +221,7 @@ def test_workbook_sheets_and_columns(tmp_path):
 
 def test_csv_tables_are_written_all_together(tmp_path):
     out = tmp_path / "c.parquet"
-    compare_file(EXAMPLES, out, ["article19", AGE67], as_of=AS_OF)
+    compare_file(EXAMPLES, out, ["article19", AGE67], as_of=AS_OF, lang="en")
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == sorted(["c.summary.parquet", "c.transitions.parquet",
                             "c.changed_members.parquet", "c.eligibility_shifts.parquet",
@@ -437,7 +437,7 @@ def test_a_row_valid_under_one_rules_set_only_is_rejected_for_both(tmp_path):
                    + "far,9933-06-01,9990-01-01,9999-12-31,5,30000,general,false,,\n")
     for a, b in (("article19", reform), (reform, "article19")):
         out, rej = tmp_path / "c.csv", tmp_path / "rej.csv"
-        s = compare_file(src, out, [a, b], rejects=rej, as_of=AS_OF, overwrite=True)
+        s = compare_file(src, out, [a, b], rejects=rej, as_of=AS_OF, lang="en", overwrite=True)
         assert (s.rows_read, s.rows_compared, s.rows_rejected) == (3, 1, 2)
         rejects = pl.read_csv(rej, infer_schema=False)
         assert rejects["participant_id"].to_list() == ["1962", "far"]

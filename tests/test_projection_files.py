@@ -41,7 +41,10 @@ def write(tmp_path, rows, header=HEADER, name="members.csv"):
 
 
 def run(*args):
-    return CliRunner().invoke(main, ["project", *map(str, args)], catch_exceptions=False)
+    args = [*map(str, args)]
+    if "--lang" not in args:  # these tests read the English headers
+        args += ["--lang", "en"]
+    return CliRunner().invoke(main, ["project", *args], catch_exceptions=False)
 
 
 def test_exact_to_the_cent_without_mortality_discount_or_cola(tmp_path):
@@ -135,7 +138,7 @@ def test_every_row_is_accounted_for(tmp_path_factory, picks):
     rows = [variants[i].replace(variants[i].split(",")[0], f"{variants[i].split(',')[0]}-{n}")
             if i not in (7,) else variants[i] for n, i in enumerate(picks)]
     src = write(tmp, rows, HEADER + ",sex")
-    s = project_file(src, tmp / "f.parquet", tmp / "r.csv", discount="0.03",
+    s = project_file(src, tmp / "f.parquet", tmp / "r.csv", discount="0.03", lang="en",
                      mortality="none", as_of=date(2026, 11, 29), chunk_rows=4)
     assert s.rows_read == len(rows)
     assert s.rows_read == s.projected + s.not_entitled + s.rows_rejected

@@ -111,7 +111,7 @@ def formula_of(row: dict[str, Any], rules: Rules) -> Formula:
 # ---- the findings -----------------------------------------------------------
 
 
-class _Writer:
+class Writer:
     """Collects findings for one row; every text gets its citation."""
 
     def __init__(self, lang: str, rules: Rules):
@@ -141,7 +141,7 @@ def explain(row: dict[str, Any], rules: Rules, lang: str,
             formula: Formula | None = None) -> list[Finding]:
     """The findings for one result row of `article19.determine`, in order
     (`formula`: the row's `formula_of`, when the caller has it already)."""
-    w = _Writer(lang, rules)
+    w = Writer(lang, rules)
     d = lambda v: fmt_date(v, lang)  # noqa: E731
     as_of = row["as_of"]
     entry, sep = row["entry_date"], row["separation_date"]
@@ -193,7 +193,7 @@ def explain(row: dict[str, Any], rules: Rules, lang: str,
     # The routes, in the order of the rules file (SPEC §4)
     applicable: list[Route] = []
     for r in rules.routes:
-        _route_findings(w, row, r, applicable, entitled, service, service_words)
+        route_findings(w, row, r, applicable, entitled, service, service_words)
 
     reasons = list(row["reasons"])
     if "insufficient_service" in reasons and applicable:
@@ -218,7 +218,7 @@ def explain(row: dict[str, Any], rules: Rules, lang: str,
     return w.out
 
 
-def _route_findings(w: _Writer, row: dict[str, Any], r: Route, applicable: list[Route],
+def route_findings(w: Writer, row: dict[str, Any], r: Route, applicable: list[Route],
                     entitled: bool, service: str, service_words: str) -> None:
     lang, rules = w.lang, w.rules
     k = route_key(r)
@@ -275,7 +275,7 @@ def _route_findings(w: _Writer, row: dict[str, Any], r: Route, applicable: list[
 # (also written one distinct value at a time by compare.why).
 
 
-def age_sentence(w: _Writer, r: Route, age_date: date, as_of: date) -> str:
+def age_sentence(w: Writer, r: Route, age_date: date, as_of: date) -> str:
     base = regulation_route(w.rules, r.id)
     if base is not None and base.age != r.age:
         # a number the rules set changes is the rules set's, not the Regulation's
@@ -303,7 +303,7 @@ def regulation_route(rules: Rules, route_id: str) -> Route | None:
         return None
 
 
-def opens_sentence(w: _Writer, opens: date | None, entitled: bool, as_of: date) -> str:
+def opens_sentence(w: Writer, opens: date | None, entitled: bool, as_of: date) -> str:
     if opens is None:
         return w.text("findings", "opens_not_separated")
     if not entitled:
@@ -312,11 +312,11 @@ def opens_sentence(w: _Writer, opens: date | None, entitled: bool, as_of: date) 
     return w.text("findings", f"opens_{tense(opens, as_of)}", opens=fmt_date(opens, w.lang))
 
 
-def feb29_sentence(w: _Writer, moved: bool) -> str:
+def feb29_sentence(w: Writer, moved: bool) -> str:
     return w.text("findings", "feb29") if moved else ""
 
 
-def _entitled_findings(w: _Writer, row: dict[str, Any], rules: Rules, f: Formula) -> None:
+def _entitled_findings(w: Writer, row: dict[str, Any], rules: Rules, f: Formula) -> None:
     lang = w.lang
     d = lambda v: fmt_date(v, lang)  # noqa: E731
     ct = lambda c: cite(c, lang)  # noqa: E731
@@ -401,7 +401,7 @@ def _entitled_findings(w: _Writer, row: dict[str, Any], rules: Rules, f: Formula
                  monthly=format_money(monthly)))
 
 
-def _reading_19_4(w: _Writer, row: dict[str, Any], rules: Rules, r: Route) -> None:
+def _reading_19_4(w: Writer, row: dict[str, Any], rules: Rules, r: Route) -> None:
     """SPEC §2 Decision, stated under either reading where it shapes this
     answer (a new participant of the Police or Fire Corps whom a route of
     19.4 serves under one reading and not the other): the doubt, the name of
@@ -465,7 +465,7 @@ def _earliest_opening(row: dict[str, Any], rules: Rules,
     return best
 
 
-def _minimum_19_6(w: _Writer, row: dict[str, Any], rules: Rules, f: Formula) -> None:
+def _minimum_19_6(w: Writer, row: dict[str, Any], rules: Rules, f: Formula) -> None:
     """Regla 19.6, always one finding for an entitled participant: whether
     its condition holds (declared or derived, SPEC §6), and if so, whether
     the minimum is higher than the formula."""
@@ -496,7 +496,7 @@ def _minimum_19_6(w: _Writer, row: dict[str, Any], rules: Rules, f: Formula) -> 
     w.add(rule, "minimum", vals, f.minimum_applied, text)
 
 
-def _warning(w: _Writer, row: dict[str, Any], code: str, service: str) -> None:
+def _warning(w: Writer, row: dict[str, Any], code: str, service: str) -> None:
     lang, rules = w.lang, w.rules
     d = lambda v: fmt_date(v, lang)  # noqa: E731
     birth, entry, sep, as_of = (row["birth_date"], row["entry_date"], row["separation_date"],

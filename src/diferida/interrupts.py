@@ -11,7 +11,7 @@ _MESSAGE = {"es": "Interrumpido: no se escribió ningún resultado (los archivos
 _AFTER = {"es": "Interrumpido después de escribir los resultados: están completos\n",
           "en": "Interrupted after the outputs were written: they are complete\n"}
 WRITING = ("batch", "project", "compare")  # the commands whose outputs an interrupt must not split
-_DEFAULT_LANG = {"project": "en"}  # each command's default --lang (else es)
+DEFAULT_LANG = "es"  # every command's default --lang (i18n.DEFAULT_LANG)
 _written: list[bool] = []
 
 
@@ -34,4 +34,4 @@ def lang_of(argv: list[str]) -> str:
             return argv[i + 1]
         if arg.startswith("--lang="):
             return arg.split("=", 1)[1]
-    return _DEFAULT_LANG.get(argv[1] if len(argv) > 1 else "", "es")
+    return DEFAULT_LANG

@@ -21,11 +21,10 @@ from pathlib import Path
 
 import click
 
-from ..i18n import LANGS
 from ..rules import RulesError, builtin_names
-from .defaults import DEFAULT_CHUNK_ROWS
 from .errors import FileProblem
 from .messages import summary_text
+from .options import file_options
 
 EXIT_STRICT, EXIT_UNUSABLE, EXIT_ACCOUNTING, EXIT_INTERRUPTED = 1, 2, 3, 130
 PROGRESS_AFTER = 0.5  # seconds: shorter runs show no bar
@@ -259,25 +258,9 @@ def _run(bar: _Bar, say: str, *args, **kwargs):
 @click.argument("input", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path, dir_okay=False),
               help="Determinations: .csv, .parquet or .xlsx.")
-@click.option("--rejects", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="Rejected rows, one line per bad field: .csv, .parquet or .xlsx.")
-@click.option("--as-of", default=None, metavar="YYYY-MM-DD",
-              help="Date the determinations speak for (default: today).")
 @click.option("--rules", "rules_name", default=None, metavar="NAME|PATH",
               help=f"Rules to apply: {', '.join(builtin_names())}, or a TOML file.")
-@click.option("--lang", type=click.Choice(LANGS), default="es", show_default=True,
-              help="Language of the messages.")
-@click.option("--separator", default=None, metavar="CHAR",
-              help="CSV separator (default: detected from the header, ',' or ';').")
-@click.option("--columns", "columns_map", default=None, metavar="MAP.toml",
-              type=click.Path(path_type=Path, dir_okay=False),
-              help="Map of the file's column names to the fields (docs/columns.example.toml).")
-@click.option("--strict", is_flag=True, help="Exit 1 if any row is rejected.")
-@click.option("--overwrite", is_flag=True, help="Replace existing output files.")
-@click.option("-q", "--quiet", is_flag=True, help="No progress bar and no summary.")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-@click.option("--chunk-rows", type=click.IntRange(min=1), default=DEFAULT_CHUNK_ROWS,
-              show_default=True, help="Rows evaluated at a time (bounds memory).")
+@file_options()
 def batch_cmd(input, output, rejects, as_of, rules_name, lang, separator, columns_map, strict,
               overwrite, quiet, as_json, chunk_rows) -> None:
     """Evaluate every participant of INPUT (.csv, .parquet or .xlsx) and write one

@@ -19,9 +19,9 @@ from pathlib import Path
 import click
 
 from ..batch import cli as batch_cli
-from ..batch.defaults import DEFAULT_CHUNK_ROWS
 from ..batch.errors import FileProblem
-from ..i18n import LANGS
+from ..batch.options import file_options
+from ..projection.options import projection_options
 from ..rules import RulesError, builtin_names
 
 EXIT_STRICT, EXIT_UNUSABLE, EXIT_ACCOUNTING, EXIT_INTERRUPTED = 1, 2, 3, 130
@@ -46,36 +46,10 @@ TEXT = {
                    "file per table: comparison.summary.csv, comparison.transitions.csv, ...).")
 @click.option("--html", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Also write a self-contained HTML report (chart included).")
-@click.option("--rejects", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="Rejected rows, one line per bad field: .csv, .parquet or .xlsx.")
-@click.option("--as-of", default=None, metavar="YYYY-MM-DD",
-              help="Date the determinations speak for, and the valuation date (default: "
-                   "today).")
-@click.option("--discount", default=None, metavar="RATE[,RATE...]",
-              help="Project both sides by fiscal year with these discount rates (as "
-                   "`diferida project`); needs --mortality.")
-@click.option("--mortality", default=None, metavar="none|pub2010|TABLE.csv",
-              help="Mortality for the projection (as `diferida project`).")
-@click.option("--improvement", default=None, help="Improvement scale (as `diferida project`).")
-@click.option("--cola", default="0", show_default=True, help="As `diferida project`.")
-@click.option("--start", "start", default="eligibility", show_default=True,
-              metavar="eligibility|age:N", help="As `diferida project`.")
-@click.option("--horizon", default=None, metavar="N", help="As `diferida project`.")
-@click.option("--sex-blend", default="0.5", show_default=True, metavar="W",
-              help="As `diferida project`.")
-@click.option("--lang", type=click.Choice(LANGS), default="es", show_default=True,
-              help="Language of the explanations, the messages and the HTML report.")
-@click.option("--separator", default=None, metavar="CHAR",
-              help="CSV separator (default: detected from the header).")
-@click.option("--columns", "columns_map", default=None, metavar="MAP.toml",
-              type=click.Path(path_type=Path, dir_okay=False),
-              help="Map of the file's column names to the fields.")
-@click.option("--strict", is_flag=True, help="Exit 1 if any row is rejected.")
-@click.option("--overwrite", is_flag=True, help="Replace existing output files.")
-@click.option("-q", "--quiet", is_flag=True, help="No summary.")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-@click.option("--chunk-rows", type=click.IntRange(min=1), default=DEFAULT_CHUNK_ROWS,
-              show_default=True, help="Rows decided at a time (bounds memory).")
+@projection_options(required=False)
+@file_options(as_of_help="Date the determinations speak for, and the valuation date "
+                         "(default: today).",
+              lang_help="Language of the explanations, the messages and the HTML report.")
 def compare_cmd(input, rules, output, html, rejects, as_of, discount, mortality, improvement,
                 cola, start, horizon, sex_blend, lang, separator, columns_map, strict,
                 overwrite, quiet, as_json, chunk_rows) -> None:

@@ -23,17 +23,16 @@ import numpy as np
 import polars as pl
 
 from ..batch.columns import ColumnsArg
+from ..batch.defaults import DEFAULT_CHUNK_ROWS
 from ..batch.errors import FileProblem
 from ..batch.io import Limits, kind_of, open_source
 from ..batch.outputs import XLSX_MAX_ROWS, BytesSink, Sink, abort_all, commit_all, open_sink
-from ..batch.runner import (
-    DEFAULT_CHUNK_ROWS,
-    REJECT_COLUMNS,
+from ..batch.population import (
     AccountingError,
-    _check_target,
-    _empty_rejects,
-    _later_duplicates,
-    _reject_later,
+    Decided,
+    PopulationPass,
+    check_other_target,
+    check_table_target,
 )
 from ..core import evaluate_pair
 from ..i18n import LANGS
@@ -149,7 +148,7 @@ def compare_file(
     rejects: str | Path | None = None,
     html: str | Path | None = None,
     as_of: date | None = None,
-    lang: str = "en",
+    lang: str = "es",
     separator: str | None = None,
     columns: ColumnsArg = None,
     projecting: Projecting | None = None,
@@ -190,17 +189,16 @@ def compare_file(
     side = out.with_name(out.stem + ".assumptions.json") if out_kind != "xlsx" else None
     outputs: list[tuple[str, Path]] = []
     for option, p in targets:
-        _check_target(p, [inp], overwrite, option=option, outputs=outputs)
+        check_table_target(p, [inp], overwrite, option=option, outputs=outputs)
         outputs.append((option, p))
     if rej is not None:
-        _check_target(rej, [inp], overwrite, option="--rejects", outputs=outputs)
+        check_table_target(rej, [inp], overwrite, option="--rejects", outputs=outputs)
         outputs.append(("--rejects", rej))
-    from ..projection.runner import _check_extra_target
     for extra, suffixes, option in ((side, None, f"-o/--output ({side.name})" if side else ""),
                                     (page, [".html", ".htm"], "--html")):
         if extra is not None:
-            _check_extra_target(extra, [inp], overwrite, suffixes, option=option,
-                                outputs=outputs)
+            check_other_target(extra, [inp], overwrite, suffixes, option=option,
+                               outputs=outputs)
             outputs.append((option, extra))
     taken = [inp, *(p for _, p in outputs)]
     if len({p.resolve() for p in taken}) != len(taken):
@@ -221,12 +219,11 @@ def compare_file(
                              str(page) if page else None)
     secs = summary.seconds
     sinks: list[Sink] = []
+    passing: PopulationPass | None = None
     try:
         rej_sink = open_sink(rej, overwrite) if rej is not None else None
         if rej_sink is not None:
             sinks.append(rej_sink)
-        samples: list[pl.DataFrame] = []
-        sampled = 0
         sbs_parts: list[pl.DataFrame] = []
         trans_parts: list[pl.DataFrame] = []
         changed_inputs: list[pl.DataFrame] = []
@@ -234,94 +231,48 @@ def compare_file(
         members_b: list[pl.DataFrame] = []
         has_sex = proj is not None and SEX_COLUMN in src.columns
         tick = time.perf_counter()
-        chunks = src.chunks(chunk_rows)
-        first = next(chunks, None)
-        second = next(chunks, None) if first is not None else None
-        later = _later_duplicates(src, chunk_rows, _Never()) if second is not None else None
-        offset = 0
-
-        def all_chunks():
-            yield from (c for c in (first, second) if c is not None)
-            yield from chunks
-
+        passing = PopulationPass(
+            src, chunk_rows, lang=lang, rejects=rej_sink, sample_rejects=sample_rejects,
+            progress=(lambda d, t: progress("decide", d, t)) if progress is not None else None)
         inputs = ("birth_date", "group") if proj is not None else ()
-        for chunk in all_chunks():
-            frame = chunk.frame
-            h = frame.height
-            summary.blank += chunk.blank
-            if h == 0:
-                continue
+
+        def decide(frame: pl.DataFrame) -> tuple[tuple[pl.DataFrame, ...], pl.DataFrame]:
             res_a, res_b = evaluate_pair(frame, as_of=day, rules_a=ra, rules_b=rb, lang=lang,
                                          require_id=True, inputs=inputs)
-            det_a, bad = res_a.determinations, res_a.rejected
-            det_b = res_b.determinations
+            bad = res_a.rejected
             if not res_b.rejected["row"].unique().sort().equals(bad["row"].unique().sort()):
                 raise AccountingError("rules A and rules B rejected different rows")
-            if later is not None:
-                lo, hi = np.searchsorted(later, [offset, offset + h])
-                if hi > lo:
-                    local = later[lo:hi] - offset
-                    det_b, _ = _reject_later(frame, det_b, bad, local, lang)
-                    det_a, bad = _reject_later(frame, det_a, bad, local, lang)
-            sex_codes = None
-            if proj is not None:
-                from ..projection import engine as proj_engine
-                from ..projection.sex import check_sex
-                sex_codes = np.full(h, proj_engine.UNKNOWN, dtype=np.int8)
-                if has_sex:
-                    sex_codes, sex_bad = check_sex(frame, lang)
-                    if sex_bad.height:
-                        rejected = np.zeros(h, dtype=bool)
-                        rejected[bad["row"].to_numpy()] = True
-                        flagged = np.zeros(h, dtype=bool)
-                        flagged[sex_bad["row"].to_numpy()] = True
-                        keep = pl.Series(~flagged[~rejected])
-                        det_a, det_b = det_a.filter(keep), det_b.filter(keep)
-                        bad = pl.concat([bad, sex_bad.cast(bad.schema)]).sort(
-                            "row", maintain_order=True)
-            n_bad = bad["row"].n_unique() if bad.height else 0
-            if h != det_a.height + n_bad or det_a.height != det_b.height:
-                raise AccountingError(f"{h} rows in a chunk, {det_a.height} compared, "
-                                      f"{n_bad} rejected")
-            rejected = np.zeros(h, dtype=bool)
-            if bad.height:
-                rejected[bad["row"].to_numpy()] = True
-            kept = np.flatnonzero(~rejected)
-            numbers = chunk.rows[bad["row"].to_numpy()] if bad.height else []
-            bad = bad.with_columns(pl.Series("row", numbers, dtype=pl.Int64)).select(
-                REJECT_COLUMNS)
-            summary.rows_read += h
-            summary.rows_rejected += n_bad
-            summary.problems += bad.height
-            summary.rows_compared += det_a.height
+            kept = (res_a.determinations, res_b.determinations)
+            if proj is None:
+                return kept, bad
+            from ..projection.runner import with_sex
+            return with_sex(frame, kept, bad, has_sex, lang)
 
+        def use(d: Decided) -> None:
+            det_a, det_b = d.kept
+            if proj is not None:  # the projection's members, then the compared columns
+                from ..projection.runner import members_frame
+                members_a.append(members_frame(det_a, proj["rule"]))
+                members_b.append(members_frame(det_b, proj["rule"]))
+                det_a, det_b = det_a.drop("_sex"), det_b.drop("_sex")
+            summary.rows_compared += det_a.height
             summary.totals.add(det_a, det_b)
             trans_parts.append(cmp.transitions(det_a, det_b))
             mask = cmp.changed_mask(det_a, det_b)
             sbs = cmp.side_by_side(det_a, det_b).with_columns(
-                pl.Series("row", chunk.rows[kept], dtype=pl.Int64))
-            changed = sbs.filter(mask)
-            sbs_parts.append(changed)
-            changed_inputs.append(frame[kept[mask.to_numpy()]])
+                pl.Series("row", d.chunk.rows[d.positions], dtype=pl.Int64))
+            sbs_parts.append(sbs.filter(mask))
+            changed_inputs.append(d.chunk.frame[d.positions[mask.to_numpy()]])
             summary.status_changed += int(det_a["status"].ne_missing(det_b["status"]).sum())
             summary.route_changed += int(det_a["route"].ne_missing(det_b["route"]).sum())
             summary.date_moved += int(det_a["eligibility_date"].ne_missing(
                 det_b["eligibility_date"]).sum())
             summary.amount_changed += int(det_a["annual_amount"].ne_missing(
                 det_b["annual_amount"]).sum())
-            if proj is not None:
-                from ..projection.runner import _start_days
-                kept_sex = sex_codes[~rejected]
-                for det, parts in ((det_a, members_a), (det_b, members_b)):
-                    parts.append(_members(det, kept_sex, proj["rule"], _start_days))
-            if rej_sink is not None:
-                rej_sink.write(bad)
-            elif sampled < sample_rejects and bad.height:
-                samples.append(bad.head(sample_rejects - sampled))
-                sampled += samples[-1].height
-            offset += h
-            if progress is not None:
-                progress("decide", chunk.done, src.total)
+
+        tally = passing.run(decide, use)
+        summary.rows_read, summary.rows_rejected = tally.rows_read, tally.rows_rejected
+        summary.problems, summary.blank = tally.problems, tally.blank
         secs["read_and_decide"] = time.perf_counter() - tick
         if summary.rows_read == 0:
             raise FileProblem("no_rows", file=str(inp))
@@ -400,17 +351,17 @@ def compare_file(
             summary.files.append(str(page))
         commit_all(sinks, on_rename)  # every output, or none
         secs["write"] = time.perf_counter() - tick
-        summary.sample = pl.concat(samples) if samples else _empty_rejects()
+        summary.sample = passing.sample
     except BaseException:
+        if passing is not None:
+            passing.discard(sinks)
         abort_all(sinks)
         raise
+    finally:
+        if passing is not None:
+            passing.close()
     secs["total"] = time.perf_counter() - started
     return summary
-
-
-class _Never:
-    def is_set(self) -> bool:
-        return False
 
 
 def _rules_info(r: Rules) -> dict[str, Any]:
@@ -428,19 +379,6 @@ def _changed_table(changed: pl.DataFrame, why: pl.DataFrame | None) -> pl.DataFr
         why = pl.DataFrame(schema={k: pl.String for k in (
             "finding_rule", "finding_condition", "finding_under_a", "finding_under_b")})
     return pl.concat([frame, why], how="horizontal")
-
-
-def _members(det: pl.DataFrame, sex: np.ndarray, rule, start_days) -> pl.DataFrame:
-    from ..projection.mortality import KIND_OF_GROUP
-    entitled = det["status"] != "not_entitled"
-    det = det.with_columns(pl.Series("_sex", sex, dtype=pl.Int8)).filter(entitled)
-    return det.select(
-        "participant_id", "status", "monthly_amount", "_sex",
-        pl.col("birth_date").cast(pl.Int32).alias("_birth"),
-        start_days(det, rule).alias("start_date"),
-        pl.col("group").replace_strict(KIND_OF_GROUP, return_dtype=pl.Int8).alias("_kind"),
-        (pl.col("monthly_amount") * 100).cast(pl.Int64).alias("_cents"),
-    )
 
 
 def _projection_setup(p: Projecting) -> dict[str, Any]:
@@ -470,7 +408,7 @@ def _project_both(proj: dict[str, Any], parts_a: list[pl.DataFrame],
     assumptions; the fiscal-year table of A, B and B - A."""
     from ..projection import engine, output
     from ..projection.engine import Assumptions, Members
-    from ..projection.runner import ProjectionSummary, _assumptions
+    from ..projection.runner import ProjectionSummary, assumptions_of
 
     labels = [label for label, _ in proj["rates"]]
     assumptions = Assumptions(summary.as_of, [float(v) for _, v in proj["rates"]],
@@ -496,7 +434,7 @@ def _project_both(proj: dict[str, Any], parts_a: list[pl.DataFrame],
         last = tbl.row(tbl.height - 1, named=True)
         ps.totals = {label: str(last[f"pv_{label}"]) for label in labels}
         ps.totals["payments"] = str(last["payments"])
-        infos[side] = _assumptions(ps, r, proj["table"], proj["rates"], proj["cola"],
+        infos[side] = assumptions_of(ps, r, proj["table"], proj["rates"], proj["cola"],
                                    proj["rule"], proj["horizon"], proj["blend"], has_sex, p)
         summary.fiscal[f"payments_total_{side}"] = last["payments"]
         for label in labels:

@@ -20,7 +20,7 @@ the determination (the route's `_applies`, `_holds`, `_age_date`,
 `_opens`) or a constant of each rules set, so whether the deciding route's
 findings differ, and at which finding, is found here with column
 expressions. Their sentences come from the same writer as every
-explanation (`explain._route_findings`), called once per distinct set of
+explanation (`explain.route_findings`), called once per distinct set of
 the values a sentence reads, not once per member. Members whose change
 comes from anywhere else (the regime, a member entitled under neither
 side, a warning…), and rule sets whose routes are not the same list, go
@@ -40,8 +40,7 @@ import polars as pl
 from ..article19 import route_key
 from ..determination import Finding, plain
 from ..explain import (
-    _route_findings,
-    _Writer,
+    Writer,
     age_sentence,
     cite,
     feb29_sentence,
@@ -50,6 +49,7 @@ from ..explain import (
     pct,
     regime_text,
     regulation,
+    route_findings,
     years_phrase,
     years_text,
 )
@@ -273,7 +273,7 @@ def _texts(frame: pl.DataFrame, side: str, rules: Rules, index: int, pos: int,
         (status != "not_entitled").alias("_entitled"),
         *(pl.col(f"{k}_{c}_{side}").alias(f"{k}_{c}") for c in _ROUTE))
     names = [f"rule_{side}", f"condition_{side}", f"text_{side}"]
-    w = _Writer(lang, rules)
+    w = Writer(lang, rules)
     if pos == 0:
         # whether the route applies, or its service condition: a few distinct
         # values (regime, group, service), each written by the explanation's writer
@@ -312,7 +312,7 @@ def _amount_texts(frame: pl.DataFrame, side: str, rules: Rules, lang: str) -> pl
     `frame`. Its sentence is the catalog's, written by the explanation's
     writer with a marker in place of each member's value; the values (money,
     years) are written once per distinct value and put in column-wise."""
-    w = _Writer(lang, rules)
+    w = Writer(lang, rules)
     names = [f"rule_{side}", f"condition_{side}", f"text_{side}"]
     money = lambda c: format_cents(pl.col(c))  # noqa: E731
     out = []
@@ -387,9 +387,9 @@ def _written(view: pl.DataFrame, key: list[str], write, name: str) -> pl.DataFra
 
 def _one(row: dict[str, Any], rules: Rules, r: Route, lang: str) -> list:
     """A route's findings for one row, by the explanation's own writer."""
-    w = _Writer(lang, rules)
+    w = Writer(lang, rules)
     service = years_text(row["service_units"])
-    _route_findings(w, row, r, [], bool(row["_entitled"]), service,
+    route_findings(w, row, r, [], bool(row["_entitled"]), service,
                     years_phrase(service, lang))
     return w.out
 

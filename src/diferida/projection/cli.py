@@ -18,11 +18,10 @@ from pathlib import Path
 import click
 
 from ..batch import cli as batch_cli
-from ..batch.defaults import DEFAULT_CHUNK_ROWS
 from ..batch.errors import FileProblem
-from ..i18n import LANGS
+from ..batch.options import file_options
 from ..rules import RulesError, builtin_names
-from .options import IMPROVEMENTS, OptionError
+from .options import OptionError, projection_options
 
 EXIT_STRICT, EXIT_UNUSABLE, EXIT_ACCOUNTING, EXIT_INTERRUPTED = 1, 2, 3, 130
 
@@ -57,53 +56,18 @@ TEXT = {
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path, dir_okay=False),
               help="The fiscal-year table: .csv, .parquet (each with a .assumptions.json "
                    "beside it) or .xlsx (with a chart and an assumptions sheet).")
-@click.option("--discount", required=True, metavar="RATE[,RATE...]",
-              help="Annual discount rates, such as 0.04,0.0625: one present value column "
-                   "each.")
-@click.option("--mortality", required=True, metavar="none|pub2010|TABLE.csv",
-              help="none (everyone survives), pub2010 (SOA Pub-2010, needs diferida[soa]), "
-                   "or a CSV table of your own: age,sex,qx[,phase].")
-@click.option("--improvement", default=None, metavar="|".join(IMPROVEMENTS),
-              help="Generational improvement scale (default: mp2020 with pub2010, none "
-                   "otherwise).")
-@click.option("--cola", default="0", show_default=True, metavar="RATE",
-              help="Annual raise of the monthly amount on each 1 July after the first "
-                   "payment, rounded half up to the cent.")
-@click.option("--start", "start", default="eligibility", show_default=True,
-              metavar="eligibility|age:N",
-              help="When payments start: the determination's start (eligibility date, or "
-                   "the requested start when not premature), or the later of age N and the "
-                   "eligibility date.")
-@click.option("--horizon", default=None, metavar="N",
-              help="Fiscal years to project from the valuation date's (default: to age 120).")
-@click.option("--sex-blend", default="0.5", show_default=True, metavar="W",
-              help="Where a member's sex is not given: the share of women's survival.")
+@projection_options(required=True)
 @click.option("--per-member", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Also write one row per member: first payment, expected payments, present "
                    "values (.csv, .parquet or .xlsx).")
 @click.option("--chart", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Also write the chart of payments by fiscal year: .png or .svg "
                    "(needs diferida[plot]).")
-@click.option("--rejects", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="Rejected rows, one line per bad field: .csv, .parquet or .xlsx.")
-@click.option("--as-of", default=None, metavar="YYYY-MM-DD",
-              help="Valuation date, also the date the determinations speak for "
-                   "(default: today).")
 @click.option("--rules", "rules_name", default=None, metavar="NAME|PATH",
               help=f"Rules to apply: {', '.join(builtin_names())}, or a TOML file.")
-@click.option("--lang", type=click.Choice(LANGS), default="en", show_default=True,
-              help="Language of the headers and messages.")
-@click.option("--separator", default=None, metavar="CHAR",
-              help="CSV separator (default: detected from the header, ',' or ';').")
-@click.option("--columns", "columns_map", default=None, metavar="MAP.toml",
-              type=click.Path(path_type=Path, dir_okay=False),
-              help="Map of the file's column names to the fields (and to sex).")
-@click.option("--strict", is_flag=True, help="Exit 1 if any row is rejected.")
-@click.option("--overwrite", is_flag=True, help="Replace existing output files.")
-@click.option("-q", "--quiet", is_flag=True, help="No progress bar and no summary.")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-@click.option("--chunk-rows", type=click.IntRange(min=1), default=DEFAULT_CHUNK_ROWS,
-              show_default=True, help="Rows decided at a time (bounds memory).")
+@file_options(as_of_help="Valuation date, also the date the determinations speak for "
+                         "(default: today).",
+              lang_help="Language of the headers and messages.")
 def project_cmd(input, output, discount, mortality, improvement, cola, start, horizon,
                 sex_blend, per_member, chart, rejects, as_of, rules_name, lang, separator,
                 columns_map, strict, overwrite, quiet, as_json, chunk_rows) -> None:

@@ -8,10 +8,16 @@ from __future__ import annotations
 
 import math
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from importlib import resources
+from typing import Any
+
+import click
+
+from ..batch.options import apply_options
 
 # the options' sane ranges live in a data file beside this module
 _BOUNDS = tomllib.loads(
@@ -146,3 +152,36 @@ def parse_sex_blend(value: str | float) -> float:
     f = float(w)
     assert math.isfinite(f)
     return f
+
+
+def projection_options(*, required: bool) -> Callable[[Any], Any]:
+    """The projection's assumptions (`project`; `compare` with --discount):
+    --discount, --mortality, --improvement, --cola, --start, --horizon,
+    --sex-blend."""
+    return apply_options([
+        click.option("--discount", required=required, default=None, metavar="RATE[,RATE...]",
+                     help="Annual discount rates, such as 0.04,0.0625: one present value "
+                          "column each" + ("." if required else
+                                           "; projects both sides (needs --mortality).")),
+        click.option("--mortality", required=required, default=None,
+                     metavar="none|pub2010|TABLE.csv",
+                     help="none (everyone survives), pub2010 (SOA Pub-2010, needs "
+                          "diferida[soa]), or a CSV table of your own: age,sex,qx[,phase]."),
+        click.option("--improvement", default=None, metavar="|".join(IMPROVEMENTS),
+                     help="Generational improvement scale (default: mp2020 with pub2010, "
+                          "none otherwise)."),
+        click.option("--cola", default="0", show_default=True, metavar="RATE",
+                     help="Annual raise of the monthly amount on each 1 July after the first "
+                          "payment, rounded half up to the cent."),
+        click.option("--start", "start", default="eligibility", show_default=True,
+                     metavar="eligibility|age:N",
+                     help="When payments start: the determination's start (eligibility "
+                          "date, or the requested start when not premature), or the later "
+                          "of age N and the eligibility date."),
+        click.option("--horizon", default=None, metavar="N",
+                     help="Fiscal years to project from the valuation date's (default: to "
+                          "age 120)."),
+        click.option("--sex-blend", default="0.5", show_default=True, metavar="W",
+                     help="Where a member's sex is not given: the share of women's "
+                          "survival."),
+    ])

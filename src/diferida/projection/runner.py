@@ -21,18 +21,17 @@ import numpy as np
 import polars as pl
 
 from ..batch.columns import ColumnsArg
+from ..batch.defaults import DEFAULT_CHUNK_ROWS
 from ..batch.errors import FileProblem
 from ..batch.io import Limits, kind_of, open_source
 from ..batch.outputs import BytesSink, Sink, abort_all, commit_all, open_sink
-from ..batch.runner import (
-    DEFAULT_CHUNK_ROWS,
-    REJECT_COLUMNS,
+from ..batch.population import (
     AccountingError,
-    _check_place,
-    _check_target,
-    _empty_rejects,
-    _later_duplicates,
-    _reject_later,
+    Decided,
+    PopulationPass,
+    check_other_target,
+    check_table_target,
+    reject_rows,
 )
 from ..core import evaluate_frame
 from ..i18n import LANGS
@@ -97,22 +96,12 @@ class ProjectionSummary:
         }
 
 
-def _check_extra_target(path: Path, inputs: list[Path], overwrite: bool,
-                        suffixes: Sequence[str] | None = None, *, option: str,
-                        outputs: Sequence[tuple[str, Path]] = ()) -> None:
-    """An output that is not a table (a picture, JSON, a page): see _check_target."""
-    if suffixes is not None and path.suffix.lower() not in suffixes:
-        raise FileProblem(f"{path}: unknown format by its suffix '{path.suffix}'; use "
-                          f"{' or '.join(suffixes)}")
-    _check_place(path, inputs, overwrite, option, outputs)
-
-
 def sidecar_path(out: Path) -> Path:
     """flows.csv -> flows.assumptions.json"""
     return out.with_name(out.stem + ".assumptions.json")
 
 
-def _start_days(det: pl.DataFrame, rule: StartRule) -> pl.Expr:
+def start_days(det: pl.DataFrame, rule: StartRule) -> pl.Expr:
     elig = pl.col("eligibility_date")
     if rule.age is None:
         return pl.coalesce(pl.col("start_date"), elig)
@@ -136,7 +125,7 @@ def project_file(
     chart: str | Path | None = None,
     as_of: date | None = None,
     rules: str | Path | Rules | None = None,
-    lang: str = "en",
+    lang: str = "es",
     separator: str | None = None,
     columns: ColumnsArg = None,
     overwrite: bool = False,
@@ -171,7 +160,7 @@ def project_file(
     kind_of(inp)
     out_kind = kind_of(out)
     side = sidecar_path(out) if out_kind != "xlsx" else None
-    _check_target(out, [inp], overwrite)
+    check_table_target(out, [inp], overwrite)
     outputs = [("-o/--output", out)]
     for extra, kind, option in ((rej, "table", "--rejects"), (mem, "table", "--per-member"),
                                 (pic, "picture", "--chart"),
@@ -179,9 +168,9 @@ def project_file(
         if extra is None:
             continue
         if kind == "table":
-            _check_target(extra, [inp], overwrite, option=option, outputs=outputs)
+            check_table_target(extra, [inp], overwrite, option=option, outputs=outputs)
         else:
-            _check_extra_target(extra, [inp], overwrite,
+            check_other_target(extra, [inp], overwrite,
                                 list(output.PICTURES) if kind == "picture" else None,
                                 option=option, outputs=outputs)
         outputs.append((option, extra))
@@ -205,82 +194,31 @@ def project_file(
                                 str(side) if side else None, day)
     secs = summary.seconds
     sinks: list[Sink] = []
+    passing: PopulationPass | None = None
     try:
         rej_sink = open_sink(rej, overwrite) if rej is not None else None
         if rej_sink is not None:
             sinks.append(rej_sink)
-        samples: list[pl.DataFrame] = []
-        sampled = 0
         parts: list[pl.DataFrame] = []
         tick = time.perf_counter()
-        chunks = src.chunks(chunk_rows)
-        first = next(chunks, None)
-        second = next(chunks, None) if first is not None else None
-        later = (_later_duplicates(src, chunk_rows, _Never()) if second is not None else None)
-        stream = [c for c in (first, second) if c is not None]
-        offset = 0
+        passing = PopulationPass(
+            src, chunk_rows, lang=lang, rejects=rej_sink, sample_rejects=sample_rejects,
+            progress=(lambda d, t: progress("decide", d, t)) if progress is not None else None)
 
-        def all_chunks():
-            yield from stream
-            yield from chunks
-
-        for chunk in all_chunks():
-            frame = chunk.frame
-            h = frame.height
-            summary.blank += chunk.blank
-            if h == 0:
-                continue
+        def decide(frame: pl.DataFrame) -> tuple[tuple[pl.DataFrame, ...], pl.DataFrame]:
             res = evaluate_frame(frame, as_of=day, rules=r, lang=lang, require_id=True,
                                  inputs=("birth_date", "group"))
-            det, bad = res.determinations, res.rejected
-            if later is not None:
-                lo, hi = np.searchsorted(later, [offset, offset + h])
-                if hi > lo:
-                    det, bad = _reject_later(frame, det, bad, later[lo:hi] - offset, lang)
-            sex_codes = np.full(h, engine.UNKNOWN, dtype=np.int8)
-            if has_sex:
-                sex_codes, sex_bad = check_sex(frame, lang)
-                if sex_bad.height:
-                    rejected = np.zeros(h, dtype=bool)
-                    rejected[bad["row"].to_numpy()] = True
-                    flagged = np.zeros(h, dtype=bool)
-                    flagged[sex_bad["row"].to_numpy()] = True
-                    det = det.filter(pl.Series(~flagged[~rejected]))
-                    bad = pl.concat([bad, sex_bad.cast(bad.schema)]).sort(
-                        "row", maintain_order=True)
-            n_bad = bad["row"].n_unique() if bad.height else 0
-            if h != det.height + n_bad:
-                raise AccountingError(f"{h} rows in a chunk, {det.height} determined, "
-                                      f"{n_bad} rejected")
-            rejected = np.zeros(h, dtype=bool)
-            if bad.height:
-                rejected[bad["row"].to_numpy()] = True
-            kept_sex = sex_codes[~rejected]
-            numbers = chunk.rows[bad["row"].to_numpy()] if bad.height else []
-            bad = bad.with_columns(pl.Series("row", numbers, dtype=pl.Int64)).select(
-                REJECT_COLUMNS)
-            summary.rows_read += h
-            summary.rows_rejected += n_bad
-            summary.problems += bad.height
-            entitled = det["status"] != "not_entitled"
-            summary.not_entitled += int((~entitled).sum())
-            det = det.with_columns(pl.Series("_sex", kept_sex, dtype=pl.Int8)).filter(entitled)
-            parts.append(det.select(
-                "participant_id", "status", "monthly_amount", "_sex",
-                pl.col("birth_date").cast(pl.Int32).alias("_birth"),
-                _start_days(det, rule).alias("start_date"),
-                pl.col("group").replace_strict(KIND_OF_GROUP, return_dtype=pl.Int8)
-                .alias("_kind"),
-                (pl.col("monthly_amount") * 100).cast(pl.Int64).alias("_cents"),
-            ))
-            if rej_sink is not None:
-                rej_sink.write(bad)
-            elif sampled < sample_rejects and bad.height:
-                samples.append(bad.head(sample_rejects - sampled))
-                sampled += samples[-1].height
-            offset += h
-            if progress is not None:
-                progress("decide", chunk.done, src.total)
+            return with_sex(frame, (res.determinations,), res.rejected, has_sex, lang)
+
+        def use(d: Decided) -> None:
+            det = d.kept[0]
+            summary.not_entitled += int((det["status"] == "not_entitled").sum())
+            parts.append(members_frame(det, rule))
+
+        tally = passing.run(decide, use)
+        summary.rows_read, summary.rows_rejected = tally.rows_read, tally.rows_rejected
+        summary.problems, summary.blank = tally.problems, tally.blank
+        samples = passing.sample
         secs["read_and_decide"] = time.perf_counter() - tick
         if summary.rows_read == 0:
             raise FileProblem("no_rows", file=str(inp))
@@ -315,7 +253,7 @@ def project_file(
         h = output.HEADERS[lang]
         summary.totals = {label: str(last[f"{h['pv']}{label}"]) for label in labels}
         summary.totals["payments"] = str(last[h["payments"]])
-        info = _assumptions(summary, r, table, rates, cola_f, rule, horizon_n, blend, has_sex,
+        info = assumptions_of(summary, r, table, rates, cola_f, rule, horizon_n, blend, has_sex,
                             proj)
         summary.assumptions = info
         if out_kind == "xlsx":
@@ -343,19 +281,48 @@ def project_file(
                                          proj, labels, lang))
         commit_all(sinks, on_rename)  # every output, or none
         secs["write"] = time.perf_counter() - tick
-        summary.sample = pl.concat(samples) if samples else _empty_rejects()
+        summary.sample = samples
     except BaseException:
+        if passing is not None:
+            passing.discard(sinks)
         abort_all(sinks)
         raise
+    finally:
+        if passing is not None:
+            passing.close()
     secs["total"] = time.perf_counter() - started
     return summary
 
 
-class _Never:
-    """A stop signal that never comes (the duplicate pass runs in this thread)."""
+def members_frame(det: pl.DataFrame, rule: StartRule) -> pl.DataFrame:
+    """The entitled members of a table of determinations (with `_sex`), as
+    the projection's engine reads them."""
+    det = det.filter(pl.col("status") != "not_entitled")
+    return det.select(
+        "participant_id", "status", "monthly_amount", "_sex",
+        pl.col("birth_date").cast(pl.Int32).alias("_birth"),
+        start_days(det, rule).alias("start_date"),
+        pl.col("group").replace_strict(KIND_OF_GROUP, return_dtype=pl.Int8).alias("_kind"),
+        (pl.col("monthly_amount") * 100).cast(pl.Int64).alias("_cents"),
+    )
 
-    def is_set(self) -> bool:
-        return False
+
+def with_sex(frame: pl.DataFrame, kept: tuple[pl.DataFrame, ...], bad: pl.DataFrame,
+             has_sex: bool, lang: str) -> tuple[tuple[pl.DataFrame, ...], pl.DataFrame]:
+    """The kept tables with each member's sex code (`_sex`: the file's column,
+    or unknown), and a row whose sex cannot be read rejected too."""
+    h = frame.height
+    codes = np.full(h, engine.UNKNOWN, dtype=np.int8)
+    if has_sex:
+        codes, sex_bad = check_sex(frame, lang)
+    rejected = np.zeros(h, dtype=bool)
+    if bad.height:
+        rejected[bad["row"].to_numpy()] = True
+    sex = pl.Series("_sex", codes[~rejected], dtype=pl.Int8)
+    kept = tuple(k.with_columns(sex) for k in kept)
+    if has_sex:
+        kept, bad = reject_rows(kept, bad, sex_bad, h)
+    return kept, bad
 
 
 def _subtitle(info: dict[str, Any]) -> str:
@@ -365,7 +332,7 @@ def _subtitle(info: dict[str, Any]) -> str:
             f" COLA {a['cola']}; {info['counts']['projected']:,} members")
 
 
-def _assumptions(summary: ProjectionSummary, rules: Rules, table: MortalityTable,
+def assumptions_of(summary: ProjectionSummary, rules: Rules, table: MortalityTable,
                  rates, cola, rule: StartRule, horizon, blend: float, has_sex: bool,
                  proj) -> dict[str, Any]:
     imp = table.improvement
