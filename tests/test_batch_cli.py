@@ -190,6 +190,7 @@ def test_a_run_killed_outright_leaves_no_file_under_the_output_name(big, tmp_pat
     assert all(n.startswith(".determinations.") and n.endswith(".part") for n in names)
 
 
+@pytest.mark.slow
 def test_a_progress_bar_shows_on_a_terminal_and_not_in_a_pipe(big, tmp_path):
     import pty
 

@@ -176,6 +176,7 @@ def test_age_67_moves_exactly_the_19_2_members_by_two_years(people, tmp_path):
 # ---- the money ----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_money_totals_are_exact_and_the_fiscal_years_difference_is_b_minus_a(people, tmp_path):
     path, _ = people
     out = tmp_path / "c.xlsx"
@@ -346,6 +347,7 @@ POLICE = ["--birth-date", "1975-06-20", "--entry-date", "1996-02-01", "--separat
           "police", "--no-refund", "--as-of", "2026-11-29", "--lang", "en"]
 
 
+@pytest.mark.slow
 def test_evaluate_with_two_rules_agrees_with_two_single_runs():
     both = json.loads(run_cli("evaluate", *POLICE, "--rules", "article19", "--rules", STRICT,
                               "--json").stdout)

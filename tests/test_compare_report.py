@@ -306,6 +306,7 @@ def test_values_as_a_reader_writes_them():
         "no se ha separado del servicio; solicitó el reembolso de sus aportaciones")
 
 
+@pytest.mark.slow
 def test_the_command_line_writes_the_report_in_spanish_unless_told(tmp_path):
     for extra, lang in (([], "es"), (["--lang", "en"], "en")):
         page = tmp_path / f"r-{lang}.html"

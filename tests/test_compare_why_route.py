@@ -309,6 +309,7 @@ def citations_named(text: str | None, lang: str) -> set[str]:
 
 @pytest.mark.parametrize("b", [STRICT, AGE67, "later-19_4a", "tie-19_2", "later-19_1a"])
 @pytest.mark.parametrize("a_first", [True, False], ids=["A-B", "B-A"])
+@pytest.mark.slow
 def test_no_changed_members_why_cites_a_route_that_decides_neither(b, a_first, reforms):
     """In a generated population (bench.generate), every changed member whose
     answer a route decides on either side is explained by that route (or by a

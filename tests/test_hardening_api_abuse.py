@@ -102,6 +102,7 @@ def _server(tmp_path, env):
     return url, store, token, running_server(url, log_path=tmp_path / "server.log", env=env)
 
 
+@pytest.mark.slow
 def test_public_requests_beyond_the_limit_get_429_with_retry_after(tmp_path):
     url, store, token, server = _server(tmp_path, {"DIFERIDA_RATE_LIMIT_PUBLIC": "5/minute"})
     with server as base, httpx.Client(base_url=base) as http:
@@ -119,6 +120,7 @@ def test_public_requests_beyond_the_limit_get_429_with_retry_after(tmp_path):
     store.dispose()
 
 
+@pytest.mark.slow
 def test_failed_sign_ins_beyond_the_limit_get_429_and_every_one_is_counted(tmp_path):
     env = {"DIFERIDA_RATE_LIMIT_AUTH_FAILURES": "3/minute",
            "DIFERIDA_AUDIT_COLLAPSE_SECONDS": "3600"}

@@ -14,6 +14,7 @@ from html.parser import HTMLParser
 from urllib.parse import urlsplit
 
 import httpx
+import pytest
 
 from diferida.service.store import Store
 from diferida.service.testing import running_server
@@ -105,6 +106,7 @@ def _follow_everything(c: httpx.Client, html: str, seen: set, depth: int = 0) ->
     return sent
 
 
+@pytest.mark.slow
 def test_marker_values_sent_everywhere_never_reach_the_server_output(tmp_path):
     log = tmp_path / "server.log"
     url = f"sqlite:///{tmp_path / 'cases.db'}"
@@ -212,6 +214,7 @@ def test_the_printable_page_and_language_switch_are_posted_not_linked(tmp_path):
         assert r.status_code == 405 and r.headers["allow"] == "POST"
 
 
+@pytest.mark.slow
 def test_an_unexpected_error_is_one_line_and_a_gone_client_is_not_an_error(tmp_path):
     log = tmp_path / "server.log"
     url = f"sqlite:///{tmp_path / 'cases.db'}"

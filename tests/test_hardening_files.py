@@ -613,6 +613,7 @@ def mutated_csv(draw) -> bytes:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated_csv())
+@pytest.mark.slow
 def test_a_mutated_csv_is_refused_with_a_message_or_every_row_is_accounted_for(data):
     from datetime import date
 

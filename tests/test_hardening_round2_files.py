@@ -196,6 +196,7 @@ def _map_file(tmp_path: Path, name: str) -> Path:
 
 
 @pytest.mark.parametrize("name", sorted(MAPS))
+@pytest.mark.slow
 def test_a_malformed_column_map_through_batch_project_and_compare(name, members, out,
                                                                   tmp_path):
     path = _map_file(tmp_path, name)

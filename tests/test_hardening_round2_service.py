@@ -321,6 +321,7 @@ def _limited_server(tmp_path, **env):
     return token, running_server(url, log_path=tmp_path / "server.log", env=env)
 
 
+@pytest.mark.slow
 def test_a_spoofed_forwarded_address_does_not_escape_the_limit(tmp_path):
     """`diferida serve` on loopback, no proxy configured: every request comes
     from 127.0.0.1, whatever X-Forwarded-For says."""

@@ -74,6 +74,7 @@ def test_the_prepared_plans_are_bounded_and_the_newest_kept(monkeypatch):
     assert [k[2] for k in plans._plans] == [date(2026, 1, 2), date(2026, 1, 3)]
 
 
+@pytest.mark.slow
 def test_threads_evaluating_at_once_each_get_their_own_answer():
     rnd = random.Random(3)
     people = [{k: v for k, v in random_body(rnd, i).items() if k not in ("lang", "rules")}

@@ -128,6 +128,7 @@ def test_sex_column_by_column_map(tmp_path):
 @settings(max_examples=15, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(range(9)), min_size=1, max_size=25))
+@pytest.mark.slow
 def test_every_row_is_accounted_for(tmp_path_factory, picks):
     tmp = tmp_path_factory.mktemp("acc")
     variants = [*[r + ",F" for r in ROWS],

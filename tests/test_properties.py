@@ -287,6 +287,7 @@ def test_date_of_reaching_an_age_matches_the_reference(birth, age):
 
 @PROPERTY
 @given(st.dates(date(1900, 1, 1), date(1985, 12, 31)), st.integers(0, 80 * 366))
+@pytest.mark.slow
 def test_service_equal_to_the_exact_age_is_accepted_and_a_ten_thousandth_more_is_not(
     birth, days
 ):
@@ -371,6 +372,7 @@ def test_a_participant_alone_gets_the_same_answer_as_inside_a_large_table(large_
     assert {k: alone[k] for k in in_table} == in_table
 
 
+@pytest.mark.slow
 def test_every_row_of_the_large_table_matches_the_reference(large_table):
     rows, determined, rejected = large_table
     checked = 0

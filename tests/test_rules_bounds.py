@@ -139,6 +139,7 @@ def _commands(members: Path, out: Path, rules: Path) -> dict[str, list[str]]:
 @pytest.mark.parametrize("name", ["rate-28-places", "rate-nan", "threshold-1e400", "age-2-63",
                                   "deep-nesting", "latin-1", "route-overrides-list",
                                   "illustrative-as-text"])
+@pytest.mark.slow
 def test_every_command_refuses_a_bad_rules_file_with_exit_2_and_writes_nothing(tmp_path, name):
     rules = _corpus_file(tmp_path, name)
     members = tmp_path / "members.csv"

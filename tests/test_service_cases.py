@@ -253,6 +253,7 @@ def test_a_case_that_does_not_exist_is_a_404_and_the_attempt_is_recorded(svc):
     assert svc.audit(case_id=99999999)[-1]["status_code"] == 404
 
 
+@pytest.mark.slow
 def test_fifty_concurrent_clients_each_record_cases_and_none_is_lost_or_duplicated(svc):
     """50 clients at once over HTTP: each records a case of its own and then a
     version of one of three shared participants, answering 409 by reading the

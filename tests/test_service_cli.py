@@ -72,6 +72,7 @@ def test_a_disabled_user_token_stops_working(tmp_path):
     assert run("users", "disable", "nobody", "--database-url", url).exit_code != 0
 
 
+@pytest.mark.slow
 def test_serve_creates_its_sqlite_database_under_var_on_first_start(tmp_path):
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("DIFERIDA_")}

@@ -58,6 +58,7 @@ def outcome(fn, parsed):
 
 
 @pytest.mark.parametrize("seed", range(3))
+@pytest.mark.slow
 def test_a_batch_of_varied_participants_gets_exactly_the_answers_each_gets_alone(seed):
     rnd = random.Random(seed)
     bodies = [random_body(rnd, i) for i in range(120)]

@@ -24,6 +24,7 @@ PERSON = {"participant_id": "LOG-1", "birth_date": BIRTH, "entry_date": "1988-07
           "average_compensation": PAY, "group": "general", "refund_requested": False}
 
 
+@pytest.mark.slow
 def test_a_birth_date_or_compensation_posted_never_appears_in_the_server_log(tmp_path):
     log = tmp_path / "server.log"
     url = f"sqlite:///{tmp_path / 'cases.db'}"

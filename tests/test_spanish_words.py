@@ -395,6 +395,7 @@ def participants(draw) -> tuple[dict, date]:
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=participants(), b=st.sampled_from([STRICT, AGE67]),
        lang=st.sampled_from(["es", "en"]))
+@pytest.mark.slow
 def test_no_comparison_or_error_text_shows_a_code_an_iso_date_or_true_false(case, b, lang):
     person, as_of = case
     try:

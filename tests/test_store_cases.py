@@ -218,6 +218,7 @@ def test_fifty_concurrent_writers_lose_and_duplicate_no_version(store, analyst):
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+@pytest.mark.slow
 def test_several_processes_starting_at_once_migrate_the_database_once(kind, tmp_path):
     with database_for_tests(kind, tmp_path) as url:
         procs = [subprocess.Popen([sys.executable, "-m", "diferida.cli", "db", "upgrade",

@@ -154,6 +154,7 @@ WRITER = textwrap.dedent("""
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+@pytest.mark.slow
 def test_writers_in_several_processes_keep_each_chain_linear(kind, tmp_path,
                                                                monkeypatch):
     """4 processes at once, each writing 20 audit events and 5 corrections of

@@ -362,6 +362,7 @@ def test_the_page_agrees_with_evaluate_rules_a_rules_b_json(client, lang, person
        group=st.sampled_from(["general", "police", "police", "firefighter", "firefighter"]),
        refund=st.sampled_from([False, False, False, True]),
        lang=st.sampled_from(["es", "en"]))
+@pytest.mark.slow
 def test_any_case_agrees_with_the_command(client, birth, entry, service_units, left, group,
                                           refund, lang):
     """Generated people, police and firefighters of both regimes among them,
