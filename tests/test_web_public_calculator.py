@@ -101,9 +101,16 @@ def test_dates_are_day_month_year_in_one_box_or_year_month_day(client):
         assert lenient.read_date(typed, labels("en")["lenient"]) == ("1970-05-10", None)
     html = client.get("/").text
     assert 'type="date"' not in html
-    assert "día/mes/año, por ejemplo 10/05/1970" in text_of(html)
+    # the page's example has one reading only: a day of 12 or less is asked back
+    assert "día/mes/año, por ejemplo 25/05/1970" in text_of(html)
     page = text_of(client.post("/calcular", data={**EXAMPLE_1, "birth_date": "10/05/1970",
-                                                  "entry_date": "1/7/1988"}).text)
+                                                  "entry_date": "1/7/1988",
+                                                  "separation_date": "30/06/2010",
+                                                  "action": "pick:birth_date:1970-05-10"}).text)
+    assert "¿1 de julio de 1988 o 7 de enero de 1988?" in page
+    page = text_of(client.post("/calcular", data={
+        **EXAMPLE_1, "birth_date": "1970-05-10", "entry_date": "1/7/1988",
+        "separation_date": "30/06/2010", "action": "pick:entry_date:1988-07-01"}).text)
     assert "10 de mayo de 1970" in page and "$10,200.00" in page
 
 

@@ -74,6 +74,9 @@ class FormState:
     result_url: str | None = None  # the answer's own page (web/drafts.py)
     notice: str | None = None  # a word about the page itself (an expired answer)
     notes: dict[str, str] = field(default_factory=dict)
+    # a date whose day and month could be swapped, asked back: the two dates
+    # it may be, (ISO, in words), each offered as a button (action "pick")
+    choices: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
     def add_error(self, name: str, message: str) -> None:
         self.errors.setdefault(name, []).append(message[:1].upper() + message[1:])
@@ -222,6 +225,23 @@ def convert(state: FormState) -> FormState:
     return state
 
 
+PICK = "pick:"
+
+
+def pick(state: FormState, action: str) -> FormState:
+    """The date chosen among the two readings of a date asked back: action
+    "pick:<field>:<YYYY-MM-DD>" puts that date into the field, as typed by
+    the person, then the form is calculated as usual. Anything else is
+    ignored (the form is calculated as posted)."""
+    name, _, day = action.removeprefix(PICK).partition(":")
+    if name in lenient.DATE_FIELDS and name not in state.errors:
+        try:
+            state.values[name] = date.fromisoformat(day).isoformat()
+        except ValueError:
+            pass
+    return state
+
+
 def offered(name: str) -> bool:
     """A rules set the page offers: shipped with the package (a path typed
     into a web form must never reach the rules loader) and not illustrative
@@ -256,7 +276,7 @@ def evaluate(state: FormState) -> FormState:
     # every other problem too, and the page's own message is the one shown
     typed = participant(state.values)
     reading = lenient.read(typed, t)
-    state.core, state.notes = reading.values, reading.notes
+    state.core, state.notes, state.choices = reading.values, reading.notes, reading.choices
     given = {**typed, **reading.values}
     comparison = None
     try:

@@ -40,8 +40,9 @@ from diferida.money import format_money
 from diferida.render import rules_of
 from diferida.rules import load_rules
 
+from . import lenient
 from .forms import FormState, participant
-from .labels import LANGS, plural
+from .labels import LANGS, labels, plural
 from .view import estimate_words
 
 TEXTS_DIR_ENV = "DIFERIDA_WEB_TEXTS_DIR"
@@ -299,8 +300,12 @@ def _service_used(d: Determination) -> str | None:
 
 
 def _ask(state: FormState, d: Determination, **changes: str) -> Determination | str:
-    """The core's answer with some fields changed, or its message."""
-    fields = {**participant(state.values), "as_of": d.as_of.isoformat(), **changes}
+    """The core's answer with some fields changed, or its message. The
+    fields are the values the answer used: as the page read them
+    (web/lenient.py: "14/2/1971", "$45,000", "21 años y 3 meses"), never
+    the text as typed, which only the page reads."""
+    read = state.core if state.core is not None else {}
+    fields = {**participant(state.values), **read, "as_of": d.as_of.isoformat(), **changes}
     fields = {k: v for k, v in fields.items() if v != ""}
     try:
         return diferida.evaluate(fields, rules=rules_of(d), lang=d.lang)
@@ -403,6 +408,13 @@ def scenarios(state: FormState, typed_text: str = "") -> dict[str, Any]:
     typed_text = (typed_text or "").strip()
     typed = parse_day(typed_text) if typed_text else None
     error = t["other"]["bad"] if typed_text and typed is None else None
+    both = lenient.date_choices(typed_text, labels(lang)["lenient"]) if typed else None
+    if both:
+        # its day and month could be swapped: not read silently, asked
+        error = t["other"]["ambiguous"].format(value=typed_text, first=both[0][1],
+                                               second=both[1][1], first_iso=both[0][0],
+                                               second_iso=both[1][0])
+        typed = None
     if typed is not None and typed < d.as_of:
         # neither a start nor a separation is looked at before that date
         error = t["other"]["before_as_of"].format(as_of=fmt_date(d.as_of, lang))

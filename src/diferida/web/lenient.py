@@ -4,9 +4,13 @@ Files and the API keep the strict formats of SPEC §1. A former employee
 copies numbers from a statement: "$30,000", "30,000.50", "22 años y 5 meses",
 dates as "10/05/1970". This module reads those forms into the strict ones and
 says exactly what is wrong with anything else. Nothing is guessed: a comma
-is a thousands separator only in groups of three, a date is day/month/year,
-and a service in years and months that has no exact 4-decimal form is
-rounded only with a note the person sees next to the answer.
+is a thousands separator only in groups of three; a dot is the cents point,
+never a thousands separator ("$38.500" is refused, saying how to write it:
+it is also the strict form of $38.50); a date is day/month/year, and one
+whose day and month could be swapped ("11/03/1963") is asked back with the
+two dates in words; a service in years and months that has no exact
+4-decimal form is rounded only with a note the person sees next to the
+answer.
 """
 
 from __future__ import annotations
@@ -26,6 +30,9 @@ MONTHS_A_YEAR = 12
 
 _ISO = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})$")
 _DMY = re.compile(r"^(\d{1,2})\s*[/.\-]\s*(\d{1,2})\s*[/.\-]\s*(\d+)$")
+# "38.500", "$1.234.567": groups of three after dots, as Spanish and much of
+# Europe write thousands ("30.000,50", with a decimal comma, has its own message).
+_THOUSANDS_DOT = re.compile(r"^\$?\s*(\d{1,3}(?:\.\d{3})+)$")
 _MONEY = re.compile(r"^\$?\s*(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?$")
 _SIGNED = re.compile(r"^[+-]?\d+(\.\d*)?$")
 # "22", "22.5", "22 años", "22 años y 5 meses", "22 years and 5 months", "5 meses"
@@ -46,6 +53,9 @@ class Reading:
     values: dict[str, str] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
+    # a date whose day and month could be swapped: the two dates it may be,
+    # (ISO, in words), day first; its message asks which one was meant
+    choices: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
 
 def read(values: dict[str, str], t: dict) -> Reading:
@@ -58,6 +68,10 @@ def read(values: dict[str, str], t: dict) -> Reading:
             continue
         if name in DATE_FIELDS:
             value, error = read_date(text, m)
+            both = date_choices(text, m) if error is None else None
+            if both:
+                out.choices[name] = both
+                error = m["date_ask"].format(value=text, first=both[0][1], second=both[1][1])
         elif name == "average_compensation":
             value, error = read_money(text, m)
         elif name == "creditable_service_years":
@@ -96,8 +110,36 @@ def read_date(text: str, m: dict) -> tuple[str | None, str | None]:
     return date(y, mo, d).isoformat(), None
 
 
+def date_words(day: date, m: dict) -> str:
+    """A date in words in the page's language ("11 de marzo de 1963")."""
+    return m["date_words"].format(day=day.day, month=m["months"][day.month - 1],
+                                  year=day.year)
+
+
+def date_choices(text: str, m: dict) -> list[tuple[str, str]] | None:
+    """The two dates a day/month/year text may be when its day and month
+    could be swapped (both 12 or less and different: "11/03/1963" is 11 March
+    or, written month first, 3 November): day first, then month first, each
+    (ISO, in words). None when the text has one reading only."""
+    dmy = _DMY.match(text)
+    if not dmy or len(dmy.group(3)) != 4:
+        return None
+    a, b, y = (int(x) for x in dmy.groups())
+    if a == b or not (1 <= a <= MONTHS_A_YEAR and 1 <= b <= MONTHS_A_YEAR) or y < 1:
+        return None
+    days = (date(y, b, a), date(y, a, b))
+    return [(d.isoformat(), date_words(d, m)) for d in days]
+
+
 def read_money(text: str, m: dict) -> tuple[str | None, str | None]:
-    """"30000", "30000.50", "30,000", "$30,000.50", "$ 30000"."""
+    """"30000", "30000.50", "30,000", "$30,000.50", "$ 30000". A dot before
+    groups of three ("38.500", "$1.234.567") is refused, saying how to write
+    it: the page reads a dot as the cents point, and "38.500" is also the
+    strict form of $38.50, so it has two readings and neither is guessed."""
+    dot = _THOUSANDS_DOT.match(text.replace(" ", ""))
+    if dot:
+        whole = dot.group(1).replace(".", "")
+        return None, m["money_dot"].format(value=text, plain=whole, grouped=f"{int(whole):,}.00")
     if _SIGNED.match(text):  # the strict form: the core judges it (negative, zero…)
         return text, None
     match = _MONEY.match(text.replace(" ", "")) if text.count("$") <= 1 else None

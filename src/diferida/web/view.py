@@ -21,11 +21,12 @@ from diferida.render import regime_line, rules_line, rules_of
 from diferida.rules import DEFAULT_RULES
 
 from .forms import FormState, participant
-from .labels import labels
+from .labels import labels, plural
 
 # Which finding carries the values behind each reason (SPEC §7 reason codes).
 REASON_FINDING = {"not_covered": "covered", "not_separated": "separated",
                   "refund_requested": "no_refund", "insufficient_service": "insufficient_service"}
+MONTHS_A_YEAR = 12
 DATE_FIELDS = ("birth_date", "entry_date", "separation_date", "requested_start_date")
 
 
@@ -76,6 +77,18 @@ def _iso(value: str | None) -> date | None:
     return None if value is None else date.fromisoformat(value)
 
 
+def _service_words(years: Decimal, lang: str) -> str:
+    """Service as read, in words: "21.25 años (21 años y 3 meses)", "22 años"."""
+    c = labels(lang)["converter"]
+    text = c["year"][0 if years == 1 else 1].format(n=plain(years))
+    months = years * MONTHS_A_YEAR
+    if months != months.to_integral_value() or years == years.to_integral_value():
+        return text
+    whole, rest = divmod(int(months), MONTHS_A_YEAR)
+    parts = ([plural(c["year"], whole)] if whole else []) + [plural(c["month"], rest)]
+    return f"{text} ({c['join'].join(parts)})"
+
+
 def _data_rows(state: FormState) -> list[dict[str, str]]:
     """The participant's details as the determination read them."""
     lang, t, c = state.lang, labels(state.lang, state.rules_name), catalog(state.lang)
@@ -100,7 +113,7 @@ def _data_rows(state: FormState) -> list[dict[str, str]]:
         elif name == "average_compensation":
             shown = format_money(Decimal(raw.strip()))
         elif name == "creditable_service_years":
-            shown = plain(Decimal(raw.strip()))
+            shown = _service_words(Decimal(raw.strip()), lang)
         elif name == "group":
             shown = t["fields"]["group"]["options"][raw.strip()]
         elif name == "refund_requested":
