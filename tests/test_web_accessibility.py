@@ -77,6 +77,14 @@ STATES: dict[str, tuple[dict[str, str] | None, str | None, str]] = {
     "compare-same": ({**EX2, "compare": STRICT}, "calculate", "result"),
     "errors-compare": ({**EX4, "compare": "article19"}, "calculate", "errors"),
     "printable-compare": ({**EX4, "compare": STRICT}, "print", "print"),
+    # nothing read silently: a date whose day and month could be swapped is
+    # asked back (two buttons), a thousands dot refused; the page's own
+    # formats read, the details as read next to the headline
+    "errors-asked-back": ({**EX1, "birth_date": "11/03/1970", "average_compensation": "$38.500"},
+                          "calculate", "errors"),
+    "read-as-typed": ({**EX4, "birth_date": "14/2/1971", "creditable_service_years":
+                       "21 años y 3 meses", "average_compensation": "$38,500.00"},
+                      "calculate", "result"),
 }
 GLOSSARY_URLS = ("/glosario", "/glossary")
 
