@@ -278,6 +278,10 @@ def test_the_later_start_rows_use_the_values_as_read(client, lang):
     assert len(rows) == 4
     check_start_rows(rows, OFFICER, lang)
     assert day_in_words(rows[0][0], lang) == d.eligibility_date
+    # the printout has the same rows
+    printed = client.get(f"{r.url.path}/imprimir")
+    assert printed.status_code == 200
+    assert table_rows(printed.text, "scenario-start") == rows
     # the typed date of the panel too
     r = post(client, {**OFFICER_TYPED, "scenario_date": "30/06/2031"}, lang,
              "/calcular/escenarios")
