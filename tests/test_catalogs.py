@@ -50,3 +50,59 @@ def test_every_status_reason_warning_and_field_has_words(lang):
     for code in WARNINGS:  # a message per code, or one per tense of it
         assert any(k == code or k.startswith(code + "_") for k in c["warnings"]), code
     assert set(FIELD_NAMES) <= set(c["fields"])
+
+
+# ---- a language is a folder of catalogs ---------------------------------
+
+def _files(lang):
+    from importlib import resources
+
+    folder = resources.files("diferida") / "i18n" / lang
+    return sorted(f.name for f in folder.iterdir() if f.name.endswith(".toml"))
+
+
+def test_every_language_is_a_folder_with_the_same_files():
+    assert LANGS[0] == "es" and set(LANGS) >= {"es", "en"}
+    assert all(_files(lang) == _files("es") for lang in LANGS)
+    assert {"core.toml", "batch.toml", "service.toml"} <= set(_files("es"))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_key_of_every_catalog_exists_in_every_language(lang):
+    assert _shared_keys(lang) == _shared_keys("es")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_batch_and_service_messages_come_from_the_catalogs(lang):
+    from diferida.batch.errors import FileProblem
+    from diferida.batch.messages import summary_text
+    from diferida.service import messages
+
+    c = catalog(lang)
+    problem = FileProblem("output_exists", file="x.csv")
+    assert problem.code == "output_exists"
+    assert problem.text(lang) == c["batch_problems"]["output_exists"].format(file="x.csv")
+    assert summary_text(lang, "progress") == c["batch_summary"]["progress"]
+    assert messages.text(lang, "server_error") == c["service"]["server_error"]
+
+
+def test_a_language_folder_added_is_a_language(tmp_path, monkeypatch):
+    # the folder is all it takes: the catalogs are read from it, merged
+    import importlib
+
+    import diferida.i18n as i18n
+
+    fake = tmp_path / "i18n"
+    for lang in ("es", "en", "fr"):
+        (fake / lang).mkdir(parents=True)
+        for name in _files("es"):
+            src = importlib.resources.files("diferida") / "i18n" / ("en" if lang == "fr" else lang)
+            (fake / lang / name).write_text((src / name).read_text("utf-8"), "utf-8")
+    monkeypatch.setattr(i18n.resources, "files", lambda _pkg: tmp_path)
+    fresh = importlib.reload(i18n)
+    try:
+        assert fresh.LANGS == ("es", "en", "fr")
+        assert fresh.catalog("fr")["service"]["server_error"]
+    finally:
+        monkeypatch.undo()
+        importlib.reload(i18n)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .messages import PROBLEMS, problem_text
+from .messages import problem_codes, problem_text
 
 
 class FileProblem(Exception):
@@ -12,11 +12,11 @@ class FileProblem(Exception):
     required column, badly encoded, a ragged line... The message names the
     file, the line where it applies, and what is wrong.
 
-    `FileProblem(code, **params)` with a code of `messages.PROBLEMS`, or
+    `FileProblem(code, **params)` with a code of the catalogs' [batch_problems], or
     `FileProblem("any message")`. `str()` is English; `text(lang)` either."""
 
     def __init__(self, code_or_message: str, **params: Any):
-        self.code = code_or_message if code_or_message in PROBLEMS else "other"
+        self.code = code_or_message if code_or_message in problem_codes() else "other"
         self.params = params
         self._literal = None if self.code != "other" else code_or_message
         self.line: int | None = params.get("line")

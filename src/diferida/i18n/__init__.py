@@ -8,16 +8,34 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-LANGS = ("es", "en")
 DEFAULT_LANG = "es"
+_FOLDER = resources.files("diferida") / "i18n"
+# A language is a folder of catalogs (i18n/es/, i18n/en/): its TOML files
+# together hold every text of the program in that language, each file its
+# own sections (core: determinations and field errors; batch: population
+# files; service: the API's own errors). Adding a language is adding a folder
+# with the same files and keys (tests/test_catalogs.py holds them equal).
+LANGS: tuple[str, ...] = (DEFAULT_LANG, *sorted(
+    p.name for p in _FOLDER.iterdir() if p.is_dir() and p.name != DEFAULT_LANG
+    and not p.name.startswith("_") and any(f.name.endswith(".toml") for f in p.iterdir())))
 
 
 @cache
 def catalog(lang: str) -> dict[str, Any]:
+    """Every text in `lang`: the sections of all the TOML files of its folder
+    (a section in two files is refused)."""
     if lang not in LANGS:
         raise ValueError(f"unknown language {lang!r}; use one of {', '.join(LANGS)}")
-    text = (resources.files("diferida") / "i18n" / f"{lang}.toml").read_text("utf-8")
-    return tomllib.loads(text)
+    merged: dict[str, Any] = {}
+    for f in sorted((_FOLDER / lang).iterdir(), key=lambda f: f.name):
+        if not f.name.endswith(".toml"):
+            continue
+        part = tomllib.loads(f.read_text("utf-8"))
+        twice = sorted(set(part) & set(merged))
+        if twice:
+            raise ValueError(f"i18n/{lang}/{f.name}: {', '.join(twice)} already in another file")
+        merged.update(part)
+    return merged
 
 
 def msg(lang: str, section: str, key: str, **values: Any) -> str:
