@@ -66,7 +66,7 @@ def test_a_population_file_becomes_determinations_rejects_and_a_summary(members,
     assert "already appeared" in rejects["message"][2]
     assert "Rows read:         5" in res.output
     assert "Rejected:          2 (3 problems)" in res.output
-    assert "not_yet_eligible: 2" in res.output
+    assert "Will be entitled to a deferred pension: 2" in res.output  # words, not codes
 
 
 def test_rejects_speak_spanish_by_default(members, tmp_path):

@@ -18,7 +18,7 @@ from typing import Any
 import polars as pl
 
 from ..core import evaluate_frame
-from ..i18n import LANGS
+from ..i18n import LANGS, catalog, fmt_date
 from ..outcomes import STATUSES
 from ..rules import Rules, load_rules
 from .columns import ColumnsArg
@@ -87,13 +87,16 @@ class Summary:
 
         out = [t("title", input=self.input), t("read", n=f"{self.rows_read:,}"),
                t("determined", n=f"{self.rows_determined:,}")]
-        out += [t("status", status=s, n=f"{n:,}") for s, n in self.by_status.items()]
+        words = catalog(lang if lang in LANGS else "en")["status"]
+        out += [t("status", status=words.get(s, s), n=f"{n:,}")
+                for s, n in self.by_status.items()]
         out.append(t("rejected", n=f"{self.rows_rejected:,}", problems=f"{self.problems:,}"))
         if self.blank:
             out.append(t("blank", n=f"{self.blank:,}"))
         if self.carried:
             out.append(t("carried", columns=", ".join(self.carried)))
-        out.append(t("rules", rules=self.rules_version, as_of=self.as_of.isoformat()))
+        out.append(t("rules", rules=self.rules_version,
+                     as_of=fmt_date(self.as_of, lang if lang in LANGS else "en")))
         out.append(t("output", path=self.output))
         if self.rejects:
             out.append(t("rejects", path=self.rejects))

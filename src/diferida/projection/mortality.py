@@ -14,7 +14,7 @@ Three sources, all read from files on this machine (never downloaded):
 
 Every table is held as arrays of MAX_AGE + 1 rates (ages 0..120) per
 (table kind, sex, phase); ages a published table does not cover take the
-rate of the nearest age it does (documented in the README).
+rate of the nearest age it does (documented in docs/project.md).
 """
 
 from __future__ import annotations

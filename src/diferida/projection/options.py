@@ -1,7 +1,7 @@
 """The projection's options, parsed and checked: each bad one named.
 
 Rates are user inputs, not law; the sane ranges below only catch a typo
-(4 for 0.04) and are documented in the README.
+(4 for 0.04) and are documented in docs/project.md.
 """
 
 from __future__ import annotations
