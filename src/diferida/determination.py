@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import date
 from decimal import Decimal
 from typing import Any
@@ -68,63 +68,74 @@ class Formula:
         }
 
 
-def _d(value: date | None) -> str | None:
-    return None if value is None else value.isoformat()
+def _doc(text: str, **more: Any) -> dict[str, Any]:
+    """A field's metadata: its description in the JSON schema (and `json`:
+    False for a field that is not part of the determination's data)."""
+    return {"doc": text, **more}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Determination:
-    participant_id: str | None
-    status: str  # eligible | not_yet_eligible | not_entitled
-    reasons: list[str]
-    regime: str  # pre1990 | new
-    eligibility_date: date | None
-    route: str | None
-    routes_met: list[str]
-    start_date: date | None
-    premature_request: bool
-    annual_amount: Decimal | None
-    monthly_amount: Decimal | None
-    minimum_applied: bool
-    warnings: list[str]
-    rules_version: str
-    as_of: date
-    headline: str
-    rules_name: str = ""
-    rules_title: str = ""
+    """The one definition of a determination's shape: its fields, in the
+    order of its JSON form (`to_dict`), which also gives the API's JSON schema
+    (`service.schemas.Determination` is made from these fields): dates as
+    YYYY-MM-DD, amounts as strings with two decimals."""
+
+    participant_id: str | None = field(metadata=_doc("The participant's id, if given."))
+    status: str = field(metadata=_doc("eligible | not_yet_eligible | not_entitled"))
+    reasons: list[str] = field(metadata=_doc(
+        "For not_entitled: not_covered, not_separated, refund_requested, insufficient_service "
+        "(those that apply, in that order)."))
+    regime: str = field(metadata=_doc("pre1990 | new"))
+    eligibility_date: date | None = field(metadata=_doc("The earliest opening of a route."))
+    route: str | None = field(metadata=_doc("The route of the eligibility date."))
+    routes_met: list[str] = field(metadata=_doc("Every route whose conditions hold."))
+    start_date: date | None = field(metadata=_doc(
+        "The requested start, when on or after the eligibility date (Regla 19.3)."))
+    premature_request: bool = field(metadata=_doc("A requested start before eligibility."))
+    annual_amount: Decimal | None = field(metadata=_doc("Dollars a year, two decimals."))
+    monthly_amount: Decimal | None = field(metadata=_doc("Dollars a month, two decimals."))
+    minimum_applied: bool = field(metadata=_doc("Regla 19.6's minimum is paid."))
+    warnings: list[str] = field(metadata=_doc("Warning codes, in their order (SPEC §7)."))
+    rules_version: str = field(metadata=_doc("The rules set's name and content hash."))
+    rules_name: str = field(default="", metadata=_doc(
+        "The rules set's name (article19, a variant, a file)."))
+    rules_title: str = field(default="", metadata=_doc("The rules set's title."))
     # Regla 19.6's condition, and whether it was declared or derived (SPEC §6)
-    deferred_right_1960: bool = False
-    deferred_right_1960_source: str = "derived"  # derived | declared
+    deferred_right_1960: bool = field(default=False, metadata=_doc(
+        "Regla 19.6's condition, as applied."))
+    deferred_right_1960_source: str = field(default="derived", metadata=_doc(
+        "declared | derived (from entry_date)."))
+    as_of: date = field(metadata=_doc("The date the determination speaks for."))
+    headline: str = field(metadata=_doc("The answer in one sentence, in `lang`."))
+    formula: Formula | None = field(default=None, metadata=_doc(
+        "The amount's parts (for entitled participants)."))
+    explanation: list[Finding] = field(default_factory=list, metadata=_doc(
+        "Each condition checked, with its rule, values and sentence."))
+    lang: str = field(default="es", metadata=_doc("es | en"))
     # the rules it was decided with (not part of its data: `rules_version` is)
-    rules: Any = field(default=None, repr=False, compare=False)
-    explanation: list[Finding] = field(default_factory=list)
-    formula: Formula | None = None
-    lang: str = "es"
+    rules: Any = field(default=None, repr=False, compare=False,
+                       metadata=_doc("", json=False))
 
     def to_dict(self) -> dict[str, Any]:
-        """The determination as JSON-ready data; amounts as strings with 2 decimals."""
-        return {
-            "participant_id": self.participant_id,
-            "status": self.status,
-            "reasons": list(self.reasons),
-            "regime": self.regime,
-            "eligibility_date": _d(self.eligibility_date),
-            "route": self.route,
-            "routes_met": list(self.routes_met),
-            "start_date": _d(self.start_date),
-            "premature_request": self.premature_request,
-            "annual_amount": None if self.annual_amount is None else f"{self.annual_amount:.2f}",
-            "monthly_amount": None if self.monthly_amount is None else f"{self.monthly_amount:.2f}",
-            "minimum_applied": self.minimum_applied,
-            "warnings": list(self.warnings),
-            "rules_version": self.rules_version,
-            "rules_name": self.rules_name,
-            "rules_title": self.rules_title,
-            "deferred_right_1960": self.deferred_right_1960,
-            "deferred_right_1960_source": self.deferred_right_1960_source,
-            "as_of": _d(self.as_of),
-            "headline": self.headline,
-            "formula": None if self.formula is None else self.formula.to_dict(),
-            "explanation": [f.to_dict() for f in self.explanation],
-            "lang": self.lang,
-        }
+        """The determination as JSON-ready data, field by field."""
+        return {f.name: _json(getattr(self, f.name)) for f in json_fields()}
+
+
+def json_fields() -> list[Any]:
+    """The fields of a determination's JSON form, in order."""
+    return [f for f in fields(Determination) if f.metadata.get("json", True)]
+
+
+def _json(value: Any) -> Any:
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, Decimal):  # an amount
+        return f"{value:.2f}"
+    if isinstance(value, (Formula, Finding)):
+        return value.to_dict()
+    if isinstance(value, (list, tuple)):
+        return [_json(v) for v in value]
+    raise TypeError(f"no JSON form for {type(value).__name__}")

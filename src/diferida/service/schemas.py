@@ -145,32 +145,53 @@ class Errors(BaseModel):
     errors: list[Problem]
 
 
-class Determination(BaseModel):
-    """Determination.to_dict(): amounts as strings with two decimals."""
+def _json_type(hint: Any) -> Any:
+    """The JSON type of a field of `determination.Determination` (see its
+    `to_dict`): dates and amounts are strings; the formula and the findings
+    are objects."""
+    import types
+    import typing
+    from datetime import date
+    from decimal import Decimal
 
-    participant_id: str | None
-    status: str
-    reasons: list[str]
-    regime: str | None
-    eligibility_date: str | None
-    route: str | None
-    routes_met: list[str]
-    start_date: str | None
-    premature_request: bool
-    annual_amount: str | None
-    monthly_amount: str | None
-    minimum_applied: bool
-    warnings: list[str]
-    rules_version: str
-    rules_name: str = Field(description="The rules set's name (article19, a variant, a file).")
-    rules_title: str = Field(description="The rules set's title.")
-    deferred_right_1960: bool = Field(description="Regla 19.6's condition, as applied.")
-    deferred_right_1960_source: str = Field(description="declared | derived (from entry_date).")
-    as_of: str
-    headline: str
-    formula: dict[str, Any] | None
-    explanation: list[dict[str, Any]]
-    lang: str
+    from ..determination import Finding, Formula
+
+    args = typing.get_args(hint)
+    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+        inner = [_json_type(a) for a in args]
+        out = inner[0]
+        for t in inner[1:]:
+            out = out | t
+        return out
+    if hint in (date, Decimal):
+        return str
+    if hint in (Formula, Finding):
+        return dict[str, Any]
+    if typing.get_origin(hint) is list:
+        return list[_json_type(args[0])]
+    return hint
+
+
+def _determination_model() -> type[BaseModel]:
+    """The JSON schema of a determination, made from the one definition of
+    its fields (`determination.Determination`), in the same order."""
+    import typing
+
+    from pydantic import create_model
+
+    from .. import determination
+
+    hints = typing.get_type_hints(determination.Determination)
+    return create_model(
+        "Determination",
+        __doc__="A determination (Determination.to_dict()): dates as YYYY-MM-DD, amounts as "
+                "strings with two decimals.",
+        **{f.name: (_json_type(hints[f.name]), Field(description=f.metadata["doc"]))
+           for f in determination.json_fields()},
+    )
+
+
+Determination = _determination_model()
 
 
 class CaseOut(BaseModel):
