@@ -169,6 +169,7 @@ def _wait_for_part(folder: Path, proc: subprocess.Popen, delay: float = 0.3) -> 
 
 @pytest.mark.parametrize("delay", [0.0, 0.5])
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.slow
 def test_a_run_stopped_midway_leaves_no_output_and_no_temporary_file(big, tmp_path, how, delay):
     out = tmp_path / "determinations.parquet"
     proc = _start(big, out)

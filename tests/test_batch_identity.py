@@ -26,6 +26,7 @@ def _run(tmp_path: Path, src: Path, tag: str, **kw) -> tuple[bytes, bytes, objec
 
 
 @pytest.mark.parametrize("seed", [3, 11])
+@pytest.mark.slow
 def test_a_file_read_a_few_rows_at_a_time_gives_exactly_what_it_gives_in_one_piece(
         tmp_path, seed):
     people = population(120, invalid=0.15, seed=seed)
@@ -64,6 +65,7 @@ def _alone(row: dict) -> dict:
 
 
 @pytest.mark.parametrize("seed", [21, 22])
+@pytest.mark.slow
 def test_every_output_row_is_what_evaluate_says_for_that_participant_alone(tmp_path, seed):
     people = population(150, invalid=0.2, seed=seed)
     src = tmp_path / "members.csv"

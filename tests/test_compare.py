@@ -447,6 +447,7 @@ def test_a_row_valid_under_one_rules_set_only_is_rejected_for_both(tmp_path):
 
 
 @pytest.mark.parametrize("how", ["SIGTERM", "SIGINT"])
+@pytest.mark.slow
 def test_a_comparison_stopped_midway_leaves_no_output_and_no_temporary_file(tmp_path, how):
     import signal
     import time

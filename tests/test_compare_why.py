@@ -97,6 +97,7 @@ def test_shipped_reforms_column_wise_equals_member_by_member(members, name, lang
 
 
 @pytest.mark.parametrize("name", sorted(REFORMS))
+@pytest.mark.slow
 def test_each_kind_of_reform_column_wise_equals_member_by_member(members, tmp_path, name):
     ra, rb = load_rules("article19"), load_rules(reform(tmp_path, name))
     frame = changed(members, ra, rb, AS_OF)
@@ -115,6 +116,7 @@ def test_each_kind_of_reform_column_wise_equals_member_by_member(members, tmp_pa
 @given(seed=st.integers(0, 10_000),
        as_of=st.dates(min_value=date(2015, 1, 1), max_value=date(2045, 12, 31)),
        age=st.integers(55, 70), route=st.sampled_from(["19.1(a)", "19.1(b)", "19.2"]))
+@pytest.mark.slow
 def test_any_age_on_any_date_column_wise_equals_member_by_member(seed, as_of, age, route):
     frame = population(300, seed=seed)
     ra = load_rules("article19")

@@ -367,6 +367,7 @@ def test_an_odd_file_gets_results_or_one_clear_line_never_a_traceback(case, tmp_
 
 
 @pytest.mark.parametrize("case", [c for c in CORPUS if c.name in BOMBS], ids=_ids)
+@pytest.mark.slow
 def test_a_small_file_standing_for_a_huge_table_is_refused_with_bounded_memory(case, tmp_path):
     (tmp_path / case.name).write_bytes(case.data)
     code, out, err, maxrss = run_measured([*cli_command(), *_args(tmp_path, case.name)],
@@ -464,6 +465,7 @@ def _long_rows_xlsx(rows: int, width: int) -> bytes:
     return raw_xlsx(_sheet(f'<row r="1">{header}</row>' + body), shared=shared.encode())
 
 
+@pytest.mark.slow
 def test_a_small_xlsx_of_many_long_rows_is_refused_before_it_is_read(api):
     data = _long_rows_xlsx(100_000, 200)
     assert len(data) < 2_000_000  # for 100,000 x 8 cells of 200 characters: 160 MB of text

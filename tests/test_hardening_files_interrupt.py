@@ -57,6 +57,7 @@ def _complete(folder: Path, rows: int) -> bool:
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 @pytest.mark.parametrize("delay", [0.4, 0.55, 0.7, 1.5])
+@pytest.mark.slow
 def test_an_interrupted_run_writing_parquet_leaves_no_file_and_no_thread_behind(
         inputs, tmp_path, delay, signum):
     # the Parquet output is written by a sink on a thread of its own: a stop
@@ -83,6 +84,7 @@ def test_an_interrupted_run_writing_parquet_leaves_no_file_and_no_thread_behind(
 
 
 @pytest.mark.parametrize("delay", [0.05, 0.15, 0.3, 0.8, 1.5, 3.0])
+@pytest.mark.slow
 def test_ctrl_c_at_any_moment_leaves_the_old_pair_or_the_complete_new_one(inputs, tmp_path,
                                                                            delay):
     old, new = inputs

@@ -488,6 +488,7 @@ def _signal_runs(members: Path, folder: Path) -> dict[str, tuple[list[str], list
 @pytest.mark.parametrize("moment", ["loading", "before_restore", "after_restore"])
 @pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
 @pytest.mark.parametrize("command", ["batch", "project", "compare"])
+@pytest.mark.slow
 def test_an_interrupt_at_any_moment_exits_130_with_no_outputs_or_complete_ones(
         command, signame, moment, members, out):
     args, files = _signal_runs(members, out)[command]

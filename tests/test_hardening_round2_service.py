@@ -339,6 +339,7 @@ def test_a_spoofed_forwarded_address_does_not_escape_the_limit(tmp_path):
         assert blocked.status_code == 429  # the sender, 127.0.0.1, is the one blocked
 
 
+@pytest.mark.slow
 def test_behind_a_trusted_proxy_each_forwarded_client_has_its_own_limit(tmp_path):
     token, server = _limited_server(tmp_path, DIFERIDA_TRUSTED_PROXIES="127.0.0.1")
     with server as base, httpx.Client(base_url=base) as http:

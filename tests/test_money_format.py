@@ -5,6 +5,7 @@ determinations the other."""
 from __future__ import annotations
 
 import polars as pl
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -26,5 +27,6 @@ def test_the_edges_of_each_group_of_digits():
 
 @settings(max_examples=300)
 @given(st.lists(st.integers(-(2**63) + 1, 2**63 - 1), min_size=1, max_size=50))
+@pytest.mark.slow
 def test_any_amount_is_written_as_format_money_writes_it(values):
     assert column(values) == [format_money(cents_to_decimal(v)) for v in values]

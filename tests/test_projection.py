@@ -221,6 +221,7 @@ def test_present_value_rises_with_lower_mortality(rows, scale):
 
 @settings(max_examples=30, deadline=None)
 @given(members_st, st.integers(0, 5))
+@pytest.mark.slow
 def test_no_mortality_is_exact_to_the_cent(rows, cola_pct):
     m = _members(rows)
     p = project(m, Assumptions(V, [0.0], no_mortality(), Fraction(cola_pct, 100)))

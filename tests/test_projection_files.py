@@ -147,6 +147,7 @@ def test_every_row_is_accounted_for(tmp_path_factory, picks):
     assert rejected["row"].n_unique() == s.rows_rejected
 
 
+@pytest.mark.slow
 def test_xlsx_has_the_table_a_native_chart_and_the_assumptions(tmp_path):
     src = write(tmp_path, ROWS)
     out = tmp_path / "flows.xlsx"
@@ -193,6 +194,7 @@ def test_horizon_and_start_age(tmp_path):
     assert a1["first_payment"] is None  # beyond the 3 years: no payment within the horizon
 
 
+@pytest.mark.slow
 def test_pub2010_tables_come_from_pymort():
     t = resolve("pub2010", None)
     assert t.q[("general", "F", "before")][18] == pytest.approx(0.00013)  # PubG-2010 F emp.

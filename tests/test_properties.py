@@ -219,6 +219,7 @@ def determination(p: dict) -> dict:
 
 @PROPERTY
 @given(participants)
+@pytest.mark.slow
 def test_determination_matches_the_reference_written_from_the_spec(p):
     got = determination(p)
     expected = reference(p)
@@ -227,6 +228,7 @@ def test_determination_matches_the_reference_written_from_the_spec(p):
 
 @PROPERTY
 @given(participants)
+@pytest.mark.slow
 def test_amount_equals_the_exact_fraction_rounded_once_half_up(p):
     d = determination(p)
     exact, formula, minimum_applied = reference_amount(p)
@@ -241,6 +243,7 @@ def test_amount_equals_the_exact_fraction_rounded_once_half_up(p):
 
 @PROPERTY
 @given(participants, st.integers(0, 20 * UNITS))
+@pytest.mark.slow
 def test_more_service_never_lowers_the_amount(p, extra):
     end = as_date(p["separation_date"]) or AS_OF
     units = int(Fraction(p["creditable_service_years"]) * UNITS)
@@ -257,6 +260,7 @@ def test_more_service_never_lowers_the_amount(p, extra):
 
 @PROPERTY
 @given(participants, st.integers(1, 40 * 366))
+@pytest.mark.slow
 def test_a_later_birth_date_never_makes_eligibility_earlier(p, days):
     birth = as_date(p["birth_date"])
     later = min(birth + timedelta(days=days), as_date(p["entry_date"]))
@@ -271,6 +275,7 @@ def test_a_later_birth_date_never_makes_eligibility_earlier(p, days):
 
 @PROPERTY
 @given(participants)
+@pytest.mark.slow
 def test_a_refund_is_never_entitled(p):
     d = determination({**p, "refund_requested": "true"})
     assert d["status"] == "not_entitled"
@@ -358,6 +363,7 @@ def _frame_row_as_dict(r: dict) -> dict:
 
 @settings(max_examples=150, deadline=None)
 @given(st.integers(0, TABLE_ROWS - 1))
+@pytest.mark.slow
 def test_a_participant_alone_gets_the_same_answer_as_inside_a_large_table(large_table, i):
     rows, determined, rejected = large_table
     p = {k: v for k, v in rows[i].items() if v is not None}

@@ -273,6 +273,7 @@ def rules_and_members(draw):
 @settings(max_examples=60, deadline=None, suppress_health_check=[
     HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(rules_and_members())
+@pytest.mark.slow
 def test_every_amount_under_generated_rules_is_the_exact_decimal_of_spec_6(tmp_path, case):
     brackets, minimum, rows = case
     _check(tmp_path, brackets, minimum, rows, "generated")

@@ -125,6 +125,7 @@ def test_a_premature_request_before_as_of_gets_no_start_and_no_warning():
     assert "puede solicitarla ahora" in finding(d, "start").text
 
 
+@pytest.mark.slow
 def test_the_command_line_and_its_json_say_the_same():
     out = cli_json(early_args("--start", "2024-01-01"))
     assert out["start_date"] == "2024-01-01"
@@ -343,6 +344,7 @@ def people(draw):
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(people(), st.sampled_from(["es", "en"]), st.sampled_from([None, STRICT]))
+@pytest.mark.slow
 def test_no_text_holds_a_code_an_iso_date_or_a_wrong_tense(case, lang, rules):
     p, as_of = case
     try:

@@ -78,6 +78,7 @@ def test_a_batch_of_varied_participants_gets_exactly_the_answers_each_gets_alone
     assert kinds == {"refused", "eligible", "not_yet_eligible", "not_entitled"}
 
 
+@pytest.mark.slow
 def test_concurrent_requests_through_the_evaluator_are_answered_each_with_its_own_result():
     rnd = random.Random(7)
     bodies = [random_body(rnd, i) for i in range(60)]

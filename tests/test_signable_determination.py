@@ -104,6 +104,7 @@ def web(client, p: dict, lang: str = "es", rules: str | None = None, printout=Fa
 
 # ---- Regla 19.6 is read with "o" ----------------------------------------------
 
+@pytest.mark.slow
 def test_an_empty_1960_right_is_derived_true_for_an_entry_before_30_june_1960_and_said_so():
     d = evaluate(EXAMPLE_11)
     assert (d.deferred_right_1960, d.deferred_right_1960_source) == (True, "derived")
@@ -463,6 +464,7 @@ def _examples() -> list[dict]:
 
 
 @pytest.mark.parametrize("example", _examples(), ids=lambda r: r["participant_id"])
+@pytest.mark.slow
 def test_spanish_text_of_each_worked_example_shows_no_output_code_or_iso_date(client, example):
     out = cli(example)
     assert out.returncode == 0, out.stderr

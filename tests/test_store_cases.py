@@ -160,6 +160,7 @@ def test_a_user_name_is_unique_and_the_role_must_be_analyst_or_auditor(store):
         store.add_user("bob", "admin")
 
 
+@pytest.mark.slow
 def test_fifty_concurrent_writers_lose_and_duplicate_no_version(store, analyst):
     """50 threads, each recording cases for its own participant and
     correcting shared ones; conflicts are answered by re-reading the current
