@@ -64,7 +64,7 @@ def _files(lang):
 def test_every_language_is_a_folder_with_the_same_files():
     assert LANGS[0] == "es" and set(LANGS) >= {"es", "en"}
     assert all(_files(lang) == _files("es") for lang in LANGS)
-    assert {"core.toml", "batch.toml", "service.toml"} <= set(_files("es"))
+    assert {"core.toml", "batch.toml", "cli.toml", "service.toml"} <= set(_files("es"))
 
 
 @pytest.mark.parametrize("lang", LANGS)

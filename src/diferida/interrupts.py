@@ -4,6 +4,8 @@ nothing heavy) and the commands. Standard library only."""
 
 from __future__ import annotations
 
+# The only texts outside the catalogs: they are said while the program is
+# still loading, when nothing but the standard library may be read.
 _MESSAGE = {"es": "Interrumpido: no se escribió ningún resultado (los archivos que ya existían "
                   "quedan como estaban)\n",
             "en": "Interrupted: no output was written (files that already existed are left "

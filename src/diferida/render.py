@@ -11,36 +11,12 @@ from datetime import date
 
 from .determination import Determination, plain
 from .explain import cite, pct, reason_texts, regime_text
-from .i18n import catalog, fmt_date
+from .i18n import LANGS, catalog, fmt_date
 from .money import format_money
 from .outcomes import WARNINGS
 from .rules import Rules, load_rules
 
-LABELS = {
-    "es": {"status": "Estado", "regime": "Régimen", "eligibility_date": "Fecha de elegibilidad",
-           "route": "Vía", "routes_met": "Vías que se cumplen", "start_date": "Comienzo",
-           "start_open": "a solicitud, desde la fecha de elegibilidad o después",
-           "premature": "solicitud prematura para el {date}; la fecha más temprana es la de "
-                        "elegibilidad",
-           "annual": "Pensión anual",
-           "monthly": "Pensión mensual", "formula": "Cómputo", "minimum": "Mínimo de la {rule}",
-           "minimum_paid": "se paga", "minimum_not_paid": "no se paga (la fórmula es mayor o "
-                                                        "igual)",
-           "minimum_none": "no corresponde",
-           "warnings": "Advertencias", "reasons": "Razones", "explanation": "Explicación",
-           "rules": "Reglas", "as_of": "Fecha de la determinación"},
-    "en": {"status": "Status", "regime": "Regime", "eligibility_date": "Eligibility date",
-           "route": "Route", "routes_met": "Routes met", "start_date": "Start",
-           "start_open": "on request, from the eligibility date or later",
-           "premature": "premature request for {date}; the earliest date is the eligibility date",
-           "annual": "Annual pension",
-           "monthly": "Monthly pension", "formula": "Computation", "minimum": "Minimum of {rule}",
-           "minimum_paid": "paid", "minimum_not_paid": "not paid (the formula is not lower)",
-           "minimum_none": "does not apply",
-           "warnings": "Warnings", "reasons": "Reasons",
-           "explanation": "Explanation", "rules": "Rules",
-           "as_of": "Determination date"},
-}
+LABELS = {lang: catalog(lang)["render_labels"] for lang in LANGS}  # i18n/<lang>/cli.toml
 
 
 def rules_line(d: Determination) -> str:

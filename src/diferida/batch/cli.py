@@ -21,6 +21,7 @@ from pathlib import Path
 
 import click
 
+from ..i18n import LANGS, catalog
 from ..rules import RulesError, builtin_names
 from .errors import FileProblem
 from .messages import summary_text
@@ -32,24 +33,7 @@ PROGRESS_AFTER = 0.5  # seconds: shorter runs show no bar
 
 # What a run of `project` or `compare` says when it stops short (`batch`
 # has its own, with its summary, in messages.py).
-RUN_TEXT = {
-    "en": {"no_rejects_file": "Rejects (no --rejects given, the first {shown} of {problems}):",
-           "more": "... and {n} more; use --rejects FILE to keep them all",
-           "strict": "--strict: some rows were rejected",
-           "interrupted": "Interrupted: no output was written (files that already existed "
-                          "are left as they were)",
-           "interrupted_after": "Interrupted after the outputs were written: they are "
-                                "complete",
-           "accounting": "INTERNAL ERROR: the row accounting does not add up: {detail}"},
-    "es": {"no_rejects_file": "Rechazos (sin --rejects, los primeros {shown} de {problems}):",
-           "more": "… y {n} más; use --rejects ARCHIVO para guardarlos todos",
-           "strict": "--strict: hay filas rechazadas",
-           "interrupted": "Interrumpido: no se escribió ningún resultado (los archivos que ya "
-                          "existían quedan como estaban)",
-           "interrupted_after": "Interrumpido después de escribir los resultados: están "
-                                "completos",
-           "accounting": "ERROR INTERNO: las cuentas no cuadran: {detail}"},
-}
+RUN_TEXT = {lang: catalog(lang)["run_text"] for lang in LANGS}  # i18n/<lang>/cli.toml
 
 
 class _Stopped(KeyboardInterrupt):

@@ -21,19 +21,14 @@ import click
 from ..batch import cli as batch_cli
 from ..batch.errors import FileProblem
 from ..batch.options import file_options
+from ..i18n import LANGS, catalog
 from ..projection.options import projection_options
 from ..rules import RulesError, builtin_names
 
 EXIT_STRICT, EXIT_UNUSABLE, EXIT_ACCOUNTING, EXIT_INTERRUPTED = 1, 2, 3, 130
 
-TEXT = {
-    "en": {"decide": "Deciding under A and B", "project": "Projecting",
-           "item": "item", "value": "value", "written": "Written: {path}",
-           **batch_cli.RUN_TEXT["en"]},
-    "es": {"decide": "Determinando según A y B", "project": "Proyectando",
-           "item": "concepto", "value": "valor", "written": "Escrito: {path}",
-           **batch_cli.RUN_TEXT["es"]},
-}
+# i18n/<lang>/cli.toml: what `compare` says, and what every run says when it stops short
+TEXT = {lang: {**catalog(lang)["compare_run"], **batch_cli.RUN_TEXT[lang]} for lang in LANGS}
 
 
 @click.command("compare")

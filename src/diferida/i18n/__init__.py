@@ -13,7 +13,8 @@ _FOLDER = resources.files("diferida") / "i18n"
 # A language is a folder of catalogs (i18n/es/, i18n/en/): its TOML files
 # together hold every text of the program in that language, each file its
 # own sections (core: determinations and field errors; batch: population
-# files; service: the API's own errors). Adding a language is adding a folder
+# files; cli: the commands' summaries and headers; service: the API's own
+# errors). Adding a language is adding a folder
 # with the same files and keys (tests/test_catalogs.py holds them equal).
 LANGS: tuple[str, ...] = (DEFAULT_LANG, *sorted(
     p.name for p in _FOLDER.iterdir() if p.is_dir() and p.name != DEFAULT_LANG

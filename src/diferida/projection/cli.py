@@ -20,35 +20,14 @@ import click
 from ..batch import cli as batch_cli
 from ..batch.errors import FileProblem
 from ..batch.options import file_options
+from ..i18n import LANGS, catalog
 from ..rules import RulesError, builtin_names
 from .options import OptionError, projection_options
 
 EXIT_STRICT, EXIT_UNUSABLE, EXIT_ACCOUNTING, EXIT_INTERRUPTED = 1, 2, 3, 130
 
-TEXT = {
-    "en": {"decide": "Deciding", "project": "Projecting",
-           "title": "Projection of {input}", "read": "Rows read:        {n:,}",
-           "projected": "Projected:        {n:,}", "not_entitled": "Not entitled:     {n:,}",
-           "rejected": "Rejected:         {n:,} ({p:,} problems)",
-           "sex": "Sex given for {given:,} members; blended for {blended:,}",
-           "payments": "Expected payments, all years: {v}",
-           "pv": "Present value at {rate}: {v}", "output": "Output:   {path}",
-           "file": "Written:  {path}",
-           "time": "Time: {total:.2f} s (reading and deciding {read_and_decide:.2f}, "
-                   "projecting {project:.2f}, writing {write:.2f})",
-           **batch_cli.RUN_TEXT["en"]},
-    "es": {"decide": "Determinando", "project": "Proyectando",
-           "title": "Proyección de {input}", "read": "Filas leídas:     {n:,}",
-           "projected": "Proyectadas:      {n:,}", "not_entitled": "Sin derecho:      {n:,}",
-           "rejected": "Rechazadas:       {n:,} ({p:,} problemas)",
-           "sex": "Sexo indicado para {given:,} miembros; combinado para {blended:,}",
-           "payments": "Pagos esperados, todos los años: {v}",
-           "pv": "Valor presente al {rate}: {v}", "output": "Resultado: {path}",
-           "file": "Escrito:   {path}",
-           "time": "Tiempo: {total:.2f} s (lectura y determinación {read_and_decide:.2f}, "
-                   "proyección {project:.2f}, escritura {write:.2f})",
-           **batch_cli.RUN_TEXT["es"]},
-}
+# i18n/<lang>/cli.toml: what `project` says, and what every run says when it stops short
+TEXT = {lang: {**catalog(lang)["project_run"], **batch_cli.RUN_TEXT[lang]} for lang in LANGS}
 
 
 @click.command("project")

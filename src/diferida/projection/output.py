@@ -11,27 +11,11 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from ..i18n import LANGS, catalog
 from .engine import Projection
 
 MONEY = pl.Decimal(20, 2)
-HEADERS = {
-    "en": {"fiscal_year": "fiscal_year", "starts": "starts", "members_in_pay": "members_in_pay",
-           "payments": "payments", "pv": "pv_", "fy": "FY", "total": "TOTAL",
-           "participant_id": "participant_id", "status": "status", "start_date": "start_date",
-           "first_payment": "first_payment", "monthly_amount": "monthly_amount",
-           "sheet": "projection", "assumptions": "assumptions",
-           "chart_title": "Expected deferred pension payments by fiscal year",
-           "chart_y": "payments (USD)", "chart_x": "fiscal year", "item": "item",
-           "value": "value"},
-    "es": {"fiscal_year": "año_fiscal", "starts": "inicios", "members_in_pay": "en_pago",
-           "payments": "pagos", "pv": "vp_", "fy": "AF", "total": "TOTAL",
-           "participant_id": "participant_id", "status": "estado", "start_date": "fecha_inicio",
-           "first_payment": "primer_pago", "monthly_amount": "importe_mensual",
-           "sheet": "proyeccion", "assumptions": "supuestos",
-           "chart_title": "Pagos esperados de pensiones diferidas por año fiscal",
-           "chart_y": "pagos (USD)", "chart_x": "año fiscal", "item": "concepto",
-           "value": "valor"},
-}
+HEADERS = {lang: catalog(lang)["project_headers"] for lang in LANGS}  # i18n/<lang>/cli.toml
 PICTURES = {".png": "png", ".svg": "svg"}
 
 

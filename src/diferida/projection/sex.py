@@ -10,16 +10,12 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from ..i18n import LANGS, catalog
 from .engine import FEMALE, MALE, UNKNOWN
 
 SEX_COLUMN = "sex"
 CODE = "unknown_sex"
-MESSAGES = {
-    "en": "Sex (sex): '{value}' is not F or M (leave it empty when unknown: the two sexes' "
-          "rates are then blended)",
-    "es": "Sexo (sex): '{value}' no es F ni M (déjelo vacío si no se conoce: se combinan "
-          "entonces las tasas de ambos sexos)",
-}
+MESSAGES = {lang: catalog(lang)["project_sex"]["invalid"] for lang in LANGS}  # i18n/<lang>/cli.toml
 
 
 def check_sex(frame: pl.DataFrame, lang: str) -> tuple[np.ndarray, pl.DataFrame]:

@@ -158,7 +158,7 @@ async def post_batch(
         slots = request.app.state.batch_slots = asyncio.Semaphore(
             max(1, settings.batch_concurrency))
     if slots.locked():
-        raise APIError(503, [problem("file", "busy", BUSY.get(lang_, BUSY["en"]))],
+        raise APIError(503, [problem("file", "busy", messages.text(lang_, "busy"))],
                        headers={"Retry-After": str(BATCH_RETRY_AFTER)})
     async with slots:
         body = await run_in_threadpool(_evaluate_file, data, filename, separator, as_of_date,
@@ -167,8 +167,6 @@ async def post_batch(
 
 
 BATCH_RETRY_AFTER = 5  # seconds
-BUSY = {"es": "El servidor está evaluando otros archivos; inténtelo de nuevo en unos segundos",
-        "en": "The server is evaluating other files; try again in a few seconds"}
 # refusals for the size of what a file holds (the rest: the file cannot be used)
 TOO_LARGE = frozenset({"too_many_rows", "too_many_columns", "too_many_cells", "too_much_text",
                        "too_unzipped"})
