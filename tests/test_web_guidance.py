@@ -261,7 +261,7 @@ def test_next_steps_per_status_and_reason(client, lang, fields, says):
 
 def copy_shipped(folder: Path, name: str, lang: str) -> Path:
     path = folder / f"{name}_{lang}.toml"
-    shutil.copyfile(str(resources.files("diferida.web") / f"{name}_{lang}.toml"), path)
+    shutil.copyfile(str(guidance.shipped_path(name, lang)), path)
     return path
 
 
@@ -347,7 +347,7 @@ def test_the_glossary_page_has_an_anchor_per_term(client, url, lang, title):
 def test_the_help_of_the_fields_links_to_the_glossary(client, lang, href):
     r = client.get(f"/?lang={lang}")
     labels = tomllib.loads(
-        (resources.files("diferida.web") / f"labels_{lang}.toml").read_text("utf-8"))
+        (resources.files("diferida") / "i18n" / lang / "web" / "labels.toml").read_text("utf-8"))
     linked = {name: f for name, f in labels["fields"].items() if "glossary" in f}
     assert {f["glossary"] for f in linked.values()} >= {
         "servicios-acreditables", "retribucion-promedio", "reembolso-de-aportaciones"}

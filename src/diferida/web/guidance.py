@@ -3,11 +3,11 @@
 
 Every figure of the scenario panel is the core's own answer for that date
 (`diferida.evaluate` with the date changed); nothing here applies a rule.
-The words come from TOML files shipped beside this module:
+The words come from the catalogs of each language (i18n/<lang>/web/):
 
-    scenarios_{lang}.toml    the panel's words
-    next_steps_{lang}.toml   what to do next, per status and reason
-    glossary_{lang}.toml     the glossary page (/glosario)
+    scenarios.toml    the panel's words
+    next_steps.toml   what to do next, per status and reason
+    glossary.toml     the glossary page (/glosario)
 
 `next_steps` and `glossary` may be replaced by an administrator: a file of
 the same name in the directory named by DIFERIDA_WEB_TEXTS_DIR replaces the
@@ -64,11 +64,17 @@ class TextsError(ValueError):
 
 # ---------------------------------------------------------------- the texts
 
+def shipped_path(name: str, lang: str) -> Any:
+    """The shipped texts file `name` of `lang`: i18n/<lang>/web/<name>.toml
+    (a language is one folder of catalogs, the web page's included)."""
+    return resources.files("diferida") / "i18n" / lang / "web" / f"{name}.toml"
+
+
 @cache
 def _shipped(name: str, lang: str) -> dict[str, Any]:
     if lang not in LANGS:
         raise ValueError(f"unknown language {lang!r}; use one of {', '.join(LANGS)}")
-    text = (resources.files("diferida.web") / f"{name}_{lang}.toml").read_text("utf-8")
+    text = shipped_path(name, lang).read_text("utf-8")
     return tomllib.loads(text)
 
 

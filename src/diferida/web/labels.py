@@ -1,4 +1,4 @@
-"""The page's own texts (labels_es.toml, labels_en.toml). Everything the
+"""The page's own texts (i18n/<lang>/web/labels.toml). Everything the
 computation says — headlines, explanations, input errors — comes from the
 core catalog instead, so the page never words a rule differently."""
 
@@ -13,14 +13,14 @@ from diferida.i18n import DEFAULT_LANG, LANGS, Keep
 from diferida.rules import DEFAULT_RULES, load_rules
 from diferida.words import law_words
 
-__all__ = ["DEFAULT_LANG", "LANGS", "choose_lang", "labels", "plural"]
+__all__ = ["DEFAULT_LANG", "LANGS", "choose_lang", "labels", "next_lang", "plural"]
 
 
 @cache
 def _raw(lang: str) -> dict[str, Any]:
     if lang not in LANGS:
         raise ValueError(f"unknown language {lang!r}; use one of {', '.join(LANGS)}")
-    text = (resources.files("diferida.web") / f"labels_{lang}.toml").read_text("utf-8")
+    text = (resources.files("diferida") / "i18n" / lang / "web" / "labels.toml").read_text("utf-8")
     return tomllib.loads(text)
 
 
@@ -50,3 +50,9 @@ def choose_lang(value: str | None) -> str:
 
 def plural(forms: list[str], n: int) -> str:
     return forms[0 if n == 1 else 1].format(n=n)
+
+
+def next_lang(lang: str) -> str:
+    """The language the page's switch offers: the next of LANGS, in turn (with
+    two languages, the other one)."""
+    return LANGS[(LANGS.index(lang) + 1) % len(LANGS)]

@@ -40,7 +40,7 @@ from diferida.rules import builtin_names, load_rules
 from . import forms, guidance
 from .drafts import DRAFTS
 from .forms import FormState
-from .labels import LANGS, choose_lang, labels
+from .labels import LANGS, choose_lang, labels, next_lang
 from .view import carried, comparison_view, estimate_words, result_view
 
 STATIC_DIR = Path(str(resources.files("diferida.web") / "static"))
@@ -96,7 +96,7 @@ def _today() -> date:
 
 def _context(state: FormState, printable: bool) -> dict:
     lang = state.lang
-    other = next(x for x in LANGS if x != lang)
+    other = next_lang(lang)
     default = load_rules(forms.DEFAULT_RULES)
     return {
         "lang": lang,
@@ -268,7 +268,7 @@ async def glossary_page_en(request: Request) -> HTMLResponse:
 
 
 def _glossary(lang: str) -> HTMLResponse:
-    other = next(x for x in LANGS if x != lang)
+    other = next_lang(lang)
     html = env.get_template("glossary.html").render(
         lang=lang, other_lang=other, t=labels(lang), g=guidance.glossary(lang),
         other_href=guidance.glossary_href(other))
