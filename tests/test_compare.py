@@ -336,8 +336,17 @@ def test_rules_diff_of_a_rate_and_minimum_reform(tmp_path):
 
 
 def test_rules_diff_of_the_same_rules_says_so():
-    proc = run_cli("rules", "diff", "article19", "article19")
+    proc = run_cli("rules", "diff", "article19", "article19", "--lang", "en")
     assert proc.returncode == 0 and "No differences" in proc.stdout
+
+
+def test_rules_diff_speaks_spanish_by_default():
+    proc = run_cli("rules", "diff", "article19", AGE67)
+    assert proc.returncode == 0
+    assert "ILUSTRATIVA, NO ES LEY" in proc.stdout and "qué" in proc.stdout
+    assert "ILLUSTRATIVE" not in proc.stdout
+    same = run_cli("rules", "diff", "article19", "article19")
+    assert "Sin diferencias: las dos reglas dicen lo mismo." in same.stdout
 
 
 # ---- one person ---------------------------------------------------------------

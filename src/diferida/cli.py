@@ -247,7 +247,9 @@ def rules_list() -> None:
 @click.argument("a")
 @click.argument("b")
 @click.option("--json", "as_json", is_flag=True, help="Print the differences as JSON.")
-def rules_diff_cmd(a: str, b: str, as_json: bool) -> None:
+@click.option("--lang", type=click.Choice(LANGS), default=LANGS[0], show_default=True,
+              help="Language of the table's words.")
+def rules_diff_cmd(a: str, b: str, as_json: bool, lang: str) -> None:
     """Show what rules B change from rules A (names or files), line by line,
     with the citation of each changed line. Exit 0 either way."""
     from .compare.diff import diff_rows
@@ -262,15 +264,18 @@ def rules_diff_cmd(a: str, b: str, as_json: bool) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from .i18n import catalog
+
+    words = catalog(lang)["rules_diff"]
     console = Console()
     for label, r in (("A", ra), ("B", rb)):
-        note = "  [bold]ILLUSTRATIVE, NOT LAW[/bold]" if r.illustrative else ""
+        note = f"  [bold]{words['illustrative']}[/bold]" if r.illustrative else ""
         console.print(f"{label}: {r.name} ({r.version}){note}", highlight=False)
     if not rows:
-        console.print("No differences: the two rule sets say the same.")
+        console.print(words["none"])
         return
     t = Table(show_header=True, header_style="bold", show_lines=True)
-    for head in ("what", f"A: {ra.name}", f"B: {rb.name}", "citation"):
+    for head in (words["what"], f"A: {ra.name}", f"B: {rb.name}", words["citation"]):
         t.add_column(head, overflow="fold")
     for row in rows:
         t.add_row(*row)
