@@ -15,8 +15,10 @@ Errors are pydantic's, with this project's wording (`message_of`); the loader
 from __future__ import annotations
 
 import re
+import tomllib
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
+from importlib import resources
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -33,18 +35,20 @@ from pydantic_core import PydanticCustomError
 
 from .fields import MONEY_DIGITS, MONEY_PLACES, SERVICE_DIGITS, SERVICE_PLACES
 
-# ---- the bounds -------------------------------------------------------------
+# ---- the bounds (data/rules_bounds.toml) -----------------------------------
 
-RATE_PLACES = 10  # decimal places of a rate (1.5% is 0.015: 3 places)
-MAX_RATE = Decimal(1)  # the whole average compensation a year
-MAX_YEARS = Decimal(200)  # a service threshold or limit, in years
-MAX_AGE = 150  # the age a route asks for
-MAX_ENTRY_AGE = 100  # the data check's minimum age at first entry
-MAX_MONTHLY = Decimal(1_000_000)  # a later law's monthly minimum, dollars
-MAX_BRACKETS = 20  # brackets of one scale
-MAX_ROUTES = 20
-MAX_TEXT = 2_000  # characters of one text (a title, a citation)
-MAX_NAME = 100  # characters of a rules set's name or a route's id
+_BOUNDS = tomllib.loads(
+    (resources.files("diferida") / "data" / "rules_bounds.toml").read_text("utf-8"))
+RATE_PLACES = int(_BOUNDS["rate_places"])
+MAX_RATE = Decimal(_BOUNDS["max_rate"])
+MAX_YEARS = Decimal(_BOUNDS["max_years"])
+MAX_AGE = int(_BOUNDS["max_age"])
+MAX_ENTRY_AGE = int(_BOUNDS["max_entry_age"])
+MAX_MONTHLY = Decimal(_BOUNDS["max_monthly"])
+MAX_BRACKETS = int(_BOUNDS["max_brackets"])
+MAX_ROUTES = int(_BOUNDS["max_routes"])
+MAX_TEXT = int(_BOUNDS["max_text"])
+MAX_NAME = int(_BOUNDS["max_name"])
 REGIMES = ("pre1990", "new")
 GROUPS = ("general", "police", "firefighter")
 
@@ -88,7 +92,7 @@ def _decimal(places: int, most: Decimal, what: str, *, unit: str = ""):
         if d < 0:
             raise _fail(f"must not be negative: {_shown(value)}")
         if d > most:
-            above = ("is above 1 (the whole compensation a year): not a pension rate"
+            above = (f"is above {MAX_RATE} (the whole compensation a year): not a pension rate"
                      if what == "rate" else f"is more than {most}{unit}")
             raise _fail(f"'{value}' {above}")
         if -d.normalize().as_tuple().exponent > places:
