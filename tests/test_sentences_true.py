@@ -200,13 +200,14 @@ def test_a_tie_in_the_past_opened_and_a_tie_in_the_future_will_open():
                             separation_date="2013-01-01", creditable_service_years="25",
                             group="police"))  # 19.1(b) at 55 (2035) and 19.4(a) at 50 (2030)
     assert future.route == "19.4(a)"
-    tie = ev(participant(birth_date="1980-01-01", entry_date="1988-01-01",
-                         separation_date="2030-01-01", creditable_service_years="25",
+    # separated in 2031 at 56 with 25 years: 19.1(b) and 19.4(a) open that day
+    tie = ev(participant(birth_date="1975-01-01", entry_date="1988-01-01",
+                         separation_date="2031-01-01", creditable_service_years="25",
                          group="police"), as_of=date(2026, 12, 1))
-    text = finding(tie, "eligibility").text
-    if len(finding(tie, "eligibility").values.get("tied_routes", [])) > 1:
-        assert "se abrirá también" in text or "se abrirán también" in text
-        assert "la primera en abrirse" not in text
+    f = finding(tie, "eligibility")
+    assert f.values["tied_routes"] == ["19.1(b)", "19.4(a)"]
+    assert "Ese mismo día se abrirá también la vía de la Regla 19.4(a)" in f.text
+    assert "la primera en abrirse" not in f.text
 
 
 # ---- 5. the statute of the member's regime ----------------------------------
