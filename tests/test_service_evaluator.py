@@ -62,15 +62,15 @@ def outcome(fn, parsed):
 def test_a_batch_of_varied_participants_gets_exactly_the_answers_each_gets_alone(seed):
     rnd = random.Random(seed)
     bodies = [random_body(rnd, i) for i in range(120)]
-    together = evaluate_many([parse(b, ()) for b in bodies])
+    together = evaluate_many([parse(b) for b in bodies])
     kinds = set()
     for body, result in zip(bodies, together):
-        alone = outcome(determine, parse(body, ()))
+        alone = outcome(determine, parse(body))
         got = (("refused", result.problems) if isinstance(result, RequestProblems)
                else ("ok", result.to_dict()))
         assert got == alone, body
         # alone through the evaluator too: a table of only its own fields
-        (single,) = evaluate_many([parse(body, ())])
+        (single,) = evaluate_many([parse(body)])
         assert (("refused", single.problems) if isinstance(single, RequestProblems)
                 else ("ok", single.to_dict())) == alone, body
         kinds.add(got[0] if got[0] == "refused" else got[1]["status"])
@@ -85,12 +85,12 @@ def test_concurrent_requests_through_the_evaluator_are_answered_each_with_its_ow
 
     async def all_at_once():
         ev = Evaluator(max_batch=16)
-        return await asyncio.gather(*[ev(parse(b, ())) for b in bodies],
+        return await asyncio.gather(*[ev(parse(b)) for b in bodies],
                                     return_exceptions=True)
 
     results = asyncio.run(all_at_once())
     for body, result in zip(bodies, results):
-        alone = outcome(determine, parse(body, ()))
+        alone = outcome(determine, parse(body))
         got = (("refused", result.problems) if isinstance(result, RequestProblems)
                else ("ok", result.to_dict()))
         assert got == alone

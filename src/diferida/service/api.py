@@ -27,15 +27,17 @@ from .errors import APIError, parse_json_object, problem
 from .participant import RequestProblems, field_problem, id_problem, normalised_id, parse
 from .schemas import (
     ID_PATTERN,
+    MAX_DB_ID,
     AuditList,
     BatchOut,
+    CaseBody,
     CaseList,
     CaseOut,
     Determination,
     Errors,
     Health,
+    ParticipantBody,
     Reproduction,
-    participant_schema,
     request_body,
 )
 from .store import AuditQuery, Case, CaseConflict, CaseProblem, NewEvent, Store, User
@@ -43,8 +45,6 @@ from .store import AuditQuery, Case, CaseConflict, CaseProblem, NewEvent, Store,
 __all__ = ["router"]
 
 router = APIRouter()
-MAX_DB_ID = 2**63 - 1
-NOTE_LIMIT = 2000
 PID_LIMIT = 200  # the store's column
 # Texts of the explanation may be reworded between releases without changing
 # the decision; `decision_identical` compares everything else.
@@ -84,12 +84,12 @@ def health(request: Request) -> JSONResponse:
 
 @router.post("/api/v1/determinations", tags=["determinations"],
              response_model=Determination, responses=ERRORS_422,
-             openapi_extra=request_body(participant_schema(case=False)))
+             openapi_extra=request_body(ParticipantBody))
 async def post_determination(request: Request) -> JSONResponse:
     """Evaluate one participant: a JSON object of SPEC §1 fields, plus `lang`
     (es | en) and optionally `rules`. Public; nothing is stored or logged."""
     body = parse_json_object(await request.body(), _lang(request))
-    parsed = parse(body, ())
+    parsed = parse(body)
     evaluator = request.app.state.evaluator
     try:
         d = await evaluator(parsed)
@@ -258,22 +258,10 @@ def _cases_json(store: Store, cases: list[Case]) -> list[dict[str, Any]]:
 
 
 def _check_case_options(parsed, lang: str) -> tuple[int | None, str | None]:
+    """The case's options (their types checked by `CaseBody`) and its
+    participant id, which a case must have."""
     supersedes = parsed.options.get("supersedes")
     note = parsed.options.get("note")
-    if supersedes is not None and (isinstance(supersedes, bool) or not isinstance(supersedes, int)
-                                   or not 1 <= supersedes <= MAX_DB_ID):
-        parsed.problems.append(field_problem(lang, "supersedes", "not_an_integer",
-                                             str(supersedes)))
-        supersedes = None
-    if note is not None and not isinstance(note, str):
-        parsed.problems.append(field_problem(lang, "note", "not_text"))
-        note = None
-    elif note is not None and len(note) > NOTE_LIMIT:
-        parsed.problems.append(field_problem(lang, "note", "too_long", None, limit=NOTE_LIMIT))
-        note = None
-    elif note is not None and "\x00" in note:
-        parsed.problems.append(field_problem(lang, "note", "nul_character"))
-        note = None
     # the id as the core reads it (trimmed): "AZ-1 " and "AZ-1" are one participant
     pid = normalised_id(parsed.fields.get("participant_id"))
     if pid is None:
@@ -289,7 +277,7 @@ def _check_case_options(parsed, lang: str) -> tuple[int | None, str | None]:
              responses={**ERRORS_422, **ERRORS_AUTH,
                         409: {"model": Errors, "description": "The participant already has a "
                               "case, or the superseded case is not the current version."}},
-             openapi_extra=request_body(participant_schema(case=True)))
+             openapi_extra=request_body(CaseBody))
 async def post_case(request: Request, user: Analyst) -> JSONResponse:
     """Record a determination for a participant. The server evaluates the inputs
     itself. A correction names the current version in `supersedes`; nothing is
@@ -303,7 +291,7 @@ async def post_case(request: Request, user: Analyst) -> JSONResponse:
             "case.create", request.method, path, exc.status, user=user,
             detail="refused: " + ", ".join(p["code"] for p in exc.problems)))
         raise
-    parsed = parse(body, ("supersedes", "note"))
+    parsed = parse(body, CaseBody)
     supersedes, note = _check_case_options(parsed, parsed.lang)
     action = "case.correct" if supersedes is not None else "case.create"
     pid = normalised_id(parsed.fields.get("participant_id"))

@@ -191,7 +191,14 @@ def _route(scope) -> str:
 def parse_json_object(body: bytes, lang: str) -> dict[str, Any]:
     """The body as a JSON object. Numbers with a fraction are kept as exact
     decimals (30000.5 stays 30000.5), NaN/Infinity are refused, and a key
-    given twice is an error rather than silently taking the last one."""
+    given twice is an error rather than silently taking the last one.
+
+    This thin guard stays before the body models (`schemas.ParticipantBody`,
+    validated in `participant.parse`) because a model sees a body only once
+    it is a dict: pydantic's JSON reader keeps the last of two equal keys
+    without a word, and it would read a number with a fraction as a float
+    for a field that also accepts text; a lone surrogate is valid JSON but
+    no text. Hence FastAPI is not asked to parse these bodies."""
     from decimal import Decimal
 
     duplicates: list[str] = []

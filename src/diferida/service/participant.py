@@ -8,13 +8,17 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from pydantic import BaseModel, ValidationError
+
 from ..core import InputError, evaluate
 from ..determination import Determination
+from ..fields import FIELD_NAMES
 from ..i18n import DEFAULT_LANG, LANGS
 from ..rules import Rules, builtin_names, load_rules
 from ..words import field_label
 from . import messages
 from .errors import problem
+from .schemas import NOTE_LIMIT, ParticipantBody, body_error
 
 # JSON numbers are read as exact decimals; a number written with an absurd
 # exponent is left in its written form for validation to refuse, rather than
@@ -48,33 +52,44 @@ class Parsed:
     problems: list[dict[str, Any]] = field(default_factory=list)
 
 
-def parse(body: dict[str, Any], option_names: tuple[str, ...]) -> Parsed:
-    """Split a body into participant fields and options, checking the options
-    and the JSON types; the fields themselves are the core's to validate."""
+def parse(body: dict[str, Any], model: type[BaseModel] = ParticipantBody) -> Parsed:
+    """Validate a body (read by `errors.parse_json_object`) with its model
+    (`schemas.ParticipantBody`, `schemas.CaseBody`): the JSON type of every
+    field and the options; every problem is named in the request's language.
+    The fields' values are the core's to validate."""
     raw_lang = body.get("lang")
     lang = raw_lang if raw_lang in LANGS else DEFAULT_LANG
+    refused: dict[str, str] = {}
+    try:
+        model.model_validate(body)  # strict: nothing converted
+    except ValidationError as exc:
+        for e in exc.errors():
+            refused.setdefault(str(e["loc"][0]), e["type"])
     problems: list[dict[str, Any]] = []
-    if raw_lang is not None and raw_lang not in LANGS:
-        problems.append(field_problem(lang, "lang", "unknown_lang", raw_lang))
-    rules = load_rules(None)
-    raw_rules = body.get("rules")
-    if raw_rules is not None:
-        if isinstance(raw_rules, str) and raw_rules in builtin_names():
-            rules = load_rules(raw_rules)
-        else:
-            problems.append(field_problem(lang, "rules", "unknown_rules", raw_rules,
-                                          names=", ".join(builtin_names())))
+    # the language and the rules first, then the rest in the order given
+    place = {k: i for i, k in enumerate(body)}
+    for key in sorted(refused, key=lambda k: (k not in ("lang", "rules"), k != "lang",
+                                              place.get(k, 0))):
+        code, shown = body_error(model, key, refused[key])
+        kw = {"names": ", ".join(builtin_names())} if code == "unknown_rules" else {}
+        if code == "too_long":
+            kw["limit"] = NOTE_LIMIT
+        problems.append(field_problem(lang, key, code, body[key] if shown else None, **kw))
+    # a name the model accepted is a built-in one
+    named = body.get("rules") if "rules" not in refused else None
+    rules = load_rules(named)
+    options_in = set(model.model_fields) - set(FIELD_NAMES) - {"lang", "rules"}
+    # the types are strict, so the values the model accepted are those given:
+    # they are taken from the body, in its order (a case's inputs are stored so)
     fields: dict[str, Any] = {}
     options: dict[str, Any] = {}
     for key, value in body.items():
-        if key in ("lang", "rules"):
+        if key in ("lang", "rules") or key in refused:
             continue
-        if key in option_names:
+        if key in options_in:
             options[key] = value
-        elif value is None or isinstance(value, str | int | bool | Decimal):
-            fields[key] = input_value(value)
         else:
-            problems.append(field_problem(lang, key, "not_a_scalar", None))
+            fields[key] = input_value(value)
     pid = fields.get("participant_id")
     bad = id_problem(lang, pid) if isinstance(pid, str) else None
     if bad is not None:

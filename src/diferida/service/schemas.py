@@ -1,17 +1,31 @@
-"""Shapes of requests and responses, for the OpenAPI documentation at /docs.
+"""Shapes of requests and responses: the request bodies the API validates
+(`ParticipantBody`, `CaseBody`) and the answers documented at /docs.
 
-The endpoints parse bodies themselves (exact decimals, every bad field named
-at once, the core's own messages), so the request schemas document; they do
-not validate. They say what is required and what each field accepts; the
-core still checks what a schema cannot (a real calendar date, a birth before
-entry, ...) and answers 422 naming the field."""
+A JSON body is read in two steps. `errors.parse_json_object` reads the raw
+JSON (see why there), then a body model checks the JSON type of every field
+and the request's options (`lang`, `rules`, `supersedes`, `note`). The
+values of the SPEC §1 fields are the core's to validate (a real calendar
+date, a birth before entry, exact decimals, ...: every bad field named at
+once, in the core's words); the models say what is required and what each
+field accepts, and they are the request schemas of the OpenAPI document."""
 
 from __future__ import annotations
 
 import copy
-from typing import Any
+from decimal import Decimal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    InstanceOf,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    WithJsonSchema,
+    create_model,
+)
 
 Scalar = str | int | float | bool | None
 
@@ -102,34 +116,93 @@ def _field_schema(f, id_limit: int | None) -> dict[str, Any]:
     return schema
 
 
-def participant_schema(*, case: bool) -> dict[str, Any]:
-    """The JSON schema of a request body: the SPEC §1 fields and the options.
-    For a case, the participant id is required too."""
+NOTE_LIMIT = 2000
+MAX_DB_ID = 2**63 - 1
+# A SPEC §1 field as JSON: text, a whole number, true/false, a number with a
+# fraction (read as an exact Decimal by parse_json_object, never a float) or
+# null; what the value means is the core's to check.
+JsonScalar = StrictStr | StrictInt | StrictBool | InstanceOf[Decimal] | None
+
+
+class _Body(BaseModel):
+    """A request body: a key that is no field of the body still has to be a
+    JSON scalar; the core then refuses it by name (unknown_field)."""
+
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[str, JsonScalar] = Field(init=False)
+
+
+def _body_model(name: str, *, case: bool) -> type[BaseModel]:
+    """The model of a request body: the SPEC §1 fields and the options. For a
+    case, the participant id is required too (and `supersedes`, `note`). Every
+    field may be absent in Python: a missing field is named by the core, with
+    every other bad field; the document marks the required ones."""
     from ..fields import FIELDS
     from ..i18n import LANGS
     from ..rules import builtin_names
 
     id_limit = 200 if case else None
-    props = {f.name: _field_schema(f, id_limit) for f in FIELDS}
-    props["lang"] = {"type": "string", "enum": list(LANGS), "default": "es",
-                     "description": "Language of the explanation and messages."}
-    props["rules"] = {"type": "string", "enum": list(builtin_names()),
-                      "description": "Built-in rules name (default article19)."}
+    langs, names = tuple(LANGS), tuple(builtin_names())
+    fields: dict[str, Any] = {
+        f.name: (Annotated[JsonScalar, WithJsonSchema(_field_schema(f, id_limit))], None)
+        for f in FIELDS}
+    fields["lang"] = (Annotated[Literal[langs] | None, WithJsonSchema(  # type: ignore[valid-type]
+        {"type": "string", "enum": list(langs),
+         "description": "Language of the explanation and messages."})],
+                      Field(None, json_schema_extra={"default": "es"}))
+    fields["rules"] = (Annotated[Literal[names] | None, WithJsonSchema(  # type: ignore[valid-type]
+        {"type": "string", "enum": list(names),
+         "description": "Built-in rules name (default article19)."})], None)
     required = [f.name for f in FIELDS if f.required]
     example: dict[str, Any] = {**EXAMPLE_PARTICIPANT, "lang": "en"}
     if case:
-        props["supersedes"] = {"anyOf": [{"type": "integer", "minimum": 1,
-                                          "maximum": 2**63 - 1}, {"type": "null"}],
-                               "description": "Id of the case this one corrects (required when "
-                               "the participant already has a case; it must be the current "
-                               "version)."}
-        props["note"] = {"anyOf": [{"type": "string", "maxLength": 2000,
-                                    "pattern": r"^[^\x00]*$"}, {"type": "null"}],
-                         "description": "Why this case was recorded or corrected."}
+        fields["supersedes"] = (Annotated[StrictInt, Field(ge=1, le=MAX_DB_ID)] | None, Field(
+            None, description="Id of the case this one corrects (required when the "
+            "participant already has a case; it must be the current version)."))
+        fields["note"] = (Annotated[StrictStr, Field(max_length=NOTE_LIMIT,
+                                                     pattern=r"^[^\x00]*$")] | None,
+                          Field(None, description="Why this case was recorded or corrected."))
         required = ["participant_id", *required]
         example["note"] = "first determination"
-    return {"type": "object", "properties": props, "required": required,
-            "additionalProperties": False, "example": example}
+
+    def document(schema: dict[str, Any]) -> None:
+        for prop in schema["properties"].values():
+            prop.pop("title", None)
+            if "default" in prop and prop["default"] is None:
+                del prop["default"]  # absent, not null: the core's default
+        schema.pop("title", None)
+        # any other key is refused, by the core, naming it (unknown_field)
+        schema.update(required=required, additionalProperties=False, example=example)
+
+    # the document's finishing touches, where the model is configured
+    base = type(f"_{name}", (_Body,), {"model_config": ConfigDict(
+        extra="allow", json_schema_extra=document)})
+    return create_model(name, __base__=base, **fields)
+
+
+# What a body model's error means, in the API's codes (service.toml): per
+# field, pydantic's error type -> (code, whether the message shows the value).
+# Any other field that is not a JSON scalar: not_a_scalar.
+BODY_ERRORS: dict[str, dict[str | None, tuple[str, bool]]] = {
+    "lang": {None: ("unknown_lang", True)},
+    "rules": {None: ("unknown_rules", True)},
+    "supersedes": {None: ("not_an_integer", True)},
+    "note": {None: ("not_text", False), "string_too_long": ("too_long", False),
+             "string_pattern_mismatch": ("nul_character", False)},
+}
+
+
+def body_error(model: type[BaseModel], field: str, error_type: str) -> tuple[str, bool]:
+    """The API's code for an error of a body model on `field`, and whether
+    its message shows the value given."""
+    codes = BODY_ERRORS.get(field) if field in model.model_fields else None
+    if codes is None:
+        return "not_a_scalar", False
+    return codes.get(error_type, codes[None])
+
+
+ParticipantBody = _body_model("ParticipantBody", case=False)
+CaseBody = _body_model("CaseBody", case=True)
 
 
 class Problem(BaseModel):
@@ -282,9 +355,12 @@ class Health(BaseModel):
     version: str
 
 
-def request_body(schema: dict[str, Any]) -> dict[str, Any]:
-    """`openapi_extra` documenting a JSON body that the endpoint reads itself."""
-    return {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}}}
+def request_body(model: type[BaseModel]) -> dict[str, Any]:
+    """`openapi_extra` documenting a JSON body by its model. The endpoint reads
+    the raw body first (`errors.parse_json_object`), then validates it with the
+    model (`participant.parse`), so FastAPI is not asked to parse it."""
+    return {"requestBody": {"required": True, "content": {"application/json": {
+        "schema": model.model_json_schema()}}}}
 
 
 def complete_responses(openapi: dict[str, Any]) -> dict[str, Any]:
