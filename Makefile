@@ -9,7 +9,9 @@ HOST    ?= 127.0.0.1
 PORT    ?= 8000
 PIP     := $(PY) -m pip install --quiet --disable-pip-version-check
 QUIET   := 2>&1 | grep -v '^WARNING: Location' || true
-PYTEST  := $(VENV)/bin/pytest -n 2 --dist loadfile
+# two workers; a worker that runs out of tests takes half of the other's
+# (worksteal), so a large file (the accessibility states) is shared too
+PYTEST  := $(VENV)/bin/pytest -n 2 --dist worksteal
 # the engine's tests, run a second time without the speed layer's unstable
 # Polars APIs (src/diferida/speed, docs/speed.md)
 CORE_TESTS := tests/test_19_*.py tests/test_spec_examples.py tests/test_properties.py \

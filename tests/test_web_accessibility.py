@@ -5,15 +5,25 @@ axe-core's script inside the package: nothing is fetched).
 
 Every state — the empty form, each kind of mistake, each kind of answer, the
 printable page and the glossary when there is one — is visited in Spanish and
-English, at 1280 and 375 px wide, with JavaScript on and off; each must have
-no axe violation, the tab title must say what the page holds, and a
-screenshot is saved under test-output/web/a11y/.
+English, with JavaScript on and off, and checked at each width (1280 and 375
+px); each must have no axe violation, the tab title must say what the page
+holds, and a screenshot at each width is saved under test-output/web/a11y/.
+
+A state is reached once, at the narrowest width (where a control is the
+hardest to reach), and checked at each width in turn by resizing the same
+page: the server's HTML does not depend on the width, and neither does the
+page's script (only the style sheet does). axe-core is put in a page once
+and run at each width.
 
 axe-core is itself a script: in a page with JavaScript disabled it cannot
 run. So the page without JavaScript is produced by a browser with JavaScript
 off (forms posted natively), and that exact HTML is then checked by axe in a
-second page of the same size, served the same URL and style sheet, with the
-page's own script left out.
+second page, served the same URL and style sheet, with the page's own script
+left out.
+
+A new state is one line of STATES (what is typed, the button, the kind of
+page); the test runs it in both languages, with and without JavaScript, at
+every width (see CONTRIBUTING.md).
 
 Also here: the printed page (nothing wider than the paper, all text black)
 and the error summary's links (the field's label and message in view)."""
@@ -136,24 +146,34 @@ def reach(page, base: str, lang: str, state: str, js: bool) -> bool:
     return True
 
 
-def axe_violations(checker_context, page, js: bool) -> list[dict]:
-    from axe_playwright_python.sync_playwright import Axe
+AXE_OPTIONS = {"runOnly": {"type": "tag", "values": WCAG_TAGS}, "resultTypes": ["violations"]}
+AXE_RUN = "options => axe.run(document, options).then(results => results.violations)"
 
-    options = {"runOnly": {"type": "tag", "values": WCAG_TAGS}, "resultTypes": ["violations"]}
+
+def axe_violations(page) -> list[dict]:
+    """axe-core's violations in the page as it is now; the script is put in
+    the page once (it stays until the page loads another document)."""
+    if not page.evaluate("typeof window.axe === 'object'"):
+        from axe_playwright_python.sync_playwright import Axe
+
+        page.evaluate(Axe().axe_script)
+    return page.evaluate(AXE_RUN, AXE_OPTIONS)
+
+
+def page_for_axe(checker_context, page, js: bool):
+    """The page axe checks: the page itself with JavaScript; without it, the
+    exact HTML the browser without JavaScript holds, at its URL, in a page
+    where axe can run (the page's own script left out: see the docstring)."""
     if js:
-        return Axe().run(page, options=options).response["violations"]
-    # The exact HTML the browser without JavaScript holds, at its URL, in a page
-    # where axe can run (the page's own script is left out: see the docstring).
+        return page
     html, url = page.content(), page.url
     checker = checker_context.new_page()
-    try:
-        checker.route(lambda u: u == url, lambda route: route.fulfill(
-            status=200, content_type="text/html; charset=utf-8", body=html))
-        checker.goto(url)
-        assert checker.title() == page.title()
-        return Axe().run(checker, options=options).response["violations"]
-    finally:
-        checker.close()
+    checker.set_viewport_size(page.viewport_size)
+    checker.route(lambda u: u == url, lambda route: route.fulfill(
+        status=200, content_type="text/html; charset=utf-8", body=html))
+    checker.goto(url)
+    assert checker.title() == page.title()
+    return checker
 
 
 def describe(violations: list[dict]) -> str:
@@ -167,65 +187,71 @@ def describe(violations: list[dict]) -> str:
 
 @pytest.fixture(scope="module")
 def checker(browser):  # noqa: F811
-    """Contexts (one per width) in which axe checks the pages made without JavaScript."""
-    made = {}
-
-    def get(width: str):
-        if width not in made:
-            context = browser.new_context(viewport=VIEWPORTS[width])
-            context.route("**/web/static/*.js*", lambda route: route.fulfill(
-                status=200, content_type="text/javascript", body=""))
-            made[width] = context
-        return made[width]
-
-    yield get
-    for context in made.values():
-        context.close()
+    """A context in which axe checks the pages made without JavaScript."""
+    context = browser.new_context()
+    context.route("**/web/static/*.js*", lambda route: route.fulfill(
+        status=200, content_type="text/javascript", body=""))
+    yield context
+    context.close()
 
 
 # --- every state: 0 violations -----------------------------------------------------------
 
-@pytest.mark.parametrize("width", list(VIEWPORTS))
+# the width a state is reached at; then each width of VIEWPORTS in turn
+REACHED_AT = min(VIEWPORTS, key=lambda w: VIEWPORTS[w]["width"])
+
+
+@pytest.mark.parametrize("js", [True, False], ids=["js", "nojs"])
 @pytest.mark.parametrize("lang", ["es", "en"])
 @pytest.mark.parametrize("state", list(STATES))
 def test_every_state_has_no_wcag_2_1_aa_violation(browser, base_url, checker,  # noqa: F811
-                                                   state, lang, width):
-    """With JavaScript; the same states without it are in
-    test_web_accessibility_nojs.py (a file of their own, so that the suite's
-    two workers check both halves at once)."""
-    check_state(browser, base_url, checker, state, lang, width, js=True)
-
-
-def check_state(browser, base_url, checker, state, lang, width, js):  # noqa: F811
-    context = browser.new_context(viewport=VIEWPORTS[width], java_script_enabled=js)
+                                                   state, lang, js):
+    """The state at every width of VIEWPORTS, with JavaScript or without."""
+    context = browser.new_context(viewport=VIEWPORTS[REACHED_AT], java_script_enabled=js)
     errors: list[str] = []
+    found: dict[str, list[dict]] = {}
     try:
         page = context.new_page()
         page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
         if not reach(page, base_url, lang, state, js):
             pytest.skip("no glossary page")
-        kind = STATES[state][2]
-        assert page.get_attribute("html", "lang") == lang
-        check_title(page, kind)
-        if state == "police-19-4-reading":
-            assert page.locator("#reading-used").count() == 1
-        if state == "warnings":
-            assert page.locator(".warnings li").count() >= 2
-        if state in ("compare-changes", "printable-compare"):
-            assert page.locator("#comparison-table tbody tr").count() == 3
-            assert page.locator("#comparison-why").count() == 1
-        if state == "compare-same":
-            assert page.locator("#comparison-same").count() == 1
-        if state == "errors-compare":
-            assert page.locator("#e-compare").count() == 1
+        check_content(page, state, lang)
         A11Y_SHOTS.mkdir(parents=True, exist_ok=True)
         mode = "js" if js else "nojs"
-        page.screenshot(path=str(A11Y_SHOTS / f"{state}-{lang}-{width}-{mode}.png"), full_page=True)
-        violations = axe_violations(checker(width), page, js)
-        assert violations == [], describe(violations)
+        axe_page = page_for_axe(checker, page, js)
+        try:
+            for width in sorted(VIEWPORTS, key=lambda w: w != REACHED_AT):
+                page.set_viewport_size(VIEWPORTS[width])
+                axe_page.set_viewport_size(VIEWPORTS[width])
+                page.screenshot(path=str(A11Y_SHOTS / f"{state}-{lang}-{width}-{mode}.png"),
+                                full_page=True)
+                found[width] = axe_violations(axe_page)
+        finally:
+            if axe_page is not page:
+                axe_page.close()
     finally:
         context.close()
+    assert all(v == [] for v in found.values()), "\n".join(
+        f"at {width} px:\n{describe(v)}" for width, v in found.items() if v)
     assert errors == [], errors
+
+
+def check_content(page, state: str, lang: str) -> None:
+    """What the page of `state` must hold besides no violation: its language,
+    a title saying what it holds, and the parts the state is about."""
+    assert page.get_attribute("html", "lang") == lang
+    check_title(page, STATES[state][2])
+    if state == "police-19-4-reading":
+        assert page.locator("#reading-used").count() == 1
+    if state == "warnings":
+        assert page.locator(".warnings li").count() >= 2
+    if state in ("compare-changes", "printable-compare"):
+        assert page.locator("#comparison-table tbody tr").count() == 3
+        assert page.locator("#comparison-why").count() == 1
+    if state == "compare-same":
+        assert page.locator("#comparison-same").count() == 1
+    if state == "errors-compare":
+        assert page.locator("#e-compare").count() == 1
 
 
 def check_title(page, kind: str) -> None:
