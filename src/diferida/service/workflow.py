@@ -774,6 +774,9 @@ def _build_views(session, user: User, cases: list[Case], st: CaseState | None,
                 info.update(returned_by=e.user_name, return_reason=e.reason)
             elif e.action == "letter_stored":
                 info["letter_sha256"] = e.letter_sha256
+        if c.supersedes and not info.get("correction_reason"):
+            # recorded before the workbench: the API's note said why
+            info["correction_reason"] = c.note
         current = st is not None and st.case_id == c.id
         a = apps.get(c.id)
         v = CaseView(
@@ -1042,7 +1045,8 @@ def _render(v: CaseView, lang: str, *, approved_by: str | None = None,
         prepared_at=v.created_at, addressee_name=v.name, addressee_address=v.address,
         application_date=v.application_date, approved_by=approved_by,
         approved_at=approved_at, corrects_version=v.corrects_version,
-        correction_reason=v.correction_reason)
+        correction_reason=(v.correction_reason or _text(lang, "no_reason_recorded"))
+        if v.corrects_version else None)
     return letter_pdf(facts)
 
 
