@@ -241,7 +241,7 @@ def test_the_19_4_doubt_and_the_other_readings_date_under_either_reading(
     (5, {"es": "28 de febrero", "en": "28 February"}),
     (6, {"es": "ese mismo día", "en": "on that very day"}),
     (7, {"es": "no puede acogerse también", "en": "cannot also qualify"}),
-    (11, {"es": "«0»", "en": "\"0\""}),
+    (11, {"es": "«acogidos al Sistema o con derecho", "en": "\"members of the System or"}),
 ])
 def test_the_decisions_of_spec_that_shape_the_answer_are_listed(n, needle, lang):
     decisions = letter_of(n, lang).items("decisions")
