@@ -88,3 +88,10 @@ def test_an_approved_letter_has_no_draft_mark_on_any_page(tmp_path):
     assert not any("BORRADOR" in p for p in pages)
     text = " ".join(pages)
     assert "Aprobada por Sara Supervisora, el 30 de junio de 2026 a las 22:05" in text
+
+
+def test_the_same_facts_give_the_same_pdf_byte_for_byte(drafts):
+    """What is stored at approval can be rendered again and compared."""
+    again = letter_pdf(facts(EXAMPLE_4, stored(EXAMPLE_4, "es"), "es"))
+    assert again == drafts["es"]
+    assert letter_pdf(facts(EXAMPLE_4, stored(EXAMPLE_4, "es"), "es", version=3)) != again

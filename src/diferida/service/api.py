@@ -404,6 +404,9 @@ async def print_case(
     data = (await run_in_threadpool(_cases_json, store, [case]))[0]
     chosen = lang if lang in LANGS else None
     if lang is not None and chosen is None:
+        await run_in_threadpool(store.audit, NewEvent(
+            "case.print", request.method, request.url.path, 422, user=user, case_id=case.id,
+            participant_id=case.participant_id, detail="refused: lang:unknown_lang"))
         raise APIError(422, [problem("lang", "unknown_lang", messages.text(
             _lang(request), "unknown_lang", value=lang), lang)])
     try:
