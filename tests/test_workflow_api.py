@@ -192,10 +192,14 @@ def test_an_approved_version_is_printed_as_the_letter_issued_byte_for_byte(offic
     printed = office.client.get(f"/api/v1/cases/{office.issued}/print", headers=h)
     assert printed.headers["content-type"] == "application/pdf"
     assert printed.content == letter.content
-    # a version not approved is still the printable page
+    # a version not approved prints as its draft letter, a correction with its reason
     draft = office.case()
     page = office.client.get(f"/api/v1/cases/{draft}/print", headers=h)
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    v2 = wf.correct(office.store, office.users["ana"], draft, APPLICATION,
+                    reason="Dirección corregida", lang="es", as_of=AS_OF)
+    page = office.client.get(f"/api/v1/cases/{v2.case_id}/print", headers=h)
+    assert page.status_code == 200 and "Dirección corregida" in page.text
 
 
 def test_the_openapi_document_describes_every_workbench_route(office):

@@ -71,9 +71,14 @@ def check(facts: LetterFacts) -> None:
         raise LetterError("approved_by: empty name")
     if facts.approved_at is not None:
         in_puerto_rico(facts.approved_at, "approved_at")
-    if (facts.corrects_version is None) != (facts.correction_reason is None):
-        raise LetterError("corrects_version and correction_reason: a correction "
-                          "gives both the version it corrects and why")
+    if facts.corrects_version is None and facts.correction_reason is not None:
+        raise LetterError("correction_reason: given without corrects_version, the version "
+                          "it corrects")
+    if facts.corrects_version is not None and (
+            isinstance(facts.corrects_version, bool) or not isinstance(facts.corrects_version, int)
+            or not 1 <= facts.corrects_version < facts.version):
+        raise LetterError(f"corrects_version: {facts.corrects_version!r} is not an earlier "
+                          f"version than {facts.version}")
     for name in ("status", "regime", "warnings", "reasons", "explanation", "headline"):
         if name not in facts.result:
             raise LetterError(f"result.{name}: missing from the stored determination")
@@ -223,8 +228,8 @@ def decision_rows(facts: LetterFacts, d: Mapping[str, Any],
     rows = [{"label": L["status"], "value": c["status"][status]}]
     if status == "not_entitled":
         reasons = ["not_covered"] if "not_covered" in d["reasons"] else list(d["reasons"])
-        rows.append({"label": L["reasons"],
-                     "value": "; ".join(reason_texts(reasons, rules, lang))})
+        said = "; ".join(reason_texts(reasons, rules, lang))
+        rows.append({"label": L["reasons"], "value": said[:1].upper() + said[1:]})
     rows.append({"label": L["regime"], "value": regime_text(regime, rules, lang)})
     na = L["not_applicable"]
     if status == "not_entitled":

@@ -80,7 +80,7 @@ __all__ = [
     "ImportResult", "Page", "Refused", "RejectedRow", "VersionChange", "WorkflowEvent",
     "approve", "audit_view", "authenticate", "correct", "export", "history",
     "import_applications", "letter", "open_draft", "preview", "queue", "return_case",
-    "search", "stored_letter", "submit", "verify_view", "view",
+    "search", "correction_reason", "stored_letter", "submit", "verify_view", "view",
 ]
 
 STATES = ("draft", "submitted", "approved", "returned")
@@ -1079,6 +1079,19 @@ def letter(store: Store, user: User, case_id: int, version: int | None = None, *
     _audit(store, user, "letter", 200, case_id=target,
            detail="issued letter" if stored is not None else "draft letter")
     return pdf
+
+
+def correction_reason(store: Store, case: Case, lang: str) -> str | None:
+    """Why a version corrects the one before it: the reason of its
+    `corrected` event, else the API's note, else words saying none was
+    recorded; None for a first version."""
+    if case.supersedes is None:
+        return None
+    with store.reading() as session:
+        reason = session.scalar(select(WorkflowRow.reason).where(
+            WorkflowRow.case_id == case.id, WorkflowRow.action == "corrected")
+            .order_by(WorkflowRow.id).limit(1))
+    return reason or case.note or _text(user_lang(lang), "no_reason_recorded")
 
 
 def stored_letter(store: Store, case_id: int) -> bytes | None:
