@@ -695,7 +695,15 @@ def approve(store: Store, user: User, case_id: int, *, lang: str | None = None) 
     at = datetime.now(UTC)
     letter_lang = lang if lang in LANGS else case.lang
     v = view(store, user, case_id, _audit_read=False)
-    pdf = _render(v, letter_lang, approved_by=user.name, approved_at=at)
+    from ..letter import LetterError
+
+    try:
+        pdf = _render(v, letter_lang, approved_by=user.name, approved_at=at)
+    except LetterError as exc:  # the facts cannot be written as a letter: nothing issued
+        raise _refuse(store, user, "approve", Refused("invalid", problems=[{
+            "field": None, "code": "letter_unavailable",
+            "message": _text(letter_lang, "letter_unavailable", detail=str(exc)),
+            "value": None}]), case_id=case_id) from None
     try:
         store.transition(case_id, user, "approved", from_states=("submitted",),
                          to_state="approved", check=check, letter=(pdf, letter_lang), at=at,
