@@ -33,6 +33,12 @@ Every transition is a row of `workflow_events` (its own hash chain, so
 personal data (name, mailing address, application date, note) lives in
 `case_applications` (a hash chain too) and is never written to a log line
 or an audit event.
+
+Beyond the first sketch of this module: `view` (one version), `verify_view`
+(the auditor's chain check), `stored_letter` and `correction_reason` (for the
+print route), `hash_password` (for `diferida users`); `return_case` takes
+`lang` (for the message of a missing reason); `preview` returns, not raises,
+its Refused; every result type has `to_dict()` (the API's JSON).
 """
 
 from __future__ import annotations
