@@ -955,17 +955,23 @@ def _page_args(page: Any, per_page: Any) -> tuple[int, int]:
 
 
 def _summary_page(store: Store, where, order, page: int, per_page: int) -> Page:
+    """A page of cases: counted and paged on the queue indexes alone, then
+    the page's rows (at most `per_page`) fetched with their names."""
     with store.reading() as session:
         total = session.scalar(select(func.count()).select_from(CaseState).where(where)) or 0
+        numbers = list(session.scalars(select(CaseState.number).where(where).order_by(*order)
+                                       .limit(per_page).offset((page - 1) * per_page)))
         rows = session.execute(
-            select(CaseState, CaseApplication.name, User.name)
+            select(CaseState.number, CaseState.case_id, CaseState.participant_id,
+                   CaseState.version, CaseState.state, CaseApplication.name, User.name,
+                   CaseState.updated_at, CaseState.status)
             .outerjoin(CaseApplication, CaseApplication.case_id == CaseState.case_id)
             .outerjoin(User, User.id == CaseState.changed_by)
-            .where(where).order_by(*order)
-            .limit(per_page).offset((page - 1) * per_page)).all()
-        items = [CaseSummary(st.number, st.case_id, st.participant_id, st.version, st.state,
-                             name, author or "?", st.updated_at, st.status)
-                 for st, name, author in rows]
+            .where(CaseState.number.in_(numbers)).order_by(*order)).all() if numbers else []
+        items = [CaseSummary(number, case_id, pid, version, state, name, author or "?",
+                             updated, status)
+                 for number, case_id, pid, version, state, name, author, updated, status
+                 in rows]
     return Page(items, page, per_page, total)
 
 
