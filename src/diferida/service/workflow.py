@@ -367,7 +367,7 @@ def _refuse(store: Store, user: User | None, action: str, refusal: Refused, *,
 
 def _require(store: Store, user: User, action: str, roles: tuple[str, ...],
              case_id: int | None = None) -> None:
-    if user.role not in roles:
+    if user.role not in roles or user.disabled_at is not None:
         raise _refuse(store, user, action,
                       Refused("not_allowed", role=user.role, action=action), case_id=case_id)
 
