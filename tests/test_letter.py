@@ -404,6 +404,24 @@ def test_every_warning_code_has_the_letters_short_sentence():
         assert set(catalog(lang)["letter_warnings"]) == set(WARNINGS)
 
 
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_start_asked_before_the_determination_is_a_request_never_a_past_start(lang):
+    """SPEC §5: Regla 19.3 fixes when the pension may be requested; no text
+    says that it starts on a date before the determination's."""
+    inputs = {**EXAMPLES[2], "requested_start_date": "2021-01-01"}
+    result = stored(inputs, lang)
+    assert result["start_date"] == "2021-01-01"
+    assert result["warnings"][0] == "start_before_determination"
+    letter = Letter(letter_html(facts(inputs, result, lang)))
+    L = catalog(lang)["letter"]
+    start = letter.rows("decision-block")[L["start_date"]]
+    assert start.startswith({"es": "pedido para el 1 de enero de 2021",
+                             "en": "requested for January 1, 2021"}[lang])
+    assert catalog(lang)["letter_decisions"]["start_request"].format(
+        start_citation=rule_of(result, "19.1(b)").replace("19.1(b)", "19.3")) in (
+        letter.items("decisions"))
+
+
 # ---- any participant ----------------------------------------------------------
 
 @settings(max_examples=40, deadline=None,
