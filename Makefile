@@ -28,7 +28,7 @@ CORE_NOT := -k "not refuses_a_bad_rules_file"
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PIP) -c constraints.txt -e '.[dev,soa,plot]' $(QUIET)
-	$(PY) -c "import diferida, polars, fastapi, sqlalchemy, pytest, xdist, hypothesis, playwright, pymort, matplotlib"
+	$(PY) -c "import diferida, polars, fastapi, sqlalchemy, pytest, xdist, hypothesis, playwright, pymort, matplotlib, weasyprint"
 	touch $(STAMP)
 
 install: $(STAMP)
