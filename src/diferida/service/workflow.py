@@ -37,20 +37,50 @@ or an audit event.
 
 from __future__ import annotations
 
+import hashlib
+import io
+import json
+import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy import and_, func, or_, select
+
 from ..determination import Determination
-from .store import Store, User
+from ..i18n import DEFAULT_LANG, LANGS, Keep, catalog, fmt_date
+from ..money import format_money
+from ..words import field_label
+from .participant import control_character, field_problem, id_problem, normalised_id, parse
+from .store import (
+    STATE_AFTER,
+    Application,
+    AuditEvent,
+    AuditQuery,
+    Case,
+    CaseApplication,
+    CaseConflict,
+    CaseProblem,
+    CaseState,
+    Letter,
+    NewEvent,
+    Store,
+    User,
+    WorkflowConflict,
+)
+from .store import WorkflowEvent as WorkflowRow
 
 __all__ = [
-    "ACTIONS", "QUEUES", "STATES", "AuditEntry", "CaseHistory", "CaseSummary", "CaseView",
+    "ACTIONS", "EXPORTS", "QUEUES", "STATES", "AuditEntry", "CaseHistory", "CaseSummary",
+    "CaseView",
     "ImportResult", "Page", "Refused", "RejectedRow", "VersionChange", "WorkflowEvent",
     "approve", "audit_view", "authenticate", "correct", "export", "history",
     "import_applications", "letter", "open_draft", "preview", "queue", "return_case",
-    "search", "submit",
+    "search", "stored_letter", "submit", "verify_view", "view",
 ]
 
 STATES = ("draft", "submitted", "approved", "returned")
@@ -59,19 +89,54 @@ QUEUES = ("drafts", "returned", "awaiting", "issued")
 ACTIONS = ("correct", "submit", "approve", "return")
 # the application's own fields, besides SPEC §1's
 APPLICATION_FIELDS = ("name", "address", "application_date", "note")
+EXPORTS = ("cases", "events", "summary")
+FORMATS = ("csv", "xlsx")
 PER_PAGE = 50
 MAX_PER_PAGE = 200
+# the longest text each application field takes (characters)
+LIMITS = {"name": 200, "address": 1000, "note": 2000, "reason": 2000}
+
+PREPARERS = ("analyst", "supervisor")
+APPROVERS = ("supervisor",)
+READERS = ("analyst", "supervisor", "auditor")
+AUDITORS = ("auditor",)
+EXPORTERS = ("supervisor", "auditor")
+
+# audit events of the workbench: method WORKFLOW, path workflow.<action>
+METHOD = "WORKFLOW"
+
+_HASHER = PasswordHasher()
+# verified when the name is unknown, so that a wrong name takes as long as a
+# wrong password
+_DUMMY_HASH = _HASHER.hash("not a password of anyone")
+
+
+def hash_password(password: str) -> str:
+    """The argon2id hash of a password (argon2-cffi's defaults, RFC 9106's
+    low-memory profile); the password itself is never stored."""
+    return _HASHER.hash(password)
+
+
+def _text(lang: str, key: str, **values: Any) -> str:
+    lang = lang if lang in LANGS else DEFAULT_LANG
+    node: Any = catalog(lang)["workflow"]
+    for part in key.split("."):
+        node = node[part]
+    return str(node).format_map(Keep(values))
 
 
 class Refused(Exception):
     """An action refused. `code`: not_allowed (403: the role may not),
     own_case (403: maker-checker), wrong_state (409), stale (409: not the
-    current version), not_found (404), invalid (422: `problems` names every
-    bad field, same shape and messages as the API's). `message(lang)` is the
-    sentence to show (catalog i18n/<lang>/workflow.toml)."""
+    current version), exists / submitted (409: the participant has a case /
+    the case is with the supervisor), not_found (404), invalid (422:
+    `problems` names every bad field, same shape and messages as the API's).
+    `message(lang)` is the sentence to show (catalog
+    i18n/<lang>/workflow.toml). Every refusal is recorded in the audit trail
+    before it is raised."""
 
     STATUS = {"not_allowed": 403, "own_case": 403, "wrong_state": 409, "stale": 409,
-              "not_found": 404, "invalid": 422}
+              "exists": 409, "submitted": 409, "not_found": 404, "invalid": 422}
 
     def __init__(self, code: str, *, problems: Sequence[Mapping[str, Any]] = (),
                  **values: Any):
@@ -82,7 +147,19 @@ class Refused(Exception):
         self.values = values
 
     def message(self, lang: str) -> str:
-        raise NotImplementedError
+        values = dict(self.values)
+        if "action" in values:
+            values["action_text"] = _text(lang, f"actions.{values['action']}")
+        if "state" in values:
+            values["state_text"] = _text(lang, f"states.{values['state']}")
+        return _text(lang, self.code, **values)
+
+    def to_problems(self, lang: str) -> list[dict[str, Any]]:
+        """The refusal as the API's list of problems."""
+        if self.problems:
+            return self.problems
+        return [{"field": None, "code": self.code, "message": self.message(lang),
+                 "value": None}]
 
 
 @dataclass(frozen=True)
@@ -119,6 +196,11 @@ class CaseView:
     letter_sha256: str | None = None       # set once approved
     can: frozenset[str] = frozenset()      # what the user asking may do now (ACTIONS)
 
+    def to_dict(self) -> dict[str, Any]:
+        out = {k: _plain(getattr(self, k)) for k in self.__dataclass_fields__}
+        out["can"] = sorted(self.can)
+        return out
+
 
 @dataclass(frozen=True)
 class CaseSummary:
@@ -133,6 +215,9 @@ class CaseSummary:
     changed_by: str
     updated_at: datetime
     status: str                    # the determination's status
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: _plain(getattr(self, k)) for k in self.__dataclass_fields__}
 
 
 @dataclass(frozen=True)
@@ -150,6 +235,10 @@ class Page:
     def has_next(self) -> bool:
         return self.page < self.pages
 
+    def to_dict(self) -> dict[str, Any]:
+        return {"items": [i.to_dict() for i in self.items], "page": self.page,
+                "per_page": self.per_page, "total": self.total, "pages": self.pages}
+
 
 @dataclass(frozen=True)
 class WorkflowEvent:
@@ -164,6 +253,9 @@ class WorkflowEvent:
     corrects: int | None = None
     letter_sha256: str | None = None
 
+    def to_dict(self) -> dict[str, Any]:
+        return {k: _plain(getattr(self, k)) for k in self.__dataclass_fields__}
+
 
 @dataclass(frozen=True)
 class VersionChange:
@@ -173,6 +265,10 @@ class VersionChange:
     to_version: int
     lines: list[str]
 
+    def to_dict(self) -> dict[str, Any]:
+        return {"from_version": self.from_version, "to_version": self.to_version,
+                "lines": list(self.lines)}
+
 
 @dataclass(frozen=True)
 class CaseHistory:
@@ -181,14 +277,23 @@ class CaseHistory:
     events: list[WorkflowEvent]    # oldest first
     changes: list[VersionChange]   # between each version and the next
 
+    def to_dict(self) -> dict[str, Any]:
+        return {"current": self.current.to_dict(),
+                "versions": [v.to_dict() for v in self.versions],
+                "events": [e.to_dict() for e in self.events],
+                "changes": [c.to_dict() for c in self.changes]}
+
 
 @dataclass(frozen=True)
 class RejectedRow:
     row: int                       # as a person opening the file counts
     participant_id: str | None
-    field: str
+    field: str | None
     code: str
     message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
 @dataclass(frozen=True)
@@ -200,6 +305,12 @@ class ImportResult:
     @property
     def rows_rejected(self) -> int:
         return len({r.row for r in self.rejected})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rows_in": self.rows_in, "rows_created": len(self.created),
+                "rows_rejected": self.rows_rejected,
+                "created": [c.to_dict() for c in self.created],
+                "rejected": [r.to_dict() for r in self.rejected]}
 
 
 @dataclass(frozen=True)
@@ -214,12 +325,168 @@ class AuditEntry:
     status_code: int
     detail: str | None
 
+    def to_dict(self) -> dict[str, Any]:
+        return {k: _plain(getattr(self, k)) for k in self.__dataclass_fields__}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, frozenset):
+        return sorted(value)
+    return value
+
+
+# -- refusals ------------------------------------------------------------------
+
+
+def _audit(store: Store, user: User | None, action: str, status: int, *,
+           case_id: int | None = None, participant_id: str | None = None,
+           detail: str | None = None) -> None:
+    store.audit(NewEvent(f"workflow.{action}", METHOD, f"workflow.{action}", status, user=user,
+                         case_id=case_id, participant_id=participant_id, detail=detail))
+
+
+def _refuse(store: Store, user: User | None, action: str, refusal: Refused, *,
+            case_id: int | None = None, participant_id: str | None = None) -> Refused:
+    """Record the refusal (codes and field names only, never values) and
+    give it back to raise."""
+    detail = f"refused: {refusal.code}"
+    if refusal.problems:
+        detail += " " + ",".join(f"{p.get('field')}:{p.get('code')}" for p in refusal.problems)
+    _audit(store, user, action, refusal.status, case_id=case_id,
+           participant_id=participant_id, detail=detail[:500])
+    return refusal
+
+
+def _require(store: Store, user: User, action: str, roles: tuple[str, ...],
+             case_id: int | None = None) -> None:
+    if user.role not in roles:
+        raise _refuse(store, user, action,
+                      Refused("not_allowed", role=user.role, action=action), case_id=case_id)
+
+
+# -- sign-in ------------------------------------------------------------------
+
 
 def authenticate(store: Store, name: str, password: str) -> User | None:
     """The active user with this name and password, or None (unknown name,
     wrong password, disabled user, or no password set). Takes the same time
-    whether or not the name exists."""
-    raise NotImplementedError
+    whether or not the name exists. Nothing is recorded here: the caller
+    records the attempt (and rate-limits failures)."""
+    if not isinstance(name, str) or not isinstance(password, str) or not name or \
+            "\x00" in name or len(name) > 100:
+        _verify(_DUMMY_HASH, password if isinstance(password, str) else "")
+        return None
+    user, hashed = store.sign_in_record(name)
+    if user is None or hashed is None:
+        _verify(_DUMMY_HASH, password)
+        return None
+    return user if _verify(hashed, password) else None
+
+
+def _verify(hashed: str, password: str) -> bool:
+    try:
+        return _HASHER.verify(hashed, password)
+    except (VerificationError, InvalidHashError):
+        return False
+
+
+# -- the application ------------------------------------------------------------
+
+
+@dataclass
+class _Parsed:
+    fields: dict[str, Any]
+    application: Application
+    rules: Any
+    problems: list[dict[str, Any]]
+
+
+def _parse_application(application: Mapping[str, Any], lang: str,
+                       today: date | None = None) -> _Parsed:
+    body = {k: v for k, v in application.items() if k not in ("lang",)}
+    parsed = parse(body, APPLICATION_FIELDS)
+    problems = [p for p in parsed.problems if p.get("field") != "lang"]
+    texts: dict[str, str | None] = {}
+    for name in ("name", "address", "note"):
+        value = parsed.options.get(name)
+        if isinstance(value, str):
+            value = value.strip() or None
+        if value is None:
+            texts[name] = None
+            continue
+        if not isinstance(value, str):
+            problems.append(_app_problem(lang, name, "not_text"))
+            continue
+        allowed = value.replace("\n", "").replace("\r", "") if name != "name" else value
+        char = control_character(allowed)
+        if "\x00" in value:
+            problems.append(_app_problem(lang, name, "nul_character"))
+        elif char is not None:
+            problems.append(_app_problem(lang, name, "control_character", char=char))
+        elif len(value) > LIMITS[name]:
+            problems.append(_app_problem(lang, name, "too_long", limit=LIMITS[name]))
+        else:
+            texts[name] = value.replace("\r\n", "\n").replace("\r", "\n")
+    applied: date | None = None
+    raw = parsed.options.get("application_date")
+    if isinstance(raw, str):
+        raw = raw.strip() or None
+    if isinstance(raw, date) and not isinstance(raw, datetime):
+        applied = raw
+    elif raw is not None:
+        try:
+            applied = date.fromisoformat(raw) if isinstance(raw, str) and len(raw) == 10 \
+                else None
+        except ValueError:
+            applied = None
+        if applied is None:
+            problems.append(_app_problem(lang, "application_date", "not_a_date", str(raw)))
+    if applied is not None and applied > (today or date.today()):
+        problems.append(_app_problem(lang, "application_date", "in_future",
+                                     applied.isoformat()))
+        applied = None
+    app = Application(name=texts.get("name"), address=texts.get("address"),
+                      application_date=applied, note=texts.get("note"))
+    return _Parsed(dict(parsed.fields), app, parsed.rules, problems)
+
+
+def _app_problem(lang: str, name: str, code: str, value: Any = None, **kw: Any) -> dict:
+    label = _text(lang, f"fields.{name}")
+    if code == "in_future":
+        message = _text(lang, "in_future", value=value)
+    else:
+        from . import messages
+
+        message = messages.text(lang, code, name, value="" if value is None else value, **kw)
+    return {"field": name, "code": code, "message": f"{label} ({name}): {message}",
+            "value": value}
+
+
+def _evaluate(parsed: _Parsed, lang: str, as_of: date | None) -> Determination:
+    """The engine's answer, or Refused("invalid") naming every bad field."""
+    from ..core import InputError, evaluate
+
+    core: list[dict[str, Any]] = []
+    d = None
+    try:
+        d = evaluate(parsed.fields, as_of=as_of, rules=parsed.rules, lang=lang)
+    except InputError as exc:
+        core = [p.to_dict() for p in exc.problems]
+        for p in core:
+            p.pop("row", None)
+            p.pop("participant_id", None)
+    flagged = {p["field"] for p in parsed.problems}
+    problems = [*parsed.problems, *(p for p in core if p["field"] not in flagged)]
+    pid = normalised_id(parsed.fields.get("participant_id"))
+    if pid is None and not any(p["field"] == "participant_id" for p in problems):
+        problems.append(field_problem(lang, "participant_id", "missing"))
+    elif pid is not None and len(pid) > 200:
+        problems.append(field_problem(lang, "participant_id", "too_long", None, limit=200))
+    if problems or d is None:
+        raise Refused("invalid", problems=problems)
+    return d
 
 
 def preview(application: Mapping[str, Any], *, lang: str,
@@ -227,7 +494,40 @@ def preview(application: Mapping[str, Any], *, lang: str,
     """The engine's answer for an application before saving: the
     Determination, or a Refused("invalid") naming every bad field (returned,
     not raised). Nothing is stored or logged."""
-    raise NotImplementedError
+    lang = lang if lang in LANGS else DEFAULT_LANG
+    try:
+        return _evaluate(_parse_application(application, lang), lang, as_of)
+    except Refused as refusal:
+        return refusal
+
+
+def _store_version(store: Store, user: User, action: str, parsed: _Parsed,
+                   d: Determination, lang: str, supersedes: int | None,
+                   reason: str | None) -> Case:
+    inputs = dict(parsed.fields)
+    inputs["participant_id"] = d.participant_id
+    rules = parsed.rules
+
+    def event(case: Case) -> NewEvent:
+        return NewEvent(f"workflow.{action}", METHOD, f"workflow.{action}", 201, user=user,
+                        case_id=case.id, participant_id=case.participant_id,
+                        detail=f"version {case.version}" + (
+                            f", corrects {case.supersedes}" if case.supersedes else ""))
+
+    try:
+        return store.record_case(
+            participant_id=d.participant_id, inputs=inputs, result=d.to_dict(),
+            rules_version=rules.version, rules_name=rules.name, rules_content=rules.resolved,
+            as_of=d.as_of, lang=lang, author=user, supersedes=supersedes, note=None,
+            event=event, application=parsed.application, reason=reason)
+    except CaseConflict as exc:
+        code = {"case_exists": "exists", "stale_version": "stale"}.get(exc.code, exc.code)
+        raise _refuse(store, user, action, Refused(code, current=exc.current_id,
+                                                   case_id=supersedes),
+                      case_id=supersedes, participant_id=d.participant_id) from None
+    except CaseProblem as exc:
+        raise _refuse(store, user, action, Refused("not_found", case_id=exc.value),
+                      case_id=supersedes) from None
 
 
 def open_draft(store: Store, user: User, application: Mapping[str, Any], *, lang: str,
@@ -235,7 +535,15 @@ def open_draft(store: Store, user: User, application: Mapping[str, Any], *, lang
     """A new case (version 1, draft) from an application: the SPEC §1 fields
     plus name, address, application_date (YYYY-MM-DD) and note. Values may be
     text as typed in a form or JSON values."""
-    raise NotImplementedError
+    lang = lang if lang in LANGS else DEFAULT_LANG
+    _require(store, user, "open", PREPARERS)
+    parsed = _parse_application(application, lang)
+    try:
+        d = _evaluate(parsed, lang, as_of)
+    except Refused as refusal:
+        raise _refuse(store, user, "open", refusal) from None
+    case = _store_version(store, user, "open", parsed, d, lang, None, None)
+    return view(store, user, case.id, _audit_read=False)
 
 
 def import_applications(store: Store, user: User, data: bytes, filename: str, *,
@@ -243,78 +551,584 @@ def import_applications(store: Store, user: User, data: bytes, filename: str, *,
     """Drafts from a CSV or .xlsx of applications (columns: the SPEC §1 fields
     and name, address, application_date, note), read by the batch readers.
     Every rejected row is named with its row number, participant id, field
-    and reason; rows in = drafts created + rows rejected."""
-    raise NotImplementedError
+    and reason; rows in = drafts created + rows rejected. A file that cannot
+    be read at all is Refused("invalid") with the reader's message."""
+    from ..batch.io import FileProblem, load_table
+    from ..core import text_row
+
+    lang = lang if lang in LANGS else DEFAULT_LANG
+    _require(store, user, "import", PREPARERS)
+    try:
+        table = load_table(data, filename)
+    except FileProblem as exc:
+        raise _refuse(store, user, "import", Refused("invalid", problems=[{
+            "field": "file", "code": exc.code, "message": exc.text(lang),
+            "value": None, "line": exc.line}])) from None
+    created: list[CaseSummary] = []
+    rejected: list[RejectedRow] = []
+    seen: dict[str, int] = {}
+    numbers = table.rows.to_list()
+    extra = [c for c in table.frame.columns if c in APPLICATION_FIELDS]
+    for i, row in enumerate(table.frame.iter_rows(named=True)):
+        number = int(numbers[i])
+        spec, _unknown = text_row({k: v for k, v in row.items() if k not in extra})
+        app = {k: (row[k].isoformat() if isinstance(row[k], date) else row[k]) for k in extra}
+        pid = normalised_id(spec.get("participant_id"))
+        if pid is not None and pid in seen:
+            rejected.append(RejectedRow(number, pid, "participant_id", "duplicate_in_file",
+                                        _text(lang, "duplicate_in_file", value=pid)))
+            continue
+        parsed = _parse_application({**spec, **app}, lang)
+        try:
+            d = _evaluate(parsed, lang, as_of)
+            case = _store_version(store, user, "import", parsed, d, lang, None, None)
+        except Refused as refusal:
+            for p in refusal.to_problems(lang):
+                rejected.append(RejectedRow(number, pid, p.get("field"), p["code"],
+                                            p["message"]))
+            continue
+        if pid is not None:
+            seen[pid] = number
+        created.append(_summaries(store, [case.participant_id])[0])
+    result = ImportResult(table.frame.height, created, rejected)
+    assert result.rows_in == len(created) + result.rows_rejected
+    _audit(store, user, "import", 200,
+           detail=f"{result.rows_in} rows: {len(created)} drafts, "
+                  f"{result.rows_rejected} rejected")
+    return result
+
+
+# -- transitions ------------------------------------------------------------------
+
+
+def _reason(store: Store, user: User, action: str, reason: Any, lang: str,
+            case_id: int) -> str:
+    text = reason.strip() if isinstance(reason, str) else ""
+    problem = None
+    if not text:
+        problem = "reason_required"
+    elif "\x00" in text or control_character(text.replace("\n", "").replace("\r", "")):
+        problem = "control_character"
+    elif len(text) > LIMITS["reason"]:
+        problem = "too_long"
+    if problem is not None:
+        from . import messages
+
+        message = (_text(lang, "reason_required") if problem == "reason_required" else
+                   messages.text(lang, problem, "reason", limit=LIMITS["reason"], char="?"))
+        raise _refuse(store, user, action, Refused("invalid", problems=[{
+            "field": "reason", "code": problem, "message": message, "value": None}]),
+            case_id=case_id)
+    return text
+
+
+def _conflict(store: Store, user: User, action: str, exc: WorkflowConflict) -> Refused:
+    values = dict(exc.values)
+    if exc.code == "wrong_state":
+        values["action"] = action
+    return _refuse(store, user, action, Refused(exc.code, **values),
+                   case_id=exc.values.get("case_id"))
 
 
 def correct(store: Store, user: User, case_id: int, application: Mapping[str, Any], *,
             reason: str, lang: str, as_of: date | None = None) -> CaseView:
     """A new version of the case (draft) from a corrected application,
-    naming the version it corrects and why (`reason`, required)."""
-    raise NotImplementedError
+    naming the version it corrects and why (`reason`, required). The
+    participant id cannot change (it is the case's)."""
+    lang = lang if lang in LANGS else DEFAULT_LANG
+    _require(store, user, "correct", PREPARERS, case_id)
+    case = store.case(case_id)
+    if case is None:
+        raise _refuse(store, user, "correct", Refused("not_found", case_id=case_id),
+                      case_id=case_id)
+    why = _reason(store, user, "correct", reason, lang, case_id)
+    app = dict(application)
+    app["participant_id"] = case.participant_id
+    parsed = _parse_application(app, lang)
+    try:
+        d = _evaluate(parsed, lang, as_of)
+    except Refused as refusal:
+        raise _refuse(store, user, "correct", refusal, case_id=case_id) from None
+    new = _store_version(store, user, "correct", parsed, d, lang, case_id, why)
+    return view(store, user, new.id, _audit_read=False)
 
 
 def submit(store: Store, user: User, case_id: int) -> CaseView:
     """Send a draft for approval."""
-    raise NotImplementedError
+    _require(store, user, "submit", PREPARERS, case_id)
+    try:
+        store.transition(case_id, user, "submitted", from_states=("draft",),
+                         to_state="submitted", event=NewEvent(
+                             "workflow.submit", METHOD, "workflow.submit", 200, user=user,
+                             case_id=case_id))
+    except WorkflowConflict as exc:
+        raise _conflict(store, user, "submit", exc) from None
+    return view(store, user, case_id, _audit_read=False)
+
+
+def _own(user: User, st: CaseState) -> bool:
+    return user.id in (st.prepared_by, st.changed_by, st.submitted_by)
 
 
 def approve(store: Store, user: User, case_id: int, *, lang: str | None = None) -> CaseView:
     """Approve a submitted version: its letter is rendered once
     (`diferida.letter.letter_pdf`), stored, and its SHA-256 entered in the
-    chain. `lang` is the letter's language (default: the case's)."""
-    raise NotImplementedError
+    chain. `lang` is the letter's language (default: the case's). Refused
+    (own_case) to a supervisor who prepared the case, changed it last or
+    submitted it."""
+    _require(store, user, "approve", APPROVERS, case_id)
+    with store.reading() as session:
+        case = session.get(Case, case_id)
+        st = None if case is None else session.scalar(
+            select(CaseState).where(CaseState.participant_id == case.participant_id))
+    pre = _precheck(case, st, case_id, ("submitted",), "approve")
+    if pre is not None:
+        raise _refuse(store, user, "approve", pre, case_id=case_id)
+
+    def check(state: CaseState) -> None:
+        if _own(user, state):
+            raise WorkflowConflict("own_case", case_id=case_id)
+
+    if _own(user, st):
+        raise _refuse(store, user, "approve", Refused("own_case", case_id=case_id),
+                      case_id=case_id)
+    at = datetime.now(UTC)
+    letter_lang = lang if lang in LANGS else case.lang
+    v = view(store, user, case_id, _audit_read=False)
+    pdf = _render(v, letter_lang, approved_by=user.name, approved_at=at)
+    try:
+        store.transition(case_id, user, "approved", from_states=("submitted",),
+                         to_state="approved", check=check, letter=(pdf, letter_lang), at=at,
+                         event=NewEvent("workflow.approve", METHOD, "workflow.approve", 200,
+                                        user=user, case_id=case_id,
+                                        participant_id=case.participant_id,
+                                        detail="letter sha256 "
+                                               + hashlib.sha256(pdf).hexdigest()))
+    except WorkflowConflict as exc:
+        raise _conflict(store, user, "approve", exc) from None
+    return view(store, user, case_id, _audit_read=False)
 
 
-def return_case(store: Store, user: User, case_id: int, *, reason: str) -> CaseView:
+def _precheck(case: Case | None, st: CaseState | None, case_id: int,
+              states: tuple[str, ...], action: str) -> Refused | None:
+    if case is None:
+        return Refused("not_found", case_id=case_id)
+    if st is None or st.case_id != case_id:
+        return Refused("stale", case_id=case_id, current=st.case_id if st else None)
+    if st.state not in states:
+        return Refused("wrong_state", case_id=case_id, state=st.state, action=action)
+    return None
+
+
+def return_case(store: Store, user: User, case_id: int, *, reason: str,
+                lang: str = DEFAULT_LANG) -> CaseView:
     """Return a submitted version to be corrected, with a reason (required)."""
-    raise NotImplementedError
+    _require(store, user, "return", APPROVERS, case_id)
+    why = _reason(store, user, "return", reason, lang, case_id)
+    try:
+        store.transition(case_id, user, "returned", from_states=("submitted",),
+                         to_state="returned", reason=why, event=NewEvent(
+                             "workflow.return", METHOD, "workflow.return", 200, user=user,
+                             case_id=case_id))
+    except WorkflowConflict as exc:
+        raise _conflict(store, user, "return", exc) from None
+    return view(store, user, case_id, _audit_read=False)
 
 
-def queue(store: Store, user: User, kind: str, *, page: int = 1,
-          per_page: int = PER_PAGE) -> Page:
-    """A page of CaseSummary, newest change first. kind: "drafts" (my
-    drafts), "returned" (returned to me), "awaiting" (submitted, waiting for
-    approval; for a supervisor those they may approve), "issued" (approved,
-    most recent first)."""
-    raise NotImplementedError
+# -- reading ------------------------------------------------------------------
 
 
-def search(store: Store, user: User, *, case_id: int | None = None,
-           participant_id: str | None = None, page: int = 1,
-           per_page: int = PER_PAGE) -> Page:
-    """Cases by case number/version id or participant id (exact): a page of
-    CaseSummary."""
-    raise NotImplementedError
+def _names(session, ids) -> dict[int, str]:
+    ids = sorted({i for i in ids if i is not None})
+    if not ids:
+        return {}
+    return dict(session.execute(select(User.id, User.name).where(User.id.in_(ids))).all())
+
+
+def _build_views(session, user: User, cases: list[Case], st: CaseState | None,
+                 number: int) -> list[CaseView]:
+    """Views of versions of one case (all of the same participant)."""
+    ids = [c.id for c in cases]
+    apps = {a.case_id: a for a in session.scalars(
+        select(CaseApplication).where(CaseApplication.case_id.in_(ids)))}
+    events = list(session.scalars(select(WorkflowRow).where(WorkflowRow.case_id.in_(ids))
+                                  .order_by(WorkflowRow.id)))
+    first_author = session.scalar(select(Case.author_id).where(Case.id == number))
+    names = _names(session, [first_author, *(c.author_id for c in cases)])
+    versions = {c.id: c.version for c in session.execute(
+        select(Case.id, Case.version).where(Case.participant_id == cases[0].participant_id))}
+    out = []
+    for c in cases:
+        mine = [e for e in events if e.case_id == c.id]
+        state = "draft"
+        info: dict[str, Any] = {}
+        for e in mine:
+            state = STATE_AFTER.get(e.action, state)
+            if e.action == "corrected":
+                info["correction_reason"] = e.reason
+            elif e.action == "submitted":
+                info.update(submitted_by=e.user_name, submitted_at=e.at)
+            elif e.action == "approved":
+                info.update(approved_by=e.user_name, approved_at=e.at)
+            elif e.action == "returned":
+                info.update(returned_by=e.user_name, return_reason=e.reason)
+            elif e.action == "letter_stored":
+                info["letter_sha256"] = e.letter_sha256
+        current = st is not None and st.case_id == c.id
+        a = apps.get(c.id)
+        v = CaseView(
+            case_id=c.id, number=number, participant_id=c.participant_id, version=c.version,
+            state=state, current=current, inputs=json.loads(c.inputs),
+            result=json.loads(c.result), as_of=c.as_of, lang=c.lang,
+            rules_version=c.rules_version, created_at=c.created_at,
+            prepared_by=names.get(first_author, "?"), changed_by=names.get(c.author_id, "?"),
+            name=a.name if a else None, address=a.address if a else None,
+            application_date=a.application_date if a else None, note=a.note if a else None,
+            corrects=c.supersedes,
+            corrects_version=versions.get(c.supersedes) if c.supersedes else None, **info)
+        out.append(_with_can(v, user, st))
+    return out
+
+
+def _with_can(v: CaseView, user: User, st: CaseState | None) -> CaseView:
+    from dataclasses import replace
+
+    can = set()
+    if v.current and st is not None:
+        if user.role in PREPARERS and v.state in ("draft", "returned", "approved"):
+            can.add("correct")
+        if user.role in PREPARERS and v.state == "draft":
+            can.add("submit")
+        if user.role in APPROVERS and v.state == "submitted":
+            can.add("return")
+            if not _own(user, st):
+                can.add("approve")
+    return replace(v, can=frozenset(can))
+
+
+def view(store: Store, user: User, case_id: int, *, _audit_read: bool = True) -> CaseView:
+    """One version of a case (the version whose id is given)."""
+    _require(store, user, "read", READERS, case_id)
+    with store.reading() as session:
+        case = session.get(Case, case_id)
+        if case is None:
+            raise _refuse(store, user, "read", Refused("not_found", case_id=case_id),
+                          case_id=case_id)
+        st = session.scalar(select(CaseState)
+                            .where(CaseState.participant_id == case.participant_id))
+        number = _case_number(session, case, st)
+        v = _build_views(session, user, [case], st, number)[0]
+    if _audit_read:
+        _audit(store, user, "read", 200, case_id=case_id, participant_id=case.participant_id)
+    return v
+
+
+def _case_number(session, case: Case, st: CaseState | None) -> int:
+    if st is not None:
+        return st.number
+    return session.scalar(select(Case.id).where(Case.participant_id == case.participant_id,
+                                                Case.version == 1))
 
 
 def history(store: Store, user: User, case_id: int) -> CaseHistory:
     """Every version of the case, its events and the changes between
     versions in words; `current` is the current version."""
-    raise NotImplementedError
+    _require(store, user, "read", READERS, case_id)
+    with store.reading() as session:
+        case = session.get(Case, case_id)
+        if case is None:
+            raise _refuse(store, user, "read", Refused("not_found", case_id=case_id),
+                          case_id=case_id)
+        st = session.scalar(select(CaseState)
+                            .where(CaseState.participant_id == case.participant_id))
+        number = _case_number(session, case, st)
+        cases = list(session.scalars(select(Case).where(
+            Case.participant_id == case.participant_id).order_by(Case.version)))
+        views = _build_views(session, user, cases, st, number)
+        events = [WorkflowEvent(e.id, e.at, e.user_name, e.role, e.action, e.case_id,
+                                    e.version, e.reason, e.corrects, e.letter_sha256)
+                  for e in session.scalars(select(WorkflowRow)
+                                           .where(WorkflowRow.number == number)
+                                           .order_by(WorkflowRow.id))]
+    lang = user_lang(views[-1].lang)
+    changes = [VersionChange(a.version, b.version, changes_in_words(a, b, lang))
+               for a, b in zip(views, views[1:])]
+    current = next((v for v in views if v.current), views[-1])
+    _audit(store, user, "read", 200, case_id=case_id, participant_id=case.participant_id,
+           detail="history")
+    return CaseHistory(current, views, events, changes)
 
 
-def view(store: Store, user: User, case_id: int) -> CaseView:
-    """One version of a case (the version whose id is given)."""
-    raise NotImplementedError
+def user_lang(lang: str | None) -> str:
+    return lang if lang in LANGS else DEFAULT_LANG
+
+
+def changes_in_words(a: CaseView, b: CaseView, lang: str) -> list[str]:
+    """What changed from version a to version b: inputs, application,
+    determination status, dates and amounts, one sentence each."""
+    lines = []
+    empty = _text(lang, "changes.empty")
+    for k in sorted(set(a.inputs) | set(b.inputs)):
+        old, new = a.inputs.get(k), b.inputs.get(k)
+        if old == new:
+            continue
+        label = field_label(lang, k)
+        if old is None:
+            lines.append(_text(lang, "changes.input_added", label=label, new=new))
+        elif new is None:
+            lines.append(_text(lang, "changes.input_removed", label=label, old=old))
+        else:
+            lines.append(_text(lang, "changes.input", label=label, old=old, new=new))
+    for k in APPLICATION_FIELDS:
+        old, new = getattr(a, k), getattr(b, k)
+        if old != new:
+            lines.append(_text(lang, "changes.application", label=_text(lang, f"fields.{k}"),
+                               old=_shown(old, lang) if old is not None else empty,
+                               new=_shown(new, lang) if new is not None else empty))
+    statuses = catalog(lang)["status"]
+    if a.result.get("status") != b.result.get("status"):
+        lines.append(_text(lang, "changes.status",
+                           old=statuses.get(a.result.get("status"), a.result.get("status")),
+                           new=statuses.get(b.result.get("status"), b.result.get("status"))))
+    for k in ("eligibility_date", "start_date"):
+        old, new = a.result.get(k), b.result.get(k)
+        if old != new:
+            lines.append(_text(lang, "changes.date", label=_text(lang, f"changes.{k}"),
+                               old=_date_text(old, lang) or empty,
+                               new=_date_text(new, lang) or empty))
+    for k in ("annual_amount", "monthly_amount"):
+        old, new = a.result.get(k), b.result.get(k)
+        if old != new:
+            lines.append(_text(lang, "changes.amount", label=_text(lang, f"changes.{k}"),
+                               old=_money_text(old) or empty, new=_money_text(new) or empty))
+    return lines or [_text(lang, "changes.none")]
+
+
+def _shown(value: Any, lang: str) -> str:
+    if isinstance(value, date):
+        return fmt_date(value, lang)
+    return str(value).replace("\n", ", ")
+
+
+def _date_text(value: str | None, lang: str) -> str | None:
+    if not value:
+        return None
+    try:
+        return fmt_date(date.fromisoformat(value), lang)
+    except ValueError:
+        return value
+
+
+def _money_text(value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        return format_money(Decimal(value))
+    except (InvalidOperation, TypeError):
+        return str(value)
+
+
+# -- queues and search ------------------------------------------------------------
+
+
+def _page_args(page: Any, per_page: Any) -> tuple[int, int]:
+    page = page if isinstance(page, int) and page >= 1 else 1
+    per_page = per_page if isinstance(per_page, int) and per_page >= 1 else PER_PAGE
+    return page, min(per_page, MAX_PER_PAGE)
+
+
+def _summary_page(store: Store, where, order, page: int, per_page: int) -> Page:
+    with store.reading() as session:
+        total = session.scalar(select(func.count()).select_from(CaseState).where(where)) or 0
+        rows = session.execute(
+            select(CaseState, CaseApplication.name, User.name)
+            .outerjoin(CaseApplication, CaseApplication.case_id == CaseState.case_id)
+            .outerjoin(User, User.id == CaseState.changed_by)
+            .where(where).order_by(*order)
+            .limit(per_page).offset((page - 1) * per_page)).all()
+        items = [CaseSummary(st.number, st.case_id, st.participant_id, st.version, st.state,
+                             name, author or "?", st.updated_at, st.status)
+                 for st, name, author in rows]
+    return Page(items, page, per_page, total)
+
+
+def _summaries(store: Store, participant_ids: list[str]) -> list[CaseSummary]:
+    page = _summary_page(store, CaseState.participant_id.in_(participant_ids),
+                         (CaseState.number,), 1, max(1, len(participant_ids)))
+    return page.items
+
+
+def queue(store: Store, user: User, kind: str, *, page: int = 1,
+          per_page: int = PER_PAGE) -> Page:
+    """A page of CaseSummary. kind: "drafts" (my drafts, newest change
+    first), "returned" (returned to me, newest first), "awaiting" (submitted
+    and waiting, oldest first: for a supervisor those they may approve, for
+    an analyst those they submitted, for an auditor all), "issued" (approved,
+    most recent first). A version is "mine" when I made it."""
+    _require(store, user, "read", READERS)
+    if kind not in QUEUES:
+        raise _refuse(store, user, "read", Refused("invalid", problems=[{
+            "field": "kind", "code": "unknown_queue",
+            "message": _text(user_lang(None), "unknown_queue", value=kind), "value": kind}]))
+    page, per_page = _page_args(page, per_page)
+    newest = (CaseState.updated_at.desc(), CaseState.number.desc())
+    if kind == "drafts":
+        where = and_(CaseState.changed_by == user.id, CaseState.state == "draft")
+        order = newest
+    elif kind == "returned":
+        where = and_(CaseState.changed_by == user.id, CaseState.state == "returned")
+        order = newest
+    elif kind == "awaiting":
+        where = CaseState.state == "submitted"
+        if user.role == "supervisor":
+            where = and_(where, CaseState.prepared_by != user.id,
+                         CaseState.changed_by != user.id,
+                         or_(CaseState.submitted_by.is_(None),
+                             CaseState.submitted_by != user.id))
+        elif user.role == "analyst":
+            where = and_(where, or_(CaseState.changed_by == user.id,
+                                    CaseState.submitted_by == user.id))
+        order = (CaseState.updated_at, CaseState.number)
+    else:
+        where = CaseState.state == "approved"
+        order = newest
+    return _summary_page(store, where, order, page, per_page)
+
+
+def search(store: Store, user: User, *, case_id: int | None = None,
+           participant_id: str | None = None, page: int = 1,
+           per_page: int = PER_PAGE) -> Page:
+    """Cases by case number (or the id of any of its versions) or by
+    participant id (exact, surrounding spaces ignored): a page of
+    CaseSummary (at most one case each)."""
+    _require(store, user, "read", READERS)
+    lang = user_lang(None)
+    page, per_page = _page_args(page, per_page)
+    pid = None
+    if participant_id is not None:
+        bad = id_problem(lang, participant_id) if isinstance(participant_id, str) else None
+        pid = normalised_id(participant_id) if bad is None else None
+        if pid is None:
+            raise _refuse(store, user, "search", Refused("invalid", problems=[
+                bad or field_problem(lang, "participant_id", "blank", participant_id)]))
+    if case_id is None and pid is None:
+        raise _refuse(store, user, "search", Refused("invalid", problems=[{
+            "field": None, "code": "search_needs", "message": _text(lang, "search_needs"),
+            "value": None}]))
+    conditions = []
+    if pid is not None:
+        conditions.append(CaseState.participant_id == pid)
+    if case_id is not None:
+        with store.reading() as session:
+            owner = session.scalar(select(Case.participant_id).where(Case.id == case_id))
+        conditions.append(CaseState.participant_id == owner if owner is not None
+                          else CaseState.number == case_id)
+    result = _summary_page(store, and_(*conditions), (CaseState.number,), page, per_page)
+    _audit(store, user, "search", 200, case_id=case_id, participant_id=pid,
+           detail=f"{result.total} found")
+    return result
+
+
+# -- letters --------------------------------------------------------------------------
+
+
+def _render(v: CaseView, lang: str, *, approved_by: str | None = None,
+            approved_at: datetime | None = None) -> bytes:
+    from ..letter import LetterFacts, letter_pdf
+
+    facts = LetterFacts(
+        case_id=v.number, version=v.version, lang=lang, inputs=v.inputs, result=v.result,
+        as_of=v.as_of, rules_version=v.rules_version, prepared_by=v.changed_by,
+        prepared_at=v.created_at, addressee_name=v.name, addressee_address=v.address,
+        application_date=v.application_date, approved_by=approved_by,
+        approved_at=approved_at, corrects_version=v.corrects_version,
+        correction_reason=v.correction_reason)
+    return letter_pdf(facts)
 
 
 def letter(store: Store, user: User, case_id: int, version: int | None = None, *,
            lang: str | None = None) -> bytes:
     """The letter of one version as PDF: for an approved version the bytes
-    stored at approval, exactly; otherwise rendered now, marked as a draft.
-    `version` picks a version of the case by number (default: the version
-    whose id is `case_id`)."""
-    raise NotImplementedError
+    stored at approval, exactly (whatever `lang`); otherwise rendered now,
+    marked as a draft, never stored. `version` picks a version of the case by
+    its number (default: the version whose id is `case_id`)."""
+    _require(store, user, "read", READERS, case_id)
+    target = case_id
+    if version is not None:
+        with store.reading() as session:
+            case = session.get(Case, case_id)
+            found = None if case is None else session.scalar(select(Case.id).where(
+                Case.participant_id == case.participant_id, Case.version == version))
+        if case is None:
+            raise _refuse(store, user, "letter", Refused("not_found", case_id=case_id),
+                          case_id=case_id)
+        if found is None:
+            raise _refuse(store, user, "letter", Refused("not_found", case_id=case_id),
+                          case_id=case_id)
+        target = found
+    with store.reading() as session:
+        stored = session.get(Letter, target)
+        pdf = bytes(stored.pdf) if stored is not None else None
+    if pdf is None:
+        v = view(store, user, target, _audit_read=False)
+        pdf = _render(v, user_lang(lang or v.lang))
+    _audit(store, user, "letter", 200, case_id=target,
+           detail="issued letter" if stored is not None else "draft letter")
+    return pdf
+
+
+def stored_letter(store: Store, case_id: int) -> bytes | None:
+    """The PDF issued for an approved version, or None."""
+    with store.reading() as session:
+        stored = session.get(Letter, case_id)
+        return bytes(stored.pdf) if stored is not None else None
+
+
+# -- the auditor's view -------------------------------------------------------------
 
 
 def audit_view(store: Store, user: User, *, who: str | None = None, action: str | None = None,
                case_id: int | None = None, since: datetime | None = None,
                until: datetime | None = None, page: int = 1,
                per_page: int = PER_PAGE) -> Page:
-    """A page of AuditEntry, newest first, with filters (auditors and
-    supervisors)."""
-    raise NotImplementedError
+    """A page of AuditEntry, newest first, with filters (auditors only)."""
+    _require(store, user, "audit", AUDITORS, case_id)
+    page, per_page = _page_args(page, per_page)
+    q = AuditQuery(case_id=case_id, user=who, action=action, since=since, until=until)
+    conditions = []
+    if q.case_id is not None:
+        conditions.append(AuditEvent.case_id == q.case_id)
+    if q.user is not None:
+        conditions.append(AuditEvent.user_name == q.user)
+    if q.action is not None:
+        conditions.append(AuditEvent.action == q.action)
+    if q.since is not None:
+        conditions.append(AuditEvent.at >= q.since)
+    if q.until is not None:
+        conditions.append(AuditEvent.at < q.until)
+    where = and_(True, *conditions)
+    # the reading is recorded before it happens, so it appears in its own answer
+    _audit(store, user, "audit", 200, case_id=case_id,
+           detail=json.dumps({k: str(v) for k, v in (("who", who), ("action", action),
+                                                      ("since", since), ("until", until))
+                              if v is not None}, sort_keys=True)[:500])
+    with store.reading() as session:
+        total = session.scalar(select(func.count()).select_from(AuditEvent).where(where)) or 0
+        rows = session.scalars(select(AuditEvent).where(where).order_by(AuditEvent.id.desc())
+                               .limit(per_page).offset((page - 1) * per_page)).all()
+    items = [AuditEntry(e.id, e.at, e.user_name, e.role, e.action, e.case_id,
+                        e.participant_id, e.status_code, e.detail) for e in rows]
+    return Page(items, page, per_page, total)
+
+
+def verify_view(store: Store, user: User) -> tuple[bool, list[str]]:
+    """The result of verifying the chains (as `diferida audit verify`):
+    intact or not, and its lines."""
+    _require(store, user, "audit", AUDITORS)
+    report = store.verify()
+    _audit(store, user, "audit", 200, detail="verify: " + ("intact" if report.intact
+                                                           else "TAMPERING DETECTED"))
+    return report.intact, report.lines()
 
 
 def export(store: Store, user: User, kind: str, fmt: str) -> bytes:
@@ -322,5 +1136,111 @@ def export(store: Store, user: User, kind: str, fmt: str) -> bytes:
     approval date, days from application to approval), "events" (the
     workflow events) or "summary" (counts by state and by determination
     status, and the days from application to approval: count, median, max),
-    as "csv" or "xlsx"."""
-    raise NotImplementedError
+    as "csv" or "xlsx". Names, addresses, notes and reasons are left out:
+    these are management reports."""
+    import polars as pl
+
+    _require(store, user, "export", EXPORTERS)
+    lang = user_lang(None)
+    if kind not in EXPORTS or fmt not in FORMATS:
+        bad, allowed = (("kind", kind), EXPORTS) if kind not in EXPORTS else (("fmt", fmt),
+                                                                             FORMATS)
+        raise _refuse(store, user, "export", Refused("invalid", problems=[{
+            "field": bad[0], "code": "unknown_export",
+            "message": _text(lang, "unknown_export", value=bad[1], allowed=", ".join(allowed)),
+            "value": bad[1]}]))
+    cases = _case_rows(store)
+    if kind == "cases":
+        frame = pl.DataFrame(cases, schema=_schema(CASE_COLUMNS), orient="row")
+    elif kind == "events":
+        with store.reading() as session:
+            rows = session.execute(select(
+                WorkflowRow.id, WorkflowRow.at, WorkflowRow.number,
+                WorkflowRow.case_id, WorkflowRow.version, WorkflowRow.action,
+                WorkflowRow.user_name, WorkflowRow.role, WorkflowRow.corrects,
+                WorkflowRow.letter_sha256).order_by(WorkflowRow.id)).all()
+        frame = pl.DataFrame([tuple(r) for r in rows], schema=_schema(EVENT_COLUMNS), orient="row")
+    else:
+        frame = _summary_frame(cases)
+    _audit(store, user, "export", 200, detail=f"{kind} {fmt}: {frame.height} rows")
+    if fmt == "csv":
+        return frame.write_csv().encode("utf-8")
+    # Excel keeps no time zone: the times are written in Puerto Rico's (AST)
+    stamps = [c for c, t in frame.schema.items() if isinstance(t, pl.Datetime)]
+    frame = frame.with_columns(
+        pl.col(c).dt.convert_time_zone("America/Puerto_Rico").dt.replace_time_zone(None)
+        for c in stamps).rename({c: f"{c}_ast" for c in stamps})
+    out = io.BytesIO()
+    frame.write_excel(out, worksheet=kind)
+    return out.getvalue()
+
+
+CASE_COLUMNS = [("number", "Int64"), ("case_id", "Int64"), ("participant_id", "String"),
+                ("version", "Int64"), ("current", "Boolean"), ("state", "String"),
+                ("status", "String"), ("as_of", "Date"), ("application_date", "Date"),
+                ("created_at", "Datetime"), ("approved_at", "Datetime"),
+                ("days_to_approval", "Int64")]
+EVENT_COLUMNS = [("id", "Int64"), ("at", "Datetime"), ("number", "Int64"),
+                 ("case_id", "Int64"), ("version", "Int64"), ("action", "String"),
+                 ("user", "String"), ("role", "String"), ("corrects", "Int64"),
+                 ("letter_sha256", "String")]
+
+
+def _schema(columns):
+    import polars as pl
+
+    types = {"Int64": pl.Int64, "String": pl.String, "Boolean": pl.Boolean, "Date": pl.Date,
+             "Datetime": pl.Datetime("us", "UTC")}
+    return {n: types[t] for n, t in columns}
+
+
+def _case_rows(store: Store) -> list[tuple]:
+    with store.reading() as session:
+        states = dict(session.execute(select(CaseState.participant_id, CaseState.case_id)).all())
+        first = dict(session.execute(select(Case.participant_id, Case.id)
+                                     .where(Case.version == 1)).all())
+        after: dict[int, str] = {}
+        approved: dict[int, datetime] = {}
+        for cid, action, at in session.execute(
+                select(WorkflowRow.case_id, WorkflowRow.action, WorkflowRow.at)
+                .order_by(WorkflowRow.id)):
+            after[cid] = STATE_AFTER.get(action, after.get(cid, "draft"))
+            if action == "approved":
+                approved[cid] = at
+        applied = dict(session.execute(select(CaseApplication.case_id,
+                                              CaseApplication.application_date)).all())
+        rows = []
+        for cid, pid, version, status, as_of, created in session.execute(
+                select(Case.id, Case.participant_id, Case.version, Case.status, Case.as_of,
+                       Case.created_at).order_by(Case.id)):
+            at = approved.get(cid)
+            app = applied.get(cid)
+            days = (_pr_date(at) - app).days if at is not None and app is not None else None
+            rows.append((first.get(pid), cid, pid, version, states.get(pid) == cid,
+                         after.get(cid, "draft"), status, as_of, app, created, at, days))
+    return rows
+
+
+def _pr_date(at: datetime) -> date:
+    """The calendar day in Puerto Rico (AST, UTC−4, no daylight saving)."""
+    from datetime import timedelta, timezone
+
+    return at.astimezone(timezone(timedelta(hours=-4))).date()
+
+
+def _summary_frame(rows: list[tuple]):
+    import polars as pl
+
+    current = [r for r in rows if r[4]]
+    out: list[tuple[str, str, int | None]] = []
+    for state in STATES:
+        out.append(("cases_by_state", state, sum(1 for r in current if r[5] == state)))
+    for status in sorted({r[6] for r in current}):
+        out.append(("cases_by_status", status, sum(1 for r in current if r[6] == status)))
+    days = [r[11] for r in rows if r[11] is not None]
+    out.append(("days_application_to_approval", "count", len(days)))
+    out.append(("days_application_to_approval", "median",
+                int(statistics.median_low(days)) if days else None))
+    out.append(("days_application_to_approval", "max", max(days) if days else None))
+    return pl.DataFrame(out, schema={"measure": pl.String, "key": pl.String,
+                                     "value": pl.Int64}, orient="row")

@@ -2,19 +2,41 @@
 versions, the rules content each case was decided with, and the audit trail."""
 
 from .engine import DatabaseURLError, make_engine, sqlite_path
-from .models import ROLES, AuditEvent, Case, RulesVersion, User
+from .models import (
+    ROLES,
+    AuditEvent,
+    Case,
+    CaseApplication,
+    CaseState,
+    Letter,
+    RulesVersion,
+    User,
+    UserPassword,
+    WorkflowEvent,
+)
 from .repository import (
+    STATE_AFTER,
+    Application,
     AuditQuery,
     CaseConflict,
     CaseProblem,
     NewEvent,
     Store,
+    WorkflowConflict,
     hash_token,
     new_token,
 )
 
 __all__ = [
     "ROLES",
+    "STATE_AFTER",
+    "Application",
+    "CaseApplication",
+    "CaseState",
+    "Letter",
+    "UserPassword",
+    "WorkflowConflict",
+    "WorkflowEvent",
     "AuditEvent",
     "AuditQuery",
     "Case",

@@ -1,6 +1,7 @@
 """The hash chains that make the store tamper-evident.
 
-Every row of `cases`, `audit_events` and `users` carries `row_hash`, the
+Every row of `cases`, `audit_events` and `users` (and, from migration 0003,
+`user_passwords`, `case_applications` and `workflow_events`) carries `row_hash`, the
 SHA-256 of the canonical JSON of the row's content together with the hash of
 the row before it in the same table (`prev_hash`; the first row follows
 `GENESIS`). Rows are chained in id order; writers take the chain's head row
@@ -37,6 +38,12 @@ CHAINS: dict[str, tuple[str, ...]] = {
     "audit_events": ("at", "user_id", "user_name", "role", "action", "case_id",
                      "participant_id", "method", "path", "status_code", "detail"),
     "users": ("name", "role", "token_hash", "created_at"),
+    # migration 0003: the workbench
+    "user_passwords": ("user_id", "password_hash", "created_at"),
+    "case_applications": ("case_id", "name", "address", "application_date", "note",
+                          "created_at"),
+    "workflow_events": ("at", "number", "case_id", "version", "action", "user_id", "user_name",
+                        "role", "reason", "corrects", "letter_sha256"),
 }
 
 

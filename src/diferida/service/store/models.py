@@ -5,6 +5,12 @@ names the one it replaces (`supersedes`), and the database itself refuses
 UPDATE, DELETE, TRUNCATE and replacing inserts on those tables (triggers of
 the migrations). Users can only be added and disabled. Cases, audit events and
 users carry a hash chained to the previous row (see `chain`).
+
+The workbench adds (migration 0003) four append-only tables — password
+hashes, the application of each case version (personal data), the workflow
+events and the letters issued — and `case_states`, where each case stands
+now: the one table rewritten in place, an index over the workflow events
+(which `verify` checks it against) that keeps the queues fast.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Text,
@@ -27,7 +34,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-ROLES = ("analyst", "auditor")
+ROLES = ("analyst", "supervisor", "auditor")
 
 # SQLite gives an auto-increment key only to a column declared INTEGER.
 BigId = BigInteger().with_variant(Integer(), "sqlite")
@@ -66,7 +73,7 @@ class Base(DeclarativeBase):
 
 class User(Base):
     __tablename__ = "users"
-    __table_args__ = (CheckConstraint("role IN ('analyst', 'auditor')", name="role"),)
+    __table_args__ = (CheckConstraint("role IN ('analyst', 'supervisor', 'auditor')", name="role"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(100), unique=True)
@@ -164,3 +171,96 @@ class ChainHead(Base):
     length: Mapped[int] = mapped_column(BigInteger)
     last_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     last_hash: Mapped[str] = mapped_column(String(64))
+
+
+class UserPassword(Base):
+    """A user's password, as an argon2 hash; the latest row of a user wins
+    (`diferida users passwd` appends one)."""
+
+    __tablename__ = "user_passwords"
+    __table_args__ = (Index(None, "user_id", "id"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    user_id: Mapped[int] = mapped_column(Integer, ForeignKey("users.id"))
+    password_hash: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    prev_hash: Mapped[str] = mapped_column(String(64))
+    row_hash: Mapped[str] = mapped_column(String(64))
+
+
+class CaseApplication(Base):
+    """What a case version needs and a determination is not about: the
+    person's name and mailing address, the application date, a free note.
+    Personal data: never logged, never in an audit event."""
+
+    __tablename__ = "case_applications"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    case_id: Mapped[int] = mapped_column(BigId, ForeignKey("cases.id"), unique=True)
+    name: Mapped[str | None] = mapped_column(Text, nullable=True)
+    address: Mapped[str | None] = mapped_column(Text, nullable=True)
+    application_date: Mapped[date | None] = mapped_column(Date, nullable=True)
+    note: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    prev_hash: Mapped[str] = mapped_column(String(64))
+    row_hash: Mapped[str] = mapped_column(String(64))
+
+
+class WorkflowEvent(Base):
+    """A transition of a case version: created, submitted, approved,
+    returned (with its reason), corrected (with its reason and the version it
+    corrects), letter_stored (with the letter's SHA-256)."""
+
+    __tablename__ = "workflow_events"
+    __table_args__ = (Index(None, "case_id", "id"), Index(None, "number", "id"))
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    at: Mapped[datetime] = mapped_column(UTCDateTime)
+    number: Mapped[int] = mapped_column(BigInteger)  # the case: id of its first version
+    case_id: Mapped[int] = mapped_column(BigId, ForeignKey("cases.id"))
+    version: Mapped[int] = mapped_column(Integer)
+    action: Mapped[str] = mapped_column(String(20))
+    user_id: Mapped[int] = mapped_column(Integer, ForeignKey("users.id"))
+    user_name: Mapped[str] = mapped_column(String(100))
+    role: Mapped[str] = mapped_column(String(16))
+    reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    corrects: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    letter_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    prev_hash: Mapped[str] = mapped_column(String(64))
+    row_hash: Mapped[str] = mapped_column(String(64))
+
+
+class Letter(Base):
+    """The letter of an approved version, exactly as issued (PDF). Its
+    SHA-256 is in the `letter_stored` workflow event."""
+
+    __tablename__ = "letters"
+
+    case_id: Mapped[int] = mapped_column(BigId, ForeignKey("cases.id"), primary_key=True)
+    lang: Mapped[str] = mapped_column(String(8))
+    pdf: Mapped[bytes] = mapped_column(LargeBinary)
+    sha256: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class CaseState(Base):
+    """Where each case stands now (one row per case, rewritten at each
+    transition): derived from the cases and workflow events, which `verify`
+    checks it against; it exists so that queues and searches are indexed."""
+
+    __tablename__ = "case_states"
+    __table_args__ = (
+        Index(None, "state", "updated_at"),
+        Index(None, "changed_by", "state", "updated_at"),
+    )
+
+    number: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    participant_id: Mapped[str] = mapped_column(String(200), unique=True)
+    case_id: Mapped[int] = mapped_column(BigInteger, unique=True)  # the current version
+    version: Mapped[int] = mapped_column(Integer)
+    state: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(32))  # the determination's
+    prepared_by: Mapped[int] = mapped_column(Integer)  # author of the first version
+    changed_by: Mapped[int] = mapped_column(Integer)  # author of the current version
+    submitted_by: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)

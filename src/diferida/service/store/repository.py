@@ -23,7 +23,20 @@ from sqlalchemy.orm import Session, sessionmaker
 from . import migrate, triggers
 from .chain import CHAINS, UnreadableRow, VerifyReport, content_sha256, row_hash, verify_chain
 from .engine import make_engine
-from .models import ROLES, AuditEvent, Base, Case, ChainHead, RulesVersion, User
+from .models import (
+    ROLES,
+    AuditEvent,
+    Base,
+    Case,
+    CaseApplication,
+    CaseState,
+    ChainHead,
+    Letter,
+    RulesVersion,
+    User,
+    UserPassword,
+    WorkflowEvent,
+)
 
 T = TypeVar("T")
 TOKEN_PREFIX = "dfr_"
@@ -99,6 +112,26 @@ class AuditQuery:
     until: datetime | None = None
     limit: int = 100
     offset: int = 0
+
+
+@dataclass(frozen=True)
+class Application:
+    """What a case version needs besides the SPEC §1 fields (personal data)."""
+
+    name: str | None = None
+    address: str | None = None
+    application_date: date | None = None
+    note: str | None = None
+
+
+class WorkflowConflict(Exception):
+    """A transition the stored state does not allow: `code` is not_found,
+    stale (not the current version) or wrong_state; `values` fill the
+    message."""
+
+    def __init__(self, code: str, **values: Any):
+        super().__init__(code)
+        self.code, self.values = code, values
 
 
 class Store:
@@ -187,6 +220,41 @@ class Store:
 
         return self._retrying(work)
 
+    def set_password(self, name: str, password_hash: str) -> User:
+        """Append a user's new password hash (the latest wins), recorded in the
+        audit trail as `user.passwd` (without the hash)."""
+
+        def work(session: Session) -> User:
+            user = session.scalar(select(User).where(User.name == name))
+            if user is None:
+                raise ValueError(f"no user named {name!r}")
+            at = now()
+            row = UserPassword(user_id=user.id, password_hash=password_hash, created_at=at)
+            _move_head(session, _append(session, row, _lock_head(session, "user_passwords")))
+            _move_head(session, _append(session, NewEvent(
+                "user.passwd", "CLI", "diferida users passwd", 200,
+                detail=canonical_json({"user_id": user.id, "name": user.name}),
+            ).row(at), _lock_head(session, "audit_events")))
+            return user
+
+        return self._retrying(work)
+
+    def sign_in_record(self, name: str) -> tuple[User | None, str | None]:
+        """The active user of this name and their latest password hash."""
+        with self._read() as session:
+            user = session.scalar(select(User).where(User.name == name,
+                                                     User.disabled_at.is_(None)))
+            if user is None:
+                return None, None
+            hashed = session.scalar(select(UserPassword.password_hash)
+                                    .where(UserPassword.user_id == user.id)
+                                    .order_by(UserPassword.id.desc()).limit(1))
+            return user, hashed
+
+    def user(self, user_id: int) -> User | None:
+        with self._read() as session:
+            return session.get(User, user_id)
+
     def user_for_token(self, token: str) -> User | None:
         with self._read() as session:
             return session.scalar(select(User).where(
@@ -198,11 +266,18 @@ class Store:
         self, *, participant_id: str, inputs: dict[str, Any], result: dict[str, Any],
         rules_version: str, rules_name: str, rules_content: dict[str, Any], as_of: date,
         lang: str, author: User, supersedes: int | None, note: str | None,
-        event: Callable[[Case], NewEvent],
+        event: Callable[[Case], NewEvent], application: Application | None = None,
+        reason: str | None = None,
     ) -> Case:
         """Store a new case version. The first case of a participant is version
         1; every later one must name the current version in `supersedes`
-        (optimistic concurrency: a stale correction is refused, never merged)."""
+        (optimistic concurrency: a stale correction is refused, never merged).
+        A version submitted for approval is not corrected until it is
+        returned (`CaseConflict` "submitted").
+
+        With it, in the same transaction: the version's application (when
+        given), its workflow event (`created`, or `corrected` with `reason`
+        and the version it corrects) and where the case now stands (draft)."""
         inputs_text, result_text = canonical_json(inputs), canonical_json(result)
         content_text = canonical_json(rules_content)
 
@@ -234,6 +309,11 @@ class Store:
                         "stale_version",
                         f"case {supersedes} has already been superseded; the current version "
                         f"is case {latest.id} (version {latest.version})", latest.id)
+                state = session.get(CaseState, _number(session, latest))
+                if state is not None and state.state == "submitted":
+                    raise CaseConflict(
+                        "submitted", f"case {latest.id} is submitted for approval; it can be "
+                                     f"corrected once it is returned", latest.id)
                 version = latest.version + 1
             stored = session.get(RulesVersion, rules_version)
             if stored is None:
@@ -246,6 +326,8 @@ class Store:
                         as_of=as_of, lang=lang, status=str(result.get("status")),
                         author_id=author.id, note=note, created_at=now())
             _move_head(session, _append(session, case, head, content_sha256(stored.content)))
+            session.flush()
+            _version_created(session, case, author, application, reason)
             _move_head(session, _append(session, event(case).row(case.created_at),
                                         _lock_head(session, "audit_events")))
             session.flush()
@@ -292,6 +374,66 @@ class Store:
     def count_cases(self) -> int:
         with self._read() as session:
             return session.scalar(select(func.count()).select_from(Case)) or 0
+
+    # -- the workbench ---------------------------------------------------------
+
+    def reading(self) -> Session:
+        """A read-only session (use as a context manager) for the workbench's
+        queries."""
+        return self._read()
+
+    def transition(self, case_id: int, user: User, action: str, *,
+                   from_states: tuple[str, ...], to_state: str, event: NewEvent,
+                   reason: str | None = None,
+                   check: Callable[[CaseState], None] | None = None,
+                   letter: tuple[bytes, str] | None = None,
+                   at: datetime | None = None) -> CaseState:
+        """Move the current version `case_id` from one of `from_states` to
+        `to_state`: its workflow event (and, with `letter` = (pdf, lang), the
+        letter stored and a `letter_stored` event with its SHA-256), where
+        the case stands, and the audit event `event`, in one transaction.
+        `check` sees the case's state and raises to refuse. Raises
+        WorkflowConflict (not_found, stale, wrong_state)."""
+
+        def work(session: Session) -> CaseState:
+            wf_head = _lock_head(session, "workflow_events")
+            case = session.get(Case, case_id)
+            if case is None:
+                raise WorkflowConflict("not_found", case_id=case_id)
+            st = session.scalar(select(CaseState)
+                                .where(CaseState.participant_id == case.participant_id))
+            if st is None or st.case_id != case_id:
+                raise WorkflowConflict("stale", case_id=case_id,
+                                       current=st.case_id if st else None)
+            if st.state not in from_states:
+                raise WorkflowConflict("wrong_state", case_id=case_id, state=st.state)
+            if check is not None:
+                check(st)
+            when = at or now()
+            wf_head = _append(session, WorkflowEvent(
+                at=when, number=st.number, case_id=case.id, version=case.version,
+                action=action, user_id=user.id, user_name=user.name, role=user.role,
+                reason=reason, corrects=None, letter_sha256=None), wf_head)
+            if letter is not None:
+                pdf, lang = letter
+                digest = hashlib.sha256(pdf).hexdigest()
+                session.add(Letter(case_id=case.id, lang=lang, pdf=pdf, sha256=digest,
+                                   created_at=when))
+                wf_head = _append(session, WorkflowEvent(
+                    at=when, number=st.number, case_id=case.id, version=case.version,
+                    action="letter_stored", user_id=user.id, user_name=user.name,
+                    role=user.role, reason=None, corrects=None, letter_sha256=digest), wf_head)
+            _move_head(session, wf_head)
+            st.state, st.updated_at = to_state, when
+            if to_state == "submitted":
+                st.submitted_by = user.id
+            _move_head(session, _append(session, event.row(when),
+                                        _lock_head(session, "audit_events")))
+            session.flush()
+            session.expunge(st)
+            return st
+
+        return self._retrying(work)
 
     # -- audit trail ---------------------------------------------------------
 
@@ -366,6 +508,7 @@ class Store:
                         f"(changed after it was recorded)")
             report.rules_checked = len(contents)
             report.findings += _re_enabled_users(conn)
+            report.findings += _workflow_findings(conn)
             guards = triggers.check(conn)
             report.missing_triggers = guards.missing
             report.changed_triggers = guards.changed
@@ -374,6 +517,44 @@ class Store:
 
 
 HEADS = ChainHead.__table__
+# the state a version is in after each workflow event (letter_stored: no change)
+STATE_AFTER = {"created": "draft", "corrected": "draft", "submitted": "submitted",
+               "approved": "approved", "returned": "returned"}
+
+
+def _number(session: Session, case: Case) -> int:
+    """The case's number: the id of the participant's first version."""
+    if case.version == 1:
+        return case.id
+    return session.scalar(select(Case.id).where(Case.participant_id == case.participant_id,
+                                                Case.version == 1))
+
+
+def _version_created(session: Session, case: Case, author: User,
+                     application: Application | None, reason: str | None) -> None:
+    """A new version's application, its workflow event and where the case
+    stands (draft), in the transaction that stores the version."""
+    number = _number(session, case)
+    if application is not None:
+        _move_head(session, _append(session, CaseApplication(
+            case_id=case.id, name=application.name, address=application.address,
+            application_date=application.application_date, note=application.note,
+            created_at=case.created_at), _lock_head(session, "case_applications")))
+    _move_head(session, _append(session, WorkflowEvent(
+        at=case.created_at, number=number, case_id=case.id, version=case.version,
+        action="created" if case.supersedes is None else "corrected", user_id=author.id,
+        user_name=author.name, role=author.role, reason=reason, corrects=case.supersedes,
+        letter_sha256=None), _lock_head(session, "workflow_events")))
+    state = session.get(CaseState, number)
+    if state is None:
+        session.add(CaseState(number=number, participant_id=case.participant_id,
+                              case_id=case.id, version=case.version, state="draft",
+                              status=case.status, prepared_by=author.id, changed_by=author.id,
+                              submitted_by=None, updated_at=case.created_at))
+    else:
+        state.case_id, state.version, state.state = case.id, case.version, "draft"
+        state.status, state.changed_by, state.submitted_by = case.status, author.id, None
+        state.updated_at = case.created_at
 
 
 @dataclass(frozen=True)
@@ -562,6 +743,49 @@ def _re_enabled_users(conn) -> list[str]:
         User.id.in_(sorted(disabled)), User.disabled_at.is_(None))).all()
     return [f"users id {uid} ({name!r}): active, but disabled by audit event "
             f"{disabled[uid]} (re-enabled behind the store's back)" for uid, name in active]
+
+
+def _workflow_findings(conn) -> list[str]:
+    """What the workflow's derived and stored parts say against its chain:
+    each letter's bytes against its SHA-256 in the `letter_stored` event,
+    and where each case stands against its versions and events."""
+    out: list[str] = []
+    stored = {cid: sha for cid, sha in conn.execute(
+        select(WorkflowEvent.case_id, WorkflowEvent.letter_sha256)
+        .where(WorkflowEvent.action == "letter_stored"))}
+    seen = set()
+    for cid, pdf, sha in conn.execute(select(Letter.case_id, Letter.pdf, Letter.sha256)):
+        seen.add(cid)
+        actual = hashlib.sha256(bytes(pdf)).hexdigest() if pdf is not None else None
+        if cid not in stored:
+            out.append(f"letters case {cid}: no letter_stored event records it")
+        elif not (actual == sha == stored[cid]):
+            out.append(f"letters case {cid}: the stored PDF does not match the SHA-256 in its "
+                       f"letter_stored event (changed after it was issued)")
+    out += [f"letters case {cid}: its letter_stored event names a letter that is not stored"
+            for cid in sorted(set(stored) - seen)]
+    after: dict[int, str] = {}
+    for cid, action in conn.execute(select(WorkflowEvent.case_id, WorkflowEvent.action)
+                                    .order_by(WorkflowEvent.id)):
+        if action in STATE_AFTER:
+            after[cid] = STATE_AFTER[action]
+    latest = dict(conn.execute(select(Case.participant_id, func.max(Case.version))
+                               .group_by(Case.participant_id)).all())
+    listed = set()
+    for number, pid, cid, version, state in conn.execute(
+            select(CaseState.number, CaseState.participant_id, CaseState.case_id,
+                   CaseState.version, CaseState.state)):
+        listed.add(pid)
+        if latest.get(pid) != version:
+            out.append(f"case_states case {number}: says version {version} is current, the "
+                       f"cases table's latest is {latest.get(pid)}")
+        elif after.get(cid, "draft") != state:
+            out.append(f"case_states case {number}: says {state!r}, its workflow events say "
+                       f"{after.get(cid, 'draft')!r}")
+    missing = len(set(latest) - listed)
+    if missing:
+        out.append(f"case_states: {missing} cases are missing (they would be in no queue)")
+    return out
 
 
 def _transient(exc: OperationalError) -> bool:

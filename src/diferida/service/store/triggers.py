@@ -7,7 +7,7 @@ emptied, a trigger disabled or left to fire only for replication sessions:
 each is reported.
 
 The definitions are those of the newest schema. The text of every SQLite
-trigger is kept as migrations `0001` and `0002` first issued it (SQLite keeps
+trigger is kept as migrations `0001`, `0002` and `0003` first issued it (SQLite keeps
 that text and reads the trigger from it). A change of a trigger is a new
 migration that drops and recreates it from a new definition here.
 """
@@ -34,6 +34,18 @@ KEYS = {
     "users": ("id = NEW.id", "name = NEW.name", "token_hash = NEW.token_hash"),
     "chain_heads": ("chain = NEW.chain",),
 }
+# migration 0003 (the workbench): append-only tables, the chained ones among
+# them, and their keys
+WORKFLOW_APPEND_ONLY = ("user_passwords", "case_applications", "workflow_events", "letters")
+WORKFLOW_CHAINED = ("user_passwords", "case_applications", "workflow_events")
+WORKFLOW_KEYS = {
+    "user_passwords": ("id = NEW.id",),
+    "case_applications": ("id = NEW.id", "case_id = NEW.case_id"),
+    "workflow_events": ("id = NEW.id",),
+    "letters": ("case_id = NEW.case_id",),
+}
+# every table the check looks at (case_states is derived and rewritten: no guard)
+STORE_TABLES = (*TABLES, *WORKFLOW_APPEND_ONLY, "case_states")
 # what disabling a user leaves as it was
 USER_FIXED = ("id", "name", "role", "token_hash", "created_at", "prev_hash", "row_hash")
 
@@ -114,7 +126,15 @@ SQLITE_GUARDS = (
         "AND (OLD.last_id IS NULL OR NEW.last_id > OLD.last_id)) "
         "BEGIN SELECT RAISE(ABORT, 'chain_heads: a chain only grows'); END"),
 )
-SQLITE_TRIGGERS = {t.name: t for t in (*SQLITE_APPEND_ONLY, *SQLITE_GUARDS)}
+# migration 0003: the workbench's tables
+SQLITE_WORKFLOW = (
+    *(_sqlite_no_change(t, v) for t in WORKFLOW_APPEND_ONLY for v in ("update", "delete")),
+    *(_sqlite_no_replace(t, keys) for t, keys in WORKFLOW_KEYS.items()),
+    *(_sqlite_hash_required(t) for t in WORKFLOW_CHAINED),
+)
+# the triggers of `users` (0002), created again when 0003 rebuilds the table
+SQLITE_USERS = tuple(t for t in SQLITE_GUARDS if t.table == "users")
+SQLITE_TRIGGERS = {t.name: t for t in (*SQLITE_APPEND_ONLY, *SQLITE_GUARDS, *SQLITE_WORKFLOW)}
 
 
 # -- PostgreSQL ----------------------------------------------------------------
@@ -185,8 +205,15 @@ PG_GUARDS = (
     PgTrigger("chain_heads_only_grow", "chain_heads", "DELETE OR UPDATE", "ROW",
               "diferida_chain_heads_only_grow"),
 )
+# migration 0003: the workbench's tables
+PG_WORKFLOW = (
+    *(PgTrigger(f"{t}_append_only", t, "DELETE OR UPDATE", "ROW", PG_APPEND_ONLY_FUNCTION.name)
+      for t in WORKFLOW_APPEND_ONLY),
+    *(PgTrigger(f"{t}_no_truncate", t, "TRUNCATE", "STATEMENT", PG_APPEND_ONLY_FUNCTION.name)
+      for t in WORKFLOW_APPEND_ONLY),
+)
 PG_FUNCTIONS = {f.name: f for f in (PG_APPEND_ONLY_FUNCTION, *PG_GUARD_FUNCTIONS)}
-PG_TRIGGERS = {(t.table, t.name): t for t in (*PG_APPEND_ONLY, *PG_GUARDS)}
+PG_TRIGGERS = {(t.table, t.name): t for t in (*PG_APPEND_ONLY, *PG_GUARDS, *PG_WORKFLOW)}
 
 # pg_trigger.tgenabled: O fires in ordinary sessions, A always; D (disabled)
 # and R (replica sessions only) never fire for an ordinary client
@@ -228,7 +255,7 @@ def _check_sqlite(conn) -> TriggerCheck:
         if table != trigger.table or normalised(sql or "") != normalised(trigger.sql):
             found.changed.append(f"{name} is now `{shortened(sql or '')}`")
     found.unexpected += [f"{name} on {table}" for name, (table, _) in sorted(present.items())
-                         if name not in SQLITE_TRIGGERS and str(table).lower() in TABLES]
+                         if name not in SQLITE_TRIGGERS and str(table).lower() in STORE_TABLES]
     return found
 
 
@@ -251,7 +278,7 @@ _PG_TRIGGERS_SQL = """
 def _check_postgresql(conn) -> TriggerCheck:
     found = TriggerCheck()
     present = {(r.table_name, r.name): r for r in conn.execute(
-        text(_PG_TRIGGERS_SQL), {"tables": list(TABLES)})}
+        text(_PG_TRIGGERS_SQL), {"tables": list(STORE_TABLES)})}
     bad_functions: dict[int, tuple[Any, list[str]]] = {}
     for key, trigger in PG_TRIGGERS.items():
         row = present.get(key)
