@@ -25,9 +25,11 @@ APPLICATION = {
 def add_users(store) -> None:
     """The users of the tests, each with a password (as `diferida users add`
     and `diferida users passwd` make them)."""
+    from diferida.service.workflow import hash_password
+
     for name, role in ROLES.items():
         store.add_user(name, role)
-        store.set_password(name, PASSWORDS[name])
+        store.set_password(name, hash_password(PASSWORDS[name]))
 
 
 _TOKEN = re.compile(r'name="csrf_token" value="([^"]*)"')

@@ -72,13 +72,18 @@ def sessions_of(request: Request) -> Sessions:
     return found
 
 
-def user_fingerprint(user: User) -> str:
-    return fingerprint(user.id, user.name, user.role, user.disabled_at,
-                       getattr(user, "password_hash", None))
+def user_fingerprint(user: User, password_hash: str | None) -> str:
+    """What ends a session when it changes: the user's name, role, state and
+    password (`diferida users passwd` signs the user out everywhere)."""
+    return fingerprint(user.id, user.name, user.role, user.disabled_at, password_hash)
 
 
-def _user(store, user_id: int) -> User | None:
-    return next((u for u in store.users() if u.id == user_id), None)
+def _user(store, user_id: int) -> tuple[User | None, str | None]:
+    """The active user of a session and their current password hash."""
+    user = store.user(user_id)
+    if user is None or user.disabled_at is not None:
+        return None, None
+    return store.sign_in_record(user.name)
 
 
 @dataclass
@@ -137,11 +142,11 @@ async def _signed_in(request: Request, lang: str) -> Ctx | Response:
     """The signed-in user, or a redirect to the sign-in page."""
     sessions = sessions_of(request)
     session = sessions.read(request)
-    user = None
+    user = hashed = None
     if session is not None:
-        user = await run_in_threadpool(_user, store_of(request), session.user_id)
-    if (user is None or user.disabled_at is not None or session is None
-            or user_fingerprint(user) != session.fingerprint):
+        user, hashed = await run_in_threadpool(_user, store_of(request), session.user_id)
+    if (user is None or session is None
+            or user_fingerprint(user, hashed) != session.fingerprint):
         notice = "expired" if request.cookies.get("diferida_wb") else None
         response = _see(href(f"{BASE}/entrar", lang, aviso=notice))
         if session is not None or request.cookies.get("diferida_wb"):
@@ -194,13 +199,9 @@ def _texts(items: Mapping[str, Any]) -> dict[str, str]:
 
 @router.get(f"{BASE}/entrar", response_class=HTMLResponse)
 async def signin_page(request: Request) -> Response:
-    lang = _lang_of(request)
-    sessions = sessions_of(request)
-    if sessions.read(request) is not None:
-        ctx = await _signed_in(request, lang)
-        if not isinstance(ctx, Response):
-            return _see(href(BASE, lang))
-    return _signin(request, lang, notice=request.query_params.get("aviso"))
+    # shown even to a signed-in browser: signing in again (as someone else)
+    # makes a new session, never continues the one the browser brought
+    return _signin(request, _lang_of(request), notice=request.query_params.get("aviso"))
 
 
 def _signin(request: Request, lang: str, *, notice: str | None = None,
@@ -249,7 +250,8 @@ async def signin(request: Request) -> Response:
             detail="workbench sign-in refused"))
         return _signin(request, lang, error=w["signin"]["failed"], status=401)
     # a new session, whatever cookie the browser brought (no fixation)
-    session = sessions.start(user.id, user_fingerprint(user))
+    _, hashed = await run_in_threadpool(store.sign_in_record, user.name)
+    session = sessions.start(user.id, user_fingerprint(user, hashed))
     await run_in_threadpool(store.audit, NewEvent(
         "auth.signin", "POST", request.url.path, 303, user=user, detail="workbench"))
     response = _see(href(BASE, lang))
@@ -704,7 +706,7 @@ async def audit_page(request: Request) -> Response:
         case_number = _case_id(filters["caso"].strip())
         if case_number is None:
             errors["caso"] = view.words(ctx.lang)["queue"]["bad_case_number"]
-    entries, report, refusal = None, None, None
+    entries, report = None, None
     if not errors:
         start = (datetime.combine(since, time(), tzinfo=view.AST).astimezone(UTC)
                  if isinstance(since, date) else None)
@@ -717,8 +719,11 @@ async def audit_page(request: Request) -> Response:
                 until=end, page=_page_number(q.get("pagina")))
         except workflow.Refused as exc:
             return _refused(ctx, exc)
-    if refusal is None and ctx.user.role in ("auditor", "supervisor"):
-        report = await run_in_threadpool(ctx.store.verify)
+    try:
+        intact, lines = await run_in_threadpool(workflow.verify_view, ctx.store, ctx.user)
+        report = {"intact": intact, "lines": lines}
+    except workflow.Refused as exc:
+        return _refused(ctx, exc)
     return _render(request, "wb_audit.html", ctx.lang, 422 if errors else 200, ctx=ctx,
                    filters=filters, errors=errors, entries=entries, report=report)
 
