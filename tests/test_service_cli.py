@@ -36,7 +36,7 @@ def test_db_upgrade_brings_an_empty_database_to_the_newest_schema(url):
 
 
 def test_users_add_prints_a_token_once_and_stores_only_its_hash(url):
-    r = run("users", "add", "maria", "--role", "analyst", "--database-url", url)
+    r = run("users", "add", "maria", "--role", "analyst", "--no-password", "--database-url", url)
     assert r.exit_code == 0, r.output
     token = r.stdout.strip().splitlines()[-1]
     assert len(token) > 40
@@ -51,7 +51,8 @@ def test_users_add_prints_a_token_once_and_stores_only_its_hash(url):
         store.dispose()
     listing = run("users", "list", "--database-url", url).output
     assert "maria" in listing and token not in listing
-    again = run("users", "add", "maria", "--role", "auditor", "--database-url", url)
+    again = run("users", "add", "maria", "--role", "auditor", "--no-password",
+                "--database-url", url)
     assert again.exit_code != 0 and "already exists" in again.output
 
 
@@ -63,7 +64,7 @@ def test_users_add_refuses_a_role_other_than_analyst_or_auditor(tmp_path):
 
 def test_a_disabled_user_token_stops_working(tmp_path):
     url = f"sqlite:///{tmp_path / 'x.db'}"
-    token = run("users", "add", "x", "--role", "auditor", "--database-url",
+    token = run("users", "add", "x", "--role", "auditor", "--no-password", "--database-url",
                 url).stdout.strip().splitlines()[-1]
     assert run("users", "disable", "x", "--database-url", url).exit_code == 0
     store = Store(url)

@@ -72,7 +72,8 @@ def test_the_migration_gives_existing_rows_their_chain_and_new_rows_continue_it(
             report = store.verify()
             assert report.intact, report.lines()
             assert [(c.chain, c.rows) for c in report.chains] == [
-                ("cases", 3), ("audit_events", 4), ("users", 2)]
+                ("cases", 3), ("audit_events", 4), ("users", 2), ("user_passwords", 0),
+                ("case_applications", 0), ("workflow_events", 0)]
             # the store writes on from the migrated heads
             ana = store.user_for_token("dfr_a")
             rules = diferida.load_rules()
@@ -88,7 +89,10 @@ def test_the_migration_gives_existing_rows_their_chain_and_new_rows_continue_it(
             report = store.verify()
             assert report.intact, report.lines()
             assert [(c.chain, c.rows, c.last_id) for c in report.chains] == [
-                ("cases", 4, 4), ("audit_events", 6, 6), ("users", 2, 2)]
+                ("cases", 4, 4), ("audit_events", 6, 6), ("users", 2, 2),
+                ("user_passwords", 0, None), ("case_applications", 0, None),
+                # the correction's workflow event
+                ("workflow_events", 1, 1)]
             # and the old rows are now refused a rewrite like the new ones
             with pytest.raises(DBAPIError):
                 with store.engine.begin() as conn:
@@ -177,7 +181,8 @@ def test_writers_in_several_processes_keep_each_chain_linear(kind, tmp_path,
             report = store.verify()
             assert report.intact, report.lines()
             assert [(c.chain, c.rows) for c in report.chains] == [
-                ("cases", 20), ("audit_events", 100), ("users", 1)]
+                ("cases", 20), ("audit_events", 100), ("users", 1), ("user_passwords", 0),
+                ("case_applications", 0), ("workflow_events", 20)]
         finally:
             store.dispose()
 

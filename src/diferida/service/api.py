@@ -383,17 +383,30 @@ async def get_case(request: Request, case_id: CaseId,
 
 @router.get("/api/v1/cases/{case_id}/print", tags=["cases"], response_class=HTMLResponse,
             responses={**ERRORS_AUTH, 404: {"model": Errors},
-                       200: {"content": {"text/html": {}},
-                             "description": "The printable determination of that case "
-                                            "version, as it was recorded."}})
-async def print_case(request: Request, case_id: CaseId, user: Reader) -> HTMLResponse:
-    """The analyst's printable determination of one stored case version, with
-    its case id and version, printed from the store as recorded (never
-    recomputed); in the language it was decided in."""
+                       200: {"content": {"text/html": {}, "application/pdf": {}},
+                             "description": "The determination of that case version: for "
+                                            "an approved version the letter issued (PDF), "
+                                            "byte for byte; otherwise the printable page, "
+                                            "as it was recorded."}})
+async def print_case(request: Request, case_id: CaseId, user: Reader) -> Response:
+    """The determination of one stored case version. An approved version
+    answers with its letter as issued at approval (PDF, the stored bytes);
+    any other, with the analyst's printable page, with its case id and
+    version, printed from the store as recorded (never recomputed), in the
+    language it was decided in."""
     from ..web.routes import SECURITY_HEADERS, render_case
+    from .workflow import stored_letter
 
     store: Store = store_of(request)
     case = await _load_case(request, store, user, case_id, "case.print")
+    pdf = await run_in_threadpool(stored_letter, store, case.id)
+    if pdf is not None:
+        await run_in_threadpool(store.audit, NewEvent(
+            "case.print", request.method, request.url.path, 200, user=user, case_id=case.id,
+            participant_id=case.participant_id, detail="issued letter"))
+        return Response(pdf, media_type="application/pdf", headers={
+            "Content-Disposition": f'inline; filename="caso-{case.id}.pdf"',
+            "Cache-Control": "no-store"})
     data = (await run_in_threadpool(_cases_json, store, [case]))[0]
     html = render_case(data)
     await run_in_threadpool(store.audit, NewEvent(

@@ -22,6 +22,7 @@ from .proxies import ForwardedClient
 from .schemas import complete_responses
 from .settings import Settings
 from .throttle import FailureDigest, Limiter, PublicRateLimit
+from .workflow_api import router as workflow_router
 
 # uvicorn configures its own loggers; the startup line goes where its lines go
 log = logging.getLogger("uvicorn.error")
@@ -102,7 +103,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # trusted proxy, DIFERIDA_TRUSTED_PROXIES), before any limit counts it.
     app.add_middleware(ForwardedClient, proxies=settings.proxy_networks)
     app.include_router(api_router)
-    included = [api_router]
+    app.include_router(workflow_router)
+    included = [api_router, workflow_router]
 
     # The web calculator is optional for the API, but an import error inside
     # it must surface, never be mistaken for its absence.

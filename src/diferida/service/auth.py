@@ -1,5 +1,6 @@
-"""Bearer tokens and roles. Analysts create, correct and read cases; auditors
-read cases and the audit trail. A refused attempt (401, 403 or 429) is itself
+"""Bearer tokens and roles. Analysts create, correct and read cases;
+supervisors read cases (and, in the workbench, approve or return them);
+auditors read cases and the audit trail. A refused attempt (401, 403 or 429) is itself
 written to the audit trail; repeated anonymous ones are collapsed into one
 event with their count (throttle.FailureDigest). A client that fails to sign
 in too often is refused (429) before its token is even looked up."""
@@ -19,6 +20,7 @@ from .store import NewEvent, Store, User
 from .throttle import client_of, too_many_problems
 
 ANALYST = "analyst"
+SUPERVISOR = "supervisor"
 AUDITOR = "auditor"
 MAX_DB_ID = 2**63 - 1
 
@@ -106,5 +108,7 @@ def _case_id(request: Request) -> int | None:
 
 
 Analyst = Annotated[User, Depends(require(ANALYST))]
-Reader = Annotated[User, Depends(require(ANALYST, AUDITOR))]
+Reader = Annotated[User, Depends(require(ANALYST, SUPERVISOR, AUDITOR))]
+# the workbench's routes: any signed-in role; the service layer decides
+Anyone = Annotated[User, Depends(require(ANALYST, SUPERVISOR, AUDITOR))]
 Auditor = Annotated[User, Depends(require(AUDITOR))]

@@ -120,25 +120,81 @@ def users_group() -> None:
     """Users of the case store and their bearer tokens."""
 
 
+MIN_PASSWORD = 10
+
+
+def _password(password_stdin: bool) -> str:
+    """A new password: one line of standard input, or asked twice without
+    echo. Never printed, never logged; only its argon2 hash is stored."""
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = click.prompt("password", hide_input=True, confirmation_prompt=True,
+                                err=True)
+    if len(password) < MIN_PASSWORD:
+        raise click.UsageError(f"the password must have at least {MIN_PASSWORD} characters")
+    if "\x00" in password:
+        raise click.UsageError("the password must not contain the NUL character")
+    return password
+
+
 @users_group.command("add")
 @click.argument("name")
-@click.option("--role", required=True, type=click.Choice(["analyst", "auditor"]),
-              help="analyst: create, correct and read cases; auditor: read cases and the "
-                   "audit trail.")
+@click.option("--role", required=True, type=click.Choice(["analyst", "supervisor", "auditor"]),
+              help="analyst: prepare, correct and submit cases; supervisor: that too, and "
+                   "approve or return cases others prepared; auditor: read cases and the "
+                   "audit trail, change nothing.")
+@click.option("--password-stdin", is_flag=True,
+              help="Read the password from the first line of standard input instead of "
+                   "asking for it.")
+@click.option("--no-password", is_flag=True,
+              help="No password (the user signs in to nothing; the token alone serves a "
+                   "program).")
 @database_url_option
-def users_add(name: str, role: str, database_url: str | None) -> None:
-    """Add a user and print their token. The token is shown only this once;
-    the store keeps only its hash."""
+def users_add(name: str, role: str, password_stdin: bool, no_password: bool,
+              database_url: str | None) -> None:
+    """Add a user, set their password (asked, or --password-stdin) and print
+    their API token. The token is shown only this once; the store keeps only
+    its hash, and only an argon2 hash of the password."""
+    if password_stdin and no_password:
+        raise click.UsageError("--password-stdin and --no-password exclude each other")
+    password = None if no_password else _password(password_stdin)
     store = _store(database_url)
     _upgrade(store)
     try:
         user, token = store.add_user(name, role)
+        if password is not None:
+            from .workflow import hash_password
+
+            store.set_password(name, hash_password(password))
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     finally:
         store.dispose()
     click.echo(f"user {user.name} ({user.role}) added; token (shown only once):", err=True)
     click.echo(token)
+
+
+@users_group.command("passwd")
+@click.argument("name")
+@click.option("--password-stdin", is_flag=True,
+              help="Read the password from the first line of standard input instead of "
+                   "asking for it.")
+@database_url_option
+def users_passwd(name: str, password_stdin: bool, database_url: str | None) -> None:
+    """Set a user's password (the previous one stops working at once)."""
+    from .workflow import hash_password
+
+    password = _password(password_stdin)
+    store = _store(database_url)
+    _upgrade(store)
+    try:
+        store.set_password(name, hash_password(password))
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    finally:
+        store.dispose()
+    click.echo(f"password of {name} set")
 
 
 @users_group.command("list")

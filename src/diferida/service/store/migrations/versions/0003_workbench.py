@@ -17,6 +17,8 @@ events, letters, and where each case stands.
   the queues; the cases already stored are in state `draft` (recorded, never
   submitted).
 
+The new tables name cases without a foreign key (as audit_events does):
+what tells a case removed behind the store's back is the hash chains.
 Every existing row keeps its hash: the chains of cases, audit events and
 users go on from their heads.
 
@@ -73,8 +75,6 @@ def upgrade() -> None:
         sa.Column("note", sa.Text(), nullable=True),
         sa.Column("created_at", TS, nullable=False),
         *_hashes(),
-        sa.ForeignKeyConstraint(["case_id"], ["cases.id"],
-                                name=op.f("fk_case_applications_case_id_cases")),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_case_applications")),
         sa.UniqueConstraint("case_id", name=op.f("uq_case_applications_case_id")),
     )
@@ -93,8 +93,6 @@ def upgrade() -> None:
         sa.Column("corrects", sa.BigInteger(), nullable=True),
         sa.Column("letter_sha256", sa.String(64), nullable=True),
         *_hashes(),
-        sa.ForeignKeyConstraint(["case_id"], ["cases.id"],
-                                name=op.f("fk_workflow_events_case_id_cases")),
         sa.ForeignKeyConstraint(["user_id"], ["users.id"],
                                 name=op.f("fk_workflow_events_user_id_users")),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_workflow_events")),
@@ -108,7 +106,6 @@ def upgrade() -> None:
         sa.Column("pdf", sa.LargeBinary(), nullable=False),
         sa.Column("sha256", sa.String(64), nullable=False),
         sa.Column("created_at", TS, nullable=False),
-        sa.ForeignKeyConstraint(["case_id"], ["cases.id"], name=op.f("fk_letters_case_id_cases")),
         sa.PrimaryKeyConstraint("case_id", name=op.f("pk_letters")),
     )
     op.create_table(
@@ -179,6 +176,28 @@ def _roles(pg: bool, check: str) -> None:
 
 
 def downgrade() -> None:
-    # the workflow events, passwords and letters are part of the record (and
-    # chain_heads only grow): going back would destroy them
-    raise NotImplementedError("migration 0003 is not reversible: the workflow record only grows")
+    """Back to 0002: the workbench's tables and what they hold are dropped
+    (passwords, applications, workflow events, letters). Refused while a
+    supervisor exists (0002 knows no such role)."""
+    bind = op.get_bind()
+    pg = bind.dialect.name == "postgresql"
+    if bind.execute(sa.text("SELECT count(*) FROM users WHERE role = 'supervisor'")).scalar():
+        raise RuntimeError("users with the role supervisor exist: 0002 has no such role")
+    if pg:
+        for trigger in triggers.PG_WORKFLOW:
+            op.execute(f"DROP TRIGGER {trigger.name} ON {trigger.table}")
+        op.execute("ALTER TABLE chain_heads DISABLE TRIGGER chain_heads_only_grow")
+    else:
+        for trigger in triggers.SQLITE_WORKFLOW:
+            op.execute(f"DROP TRIGGER {trigger.name}")
+        op.execute("DROP TRIGGER chain_heads_no_delete")
+    op.execute("DELETE FROM chain_heads WHERE chain IN ('user_passwords', "
+               "'case_applications', 'workflow_events')")
+    if pg:
+        op.execute("ALTER TABLE chain_heads ENABLE TRIGGER chain_heads_only_grow")
+    else:
+        op.execute(triggers.SQLITE_TRIGGERS["chain_heads_no_delete"].sql)
+    for table in ("case_states", "letters", "workflow_events", "case_applications",
+                  "user_passwords"):
+        op.drop_table(table)
+    _roles(pg, "role IN ('analyst', 'auditor')")

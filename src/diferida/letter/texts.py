@@ -1,0 +1,127 @@
+"""The letter's administrator-editable texts: the letterhead and contact
+block ([letter_office]) and what the person may do next, with their right to
+ask for reconsideration or review ([letter_next]).
+
+The shipped texts are sections of the catalog i18n/<lang>/letter.toml. An
+administrator replaces them with a file `letter_<lang>.toml` in the directory
+named by DIFERIDA_WEB_TEXTS_DIR (the directory of the calculator's editable
+texts): each section it has replaces the shipped one whole, and must have
+the same keys, a text where a text is shipped, a list of texts where a list
+is, and within braces only the names the shipped text of that key uses.
+Anything else is a `LetterTextsError` naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import os
+import string
+import tomllib
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from ..i18n import LANGS, catalog
+
+TEXTS_DIR_ENV = "DIFERIDA_WEB_TEXTS_DIR"
+EDITABLE_SECTIONS = ("letter_office", "letter_next")
+
+
+class LetterTextsError(ValueError):
+    """An administrator's letter texts file that cannot be used as it is."""
+
+
+def _names(text: str) -> set[str]:
+    return {f for _, f, _, _ in string.Formatter().parse(text) if f}
+
+
+def _check(given: Any, shipped: Any, where: str, problems: list[str]) -> None:
+    if isinstance(shipped, dict):
+        if not isinstance(given, dict):
+            problems.append(f"{where}: must be a table of keys")
+            return
+        problems += [f"{where}.{k}: missing" for k in shipped if k not in given]
+        problems += [f"{where}.{k}: unknown key" for k in given if k not in shipped]
+        for k in shipped:
+            if k in given:
+                _check(given[k], shipped[k], f"{where}.{k}", problems)
+        return
+    if isinstance(shipped, list):
+        if not isinstance(given, list) or not all(isinstance(x, str) for x in given):
+            problems.append(f"{where}: must be a list of texts")
+            return
+        allowed = set().union(*(_names(x) for x in shipped))
+        for i, text in enumerate(given):
+            _check_text(text, allowed, f"{where}[{i}]", problems)
+        return
+    if not isinstance(given, str):
+        problems.append(f"{where}: must be a text")
+        return
+    _check_text(given, _names(shipped), where, problems)
+
+
+def _check_text(text: str, allowed: set[str], where: str, problems: list[str]) -> None:
+    try:
+        used = _names(text)
+    except ValueError as exc:
+        problems.append(f"{where}: {exc} (write {{{{ and }}}} for a brace)")
+        return
+    unknown = sorted(used - allowed)
+    if unknown:
+        known = ", ".join("{" + n + "}" for n in sorted(allowed)) or "none"
+        problems.append(f"{where}: unknown placeholder "
+                        f"{', '.join('{' + n + '}' for n in unknown)} (this text may use: {known})")
+
+
+def override_path(lang: str) -> Path | None:
+    """The administrator's file for `lang`, when there is one."""
+    folder = os.environ.get(TEXTS_DIR_ENV, "").strip()
+    if not folder:
+        return None
+    path = Path(folder) / f"letter_{lang}.toml"
+    return path if path.is_file() else None
+
+
+@cache
+def _override(path: str, mtime_ns: int, size: int, lang: str) -> dict[str, Any]:
+    """An administrator's file, read and checked once per version of it."""
+    try:
+        data = tomllib.loads(Path(path).read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise LetterTextsError(f"{path}: cannot be read as TOML: {exc}") from None
+    problems: list[str] = []
+    shipped = catalog(lang)
+    for key in data:
+        if key not in EDITABLE_SECTIONS:
+            problems.append(f"{key}: not an editable section (use "
+                            f"{' or '.join(EDITABLE_SECTIONS)})")
+        else:
+            _check(data[key], shipped[key], key, problems)
+    if problems:
+        raise LetterTextsError(f"{path}: " + "; ".join(problems))
+    return data
+
+
+def editable(section: str, lang: str) -> dict[str, Any]:
+    """The section `section` of the letter in `lang`: the administrator's,
+    when their file has it (re-read when the file changes), else shipped."""
+    assert section in EDITABLE_SECTIONS, section
+    path = override_path(lang)
+    if path is not None:
+        st = path.stat()
+        data = _override(str(path), st.st_mtime_ns, st.st_size, lang)
+        if section in data:
+            return data[section]
+    return catalog(lang)[section]
+
+
+def check_letter_texts() -> list[Path]:
+    """Read every administrator's letter file now, so that a mistake stops
+    the service at start with its name and key. Returns the files in use."""
+    used = []
+    for lang in LANGS:
+        for section in EDITABLE_SECTIONS:
+            editable(section, lang)
+        path = override_path(lang)
+        if path is not None:
+            used.append(path)
+    return used

@@ -1,0 +1,450 @@
+"""The letter's content, as data for its template: each part from the stored
+determination (its findings, their sentences and citations, as recorded),
+the stored inputs, the case's facts, and the catalogs. Nothing here applies a
+rule: which Decisions of SPEC are listed is read from the findings' values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import date, datetime, timedelta, timezone
+from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING, Any
+
+from ..determination import plain
+from ..explain import cite, reason_texts, regime_text, years_phrase
+from ..fields import SERVICE_UNITS
+from ..i18n import LANGS, catalog, fmt_date, fmt_wait
+from ..money import format_money
+from ..rules import DEFAULT_RULES, Rules, builtin_names, load_rules
+from ..words import law_words
+from .texts import editable
+
+if TYPE_CHECKING:
+    from . import LetterFacts
+
+# Puerto Rico keeps Atlantic Standard Time all year (no daylight saving).
+AST = timezone(timedelta(hours=-4), "AST")
+# Texts that may be reworded between releases without changing the decision.
+TEXT_KEYS = ("headline", "explanation", "rules_title", "lang")
+# Which finding carries the values behind each reason (SPEC §7 reason codes).
+REASON_FINDING = {"not_covered": "covered", "not_separated": "separated",
+                  "refund_requested": "no_refund", "insufficient_service": "insufficient_service"}
+FACT_FIELDS = ("participant_id", "birth_date", "entry_date", "separation_date",
+               "creditable_service_years", "average_compensation", "group",
+               "refund_requested", "deferred_right_1960", "requested_start_date")
+DATE_FIELDS = ("birth_date", "entry_date", "separation_date", "requested_start_date")
+# Findings the letter shows in a part of their own, not among the grounds.
+OWN_PART = ("reading_19_4", "scope")
+
+
+class LetterError(ValueError):
+    """Facts a letter cannot be written from; the message names the field."""
+
+
+# ---------------------------------------------------------------- checks
+
+def in_puerto_rico(value: datetime, field: str) -> datetime:
+    if not isinstance(value, datetime):
+        raise LetterError(f"{field}: must be a date and time, not {type(value).__name__}")
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise LetterError(f"{field}: must be timezone-aware (UTC), got {value.isoformat()}")
+    return value.astimezone(AST)
+
+
+def check(facts: LetterFacts) -> None:
+    if facts.lang not in LANGS:
+        raise LetterError(f"lang: {facts.lang!r} is not one of {', '.join(LANGS)}")
+    for name in ("case_id", "version"):
+        v = getattr(facts, name)
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise LetterError(f"{name}: must be a whole number from 1, got {v!r}")
+    if not isinstance(facts.as_of, date) or isinstance(facts.as_of, datetime):
+        raise LetterError(f"as_of: must be a date, got {facts.as_of!r}")
+    if not isinstance(facts.prepared_by, str) or not facts.prepared_by.strip():
+        raise LetterError("prepared_by: the name of who prepared the case is required")
+    in_puerto_rico(facts.prepared_at, "prepared_at")
+    if (facts.approved_by is None) != (facts.approved_at is None):
+        raise LetterError("approved_by and approved_at: give both (an approved letter) "
+                          "or neither (a draft)")
+    if facts.approved_by is not None and not str(facts.approved_by).strip():
+        raise LetterError("approved_by: empty name")
+    if facts.approved_at is not None:
+        in_puerto_rico(facts.approved_at, "approved_at")
+    if (facts.corrects_version is None) != (facts.correction_reason is None):
+        raise LetterError("corrects_version and correction_reason: a correction "
+                          "gives both the version it corrects and why")
+    for name in ("status", "regime", "warnings", "reasons", "explanation", "headline"):
+        if name not in facts.result:
+            raise LetterError(f"result.{name}: missing from the stored determination")
+    stored = facts.result.get("rules_version")
+    if stored not in (None, facts.rules_version):
+        raise LetterError(f"rules_version: {facts.rules_version!r} is not the determination's "
+                          f"{stored!r}")
+    if facts.result.get("as_of") not in (None, facts.as_of.isoformat()):
+        raise LetterError(f"as_of: {facts.as_of.isoformat()} is not the determination's "
+                          f"{facts.result.get('as_of')}")
+
+
+# ---------------------------------------------------- the determination
+
+def rules_named(name: str | None) -> Rules:
+    """The built-in rules set of that name (the default when none is named)."""
+    if name and name in builtin_names():
+        return load_rules(name)
+    return load_rules(DEFAULT_RULES)
+
+
+def determination(facts: LetterFacts) -> tuple[dict[str, Any], Rules]:
+    """The stored determination, as recorded, when it was recorded in the
+    letter's language. In the other language its sentences are written again
+    from the stored inputs with the same rules set (its version must be the
+    stored one) and the decision must come out identical; otherwise no
+    letter is written in that language."""
+    d = dict(facts.result)
+    rules = rules_named(d.get("rules_name"))
+    if d.get("lang", facts.lang) == facts.lang:
+        return d, rules
+    if rules.version != facts.rules_version:
+        raise LetterError(
+            f"lang: the determination was recorded in {d.get('lang')!r} under rules version "
+            f"{facts.rules_version}, which is no longer a built-in rules set; its letter can "
+            f"only be written in {d.get('lang')!r}")
+    from ..core import InputError, evaluate
+
+    try:
+        again = evaluate(dict(facts.inputs), as_of=facts.as_of, rules=rules,
+                         lang=facts.lang).to_dict()
+    except InputError as exc:
+        raise LetterError("inputs: " + "; ".join(p.message for p in exc.problems)) from None
+    differ = sorted(k for k in again if k not in TEXT_KEYS and again[k] != d.get(k))
+    if differ:
+        raise LetterError(f"lang: written again in {facts.lang!r}, the determination differs "
+                          f"from the stored one in {', '.join(differ)}")
+    return again, rules
+
+
+def _finding(d: Mapping[str, Any], condition: str) -> Mapping[str, Any] | None:
+    return next((f for f in d["explanation"] if f["condition"] == condition), None)
+
+
+def _iso(value: Any) -> date | None:
+    return None if value in (None, "") else date.fromisoformat(str(value)[:10])
+
+
+def _money(value: Any) -> str:
+    return format_money(Decimal(str(value)))
+
+
+# ----------------------------------------------------------- the parts
+
+def _input(inputs: Mapping[str, Any], name: str) -> Any:
+    v = inputs.get(name)
+    if isinstance(v, str):
+        v = v.strip()
+        return v or None
+    return v
+
+
+def _bool(value: Any, name: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    raise LetterError(f"inputs.{name}: {value!r} is not true or false")
+
+
+def facts_rows(facts: LetterFacts, d: Mapping[str, Any], rules: Rules) -> list[dict[str, str]]:
+    """Every input, in words, as the determination read it."""
+    lang = facts.lang
+    c, L = catalog(lang), catalog(lang)["letter"]
+    words = law_words(rules, lang)
+    rows = []
+    for name in FACT_FIELDS:
+        raw = _input(facts.inputs, name)
+        if name == "participant_id" and raw is None:
+            continue
+        label = c["fields"][name].format_map(words)
+        try:
+            if raw is None:
+                shown = {"separation_date": L["not_separated"],
+                         "requested_start_date": L["no_start"]}.get(name, L["empty"])
+                if name == "deferred_right_1960":
+                    # SPEC §6: derived from the entry date, and said so
+                    shown = L["derived"].format(
+                        value=c["yes"] if d.get("deferred_right_1960") else c["no"],
+                        citation=words["minimum_citation"])
+            elif name in DATE_FIELDS:
+                shown = fmt_date(_iso(raw), lang)
+            elif name == "average_compensation":
+                shown = L["compensation_year"].format(amount=_money(raw))
+            elif name == "creditable_service_years":
+                years = Decimal(str(raw))
+                shown = _service_words(years, lang)
+            elif name == "group":
+                shown = c["groups"][str(raw)]
+            elif name == "refund_requested":
+                shown = L["refund_yes" if _bool(raw, name) else "refund_no"]
+            elif name == "deferred_right_1960":
+                shown = L["declared"].format(value=c["yes"] if _bool(raw, name) else c["no"])
+            else:
+                shown = str(raw)
+        except (ValueError, KeyError, InvalidOperation):
+            raise LetterError(f"inputs.{name}: {raw!r} cannot be read") from None
+        rows.append({"label": label[:1].upper() + label[1:], "value": shown})
+    rows.append({"label": L["as_of"], "value": fmt_date(facts.as_of, lang)})
+    title = d.get("rules_title") or rules.title
+    rows.append({"label": L["rules_set"], "value": L["rules_line"].format(
+        name=d.get("rules_name") or rules.name, title=title, version=facts.rules_version)})
+    return rows
+
+
+def _service_words(years: Decimal, lang: str) -> str:
+    """"22 años", "25.1667 años (25 años y 2 meses)" where whole months make it up."""
+    text = years_phrase(plain(years), lang)
+    units = years * SERVICE_UNITS
+    if units != units.to_integral_value():
+        return text
+    months = years * 12
+    if years == years.to_integral_value() or months != months.to_integral_value():
+        return text
+    y, m = divmod(int(months), 12)
+    return f"{text} ({fmt_wait(y, m, 0, lang)})"
+
+
+def decision_rows(facts: LetterFacts, d: Mapping[str, Any],
+                  rules: Rules) -> list[dict[str, str]]:
+    """The decision block: status, regime, route, dates, amounts."""
+    lang = facts.lang
+    c, L = catalog(lang), catalog(lang)["letter"]
+    words = law_words(rules, lang)
+    status = d["status"]
+    regime = "not_covered" if "not_covered" in d["reasons"] else d["regime"]
+    rows = [{"label": L["status"], "value": c["status"][status]}]
+    if status == "not_entitled":
+        reasons = ["not_covered"] if "not_covered" in d["reasons"] else list(d["reasons"])
+        rows.append({"label": L["reasons"],
+                     "value": "; ".join(reason_texts(reasons, rules, lang))})
+    rows.append({"label": L["regime"], "value": regime_text(regime, rules, lang)})
+    na = L["not_applicable"]
+    if status == "not_entitled":
+        for key in ("route", "eligibility_date", "start_date", "annual", "monthly"):
+            rows.append({"label": L[key], "value": na})
+        return rows
+    route = _route_citation(d, d["route"], rules, lang)
+    met = ", ".join(_route_citation(d, r, rules, lang) for r in d["routes_met"])
+    rows += [
+        {"label": L["route"], "value": route},
+        {"label": L["routes_met"], "value": met},
+        {"label": L["eligibility_date"], "value": fmt_date(_iso(d["eligibility_date"]), lang)},
+        {"label": L["start_date"], "value": _start(facts, d, words)},
+        {"label": L["annual"], "value": _money(d["annual_amount"])},
+        {"label": L["monthly"], "value": _money(d["monthly_amount"])},
+    ]
+    formula = d.get("formula") or {}
+    if formula.get("minimum_amount") is not None:
+        key = "minimum_paid" if d.get("minimum_applied") else "minimum_not_paid"
+        rows.append({"label": L["minimum"].format(citation=cite(formula["minimum_citation"], lang)),
+                     "value": L[key].format(amount=_money(formula["minimum_amount"]))})
+    return rows
+
+
+def _route_citation(d: Mapping[str, Any], route: str, rules: Rules, lang: str) -> str:
+    """A route's citation as the findings cite it (the rules set's own)."""
+    for f in d["explanation"]:
+        if f["condition"] == "service" and f["values"].get("route") == route:
+            return f["rule"]
+    return cite(rules.route(route).citation, lang)
+
+
+def _start(facts: LetterFacts, d: Mapping[str, Any], words: Mapping[str, str]) -> str:
+    lang, L = facts.lang, catalog(facts.lang)["letter"]
+    elig = _iso(d["eligibility_date"])
+    start = _finding(d, "start")
+    if d.get("premature_request") and start is not None:
+        return L["start_premature"].format(
+            requested=fmt_date(_iso(start["values"].get("requested_start_date")), lang),
+            eligibility_date=fmt_date(elig, lang))
+    day = _iso(d.get("start_date"))
+    if day is not None and day < facts.as_of:
+        return L["start_past"].format(requested=fmt_date(day, lang),
+                                      as_of=fmt_date(facts.as_of, lang))
+    if day is not None:
+        return fmt_date(day, lang)
+    key = "start_open_now" if d["status"] == "eligible" else "start_open"
+    return L[key].format(start_citation=words["start_citation"])
+
+
+def denial(facts: LetterFacts, d: Mapping[str, Any], rules: Rules) -> list[dict[str, str]]:
+    """For a denial, each reason with the finding that shows it, first."""
+    if d["status"] != "not_entitled":
+        return []
+    reasons = ["not_covered"] if "not_covered" in d["reasons"] else list(d["reasons"])
+    out = []
+    for reason, text in zip(reasons, reason_texts(reasons, rules, facts.lang)):
+        f = _finding(d, REASON_FINDING[reason])
+        out.append({"reason": text[:1].upper() + text[1:],
+                    "finding": f["text"] if f is not None else None})
+    return out
+
+
+def mark(f: Mapping[str, Any], lang: str) -> dict[str, str]:
+    """A symbol and a word for each ground, so a symbol is never the only
+    signal; a date still to come is pending ("…"), never "not met" (✗)."""
+    L = catalog(lang)["letter"]
+    held, condition = f["held"], f["condition"]
+    if condition == "regime" or held is None:
+        return {"symbol": "·", "word": L["mark_info"], "kind": "info"}
+    if held is True:
+        return {"symbol": "✓", "word": L["mark_held"], "kind": "held"}
+    if condition in ("route_applies", "minimum"):
+        return {"symbol": "–", "word": L["mark_not_applicable"], "kind": "na"}
+    if condition in ("age", "eligibility", "start"):
+        return {"symbol": "…", "word": L["mark_pending"], "kind": "pending"}
+    return {"symbol": "✗", "word": L["mark_not_held"], "kind": "not-held"}
+
+
+def grounds(d: Mapping[str, Any], lang: str) -> list[dict[str, str]]:
+    warned = set(d["warnings"])
+    return [{**mark(f, lang), "rule": f["rule"], "text": f["text"]}
+            for f in d["explanation"]
+            if f["condition"] not in warned and f["condition"] not in OWN_PART]
+
+
+def warnings(d: Mapping[str, Any]) -> list[dict[str, str]]:
+    out = []
+    for code in d["warnings"]:
+        f = _finding(d, code)
+        if f is not None:
+            out.append({"rule": f["rule"], "text": f["text"]})
+    return out
+
+
+def decisions(facts: LetterFacts, d: Mapping[str, Any], rules: Rules) -> list[str]:
+    """Every Decision of SPEC that shaped this answer (and only those), read
+    from the stored findings: the 19.4 doubt, under either reading, in the
+    finding's own words, with the other reading's date."""
+    lang = facts.lang
+    t = catalog(lang)["letter_decisions"]
+    words = law_words(rules, lang)
+    out: list[str] = []
+    entitled = d["status"] != "not_entitled"
+    covered = "not_covered" not in d["reasons"]
+    if not covered:
+        out.append(t["not_covered"].format_map(words))
+    regime = _finding(d, "regime")
+    if regime is not None and regime["values"].get("entry_date") == regime["values"].get(
+            "cutoff"):
+        out.append(t["regime_cutoff"].format(citation=regime["rule"], **words))
+    if covered and d["regime"] == "new":
+        # the regimes' own routes (those open to the general group)
+        the = catalog(lang)["the_rule"]
+        own = [r for r in rules.routes if "general" in r.groups]
+        pre = [the.format(citation=cite(r.citation, lang)) for r in own
+               if tuple(r.regimes) == ("pre1990",)]
+        new = [the.format(citation=cite(r.citation, lang)) for r in own
+               if tuple(r.regimes) == ("new",)]
+        if pre and new:
+            text = t["regimes_split"].format(routes_pre1990=_listing(pre, lang),
+                                             routes_new=_listing(new, lang))
+            out.append(text[:1].upper() + text[1:])
+    reading = _finding(d, "reading_19_4")
+    if reading is not None:
+        out.append(reading["text"])
+    birth = _iso(_input(facts.inputs, "birth_date"))
+    if birth is not None and (birth.month, birth.day) == (2, 29) and any(
+            f["condition"] == "age" and (a := _iso(f["values"].get("age_date"))) is not None
+            and (a.month, a.day) == (2, 28) for f in d["explanation"]):
+        out.append(t["feb29"])
+    elig = _finding(d, "eligibility")
+    if elig is not None and elig["values"].get("tied_routes"):
+        out.append(t["tie"].format(routes=", ".join(cite(r.citation, lang)
+                                                    for r in rules.routes)))
+    if entitled and d.get("premature_request"):
+        out.append(t["premature"].format_map(words))
+    if entitled and (d["status"] == "eligible"
+                     or "start_before_determination" in d["warnings"]):
+        out.append(t["start_request"].format_map(words))
+    if entitled and d.get("route") in rules.reading_19_4.routes:
+        formula = d.get("formula") or {}
+        out.append(t["amount_follows_regime"].format(
+            route=_route_citation(d, d["route"], rules, lang),
+            amount=cite(formula.get("citation") or rules.amount[d["regime"]].citation, lang)))
+    if d.get("deferred_right_1960"):
+        out.append(t["minimum_reading"].format_map(words))
+        out.append(t["minimum_not_substitute"].format_map(words))
+    if entitled:
+        out.append(t["rounding"])
+    if "service_exceeds_span" in d["warnings"]:
+        out.append(t["span"])
+    return out
+
+
+def _listing(items: list[str], lang: str) -> str:
+    join = catalog(lang)["wait"]["join"]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + join + items[-1]
+
+
+def next_steps(facts: LetterFacts, d: Mapping[str, Any], rules: Rules) -> dict[str, Any]:
+    """What the person may do now and their right to ask for review: the
+    administrator's texts (or the shipped ones), filled."""
+    lang = facts.lang
+    t = editable("letter_next", lang)
+    words = {**law_words(rules, lang),
+             "eligibility_date": fmt_date(_iso(d.get("eligibility_date")), lang),
+             "case_id": str(facts.case_id), "version": str(facts.version)}
+    fill = lambda items: [x.format_map(words) for x in items]  # noqa: E731
+    return {"title": t["title"], "steps": fill(t[d["status"]]),
+            "review_title": t["review_title"], "review": fill(t["review"])}
+
+
+def office(lang: str) -> dict[str, Any]:
+    return dict(editable("letter_office", lang))
+
+
+def signed(name: str, when: datetime, field: str, lang: str) -> str:
+    L = catalog(lang)["letter"]
+    local = in_puerto_rico(when, field)
+    return L["signed_on"].format(name=name, date=fmt_date(local.date(), lang),
+                                 time=f"{local:%H:%M} {L['time_zone']}")
+
+
+def view(facts: LetterFacts) -> dict[str, Any]:
+    """Everything the template shows, in the letter's language."""
+    check(facts)
+    lang = facts.lang
+    d, rules = determination(facts)
+    L = catalog(lang)["letter"]
+    draft = facts.approved_by is None
+    dated = facts.prepared_at if draft else facts.approved_at
+    assert dated is not None
+    address = [x for x in (facts.addressee_address or "").split("\n") if x.strip()]
+    scope = _finding(d, "scope")
+    return {
+        "lang": lang, "L": L, "draft": draft, "office": office(lang),
+        "case_id": facts.case_id, "version": facts.version,
+        "date": fmt_date(in_puerto_rico(dated, "approved_at" if not draft
+                                        else "prepared_at").date(), lang),
+        "application_date": (fmt_date(facts.application_date, lang)
+                             if facts.application_date else None),
+        "participant_id": _input(facts.inputs, "participant_id"),
+        "corrects": (L["corrects"].format(version=facts.corrects_version)
+                     if facts.corrects_version is not None else None),
+        "correction_reason": (L["correction_reason"].format(reason=facts.correction_reason)
+                              if facts.correction_reason else None),
+        "addressee_name": (facts.addressee_name or "").strip() or None,
+        "addressee_address": address,
+        "headline": d["headline"],
+        "denial": denial(facts, d, rules),
+        "decision": decision_rows(facts, d, rules),
+        "facts": facts_rows(facts, d, rules),
+        "grounds": grounds(d, lang),
+        "warnings": warnings(d),
+        "decisions": decisions(facts, d, rules),
+        "scope": scope["text"] if scope is not None else None,
+        "next": next_steps(facts, d, rules),
+        "prepared": signed(facts.prepared_by, facts.prepared_at, "prepared_at", lang),
+        "approved": (signed(facts.approved_by, facts.approved_at, "approved_at", lang)
+                     if not draft and facts.approved_at is not None else None),
+        "footer": L["footer"].format(case_id=facts.case_id, version=facts.version),
+    }

@@ -1,0 +1,283 @@
+"""The workbench's JSON API, /api/v1/workbench: every action of the web
+pages (`/analista`), through the same service layer (`workflow`). Bearer
+tokens; the role each action needs is the service layer's to decide, and
+its refusals come back in the API's one error shape with their status
+(403, 404, 409, 422), recorded in the audit trail."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, File, Path, Query, Request, UploadFile
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse, Response
+
+from ..i18n import LANGS
+from . import messages, workflow
+from .auth import Anyone, store_of
+from .errors import APIError, parse_json_object, problem
+from .schemas import Errors, participant_schema, request_body
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/api/v1/workbench", tags=["workbench"])
+MAX_DB_ID = 2**63 - 1
+CaseId = Annotated[int, Path(ge=1, le=MAX_DB_ID, description="The id of a case version.")]
+PageNo = Annotated[int, Query(ge=1, le=10**9, description="Page number, from 1.")]
+PerPage = Annotated[int, Query(ge=1, le=workflow.MAX_PER_PAGE)]
+
+REFUSALS = {
+    401: {"model": Errors, "description": "Missing, unknown or disabled token."},
+    403: {"model": Errors, "description": "The role may not do this, or (approve) the "
+                                          "supervisor prepared, changed or submitted the case."},
+    404: {"model": Errors, "description": "No such case."},
+    409: {"model": Errors, "description": "The version is not in a state that allows this, "
+                                          "or has been superseded."},
+    422: {"model": Errors, "description": "Bad input: every bad field named."},
+}
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+PDF = {200: {"content": {"application/pdf": {}}, "description": "The letter (PDF)."}}
+
+
+def _lang(request: Request) -> str:
+    return messages.pick_lang(request.query_params.get("lang"),
+                              request.headers.get("accept-language"))
+
+
+async def _call(request: Request, fn, *args, **kwargs):
+    """Run a service action off the event loop; a refusal becomes the API's
+    error answer."""
+    try:
+        return await run_in_threadpool(fn, store_of(request), *args, **kwargs)
+    except workflow.Refused as refusal:
+        raise APIError(refusal.status, refusal.to_problems(_lang(request))) from None
+
+
+def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(data, status_code=status, headers=headers)
+
+
+def _application_schema(reason: bool = False) -> dict[str, Any]:
+    schema = participant_schema(case=True)
+    props = dict(schema["properties"])
+    for name in ("supersedes", "note", "rules"):
+        props.pop(name, None)
+    props["name"] = {"anyOf": [{"type": "string", "maxLength": workflow.LIMITS["name"]},
+                               {"type": "null"}], "description": "The person's name."}
+    props["address"] = {"anyOf": [{"type": "string", "maxLength": workflow.LIMITS["address"]},
+                                  {"type": "null"}],
+                        "description": "Mailing address, lines separated by a line break."}
+    props["application_date"] = {"anyOf": [{"type": "string", "format": "date"},
+                                           {"type": "null"}],
+                                 "description": "The application date (fecha de solicitud)."}
+    props["note"] = {"anyOf": [{"type": "string", "maxLength": workflow.LIMITS["note"]},
+                               {"type": "null"}], "description": "A free note."}
+    required = list(schema.get("required", []))
+    if reason:
+        props["reason"] = {"type": "string", "maxLength": workflow.LIMITS["reason"],
+                           "description": "Why this correction is made (required)."}
+        required = [r for r in required if r != "participant_id"] + ["reason"]
+        props.pop("participant_id", None)
+    return {**schema, "properties": props, "required": required}
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    return parse_json_object(await request.body(), _lang(request))
+
+
+# -- preparing a case ---------------------------------------------------------------
+
+@router.post("/preview", responses=REFUSALS,
+             openapi_extra=request_body(_application_schema()))
+async def preview(request: Request, user: Anyone) -> JSONResponse:
+    """The engine's answer for an application, before saving. Stores nothing."""
+    body = await _body(request)
+    result = await run_in_threadpool(workflow.preview, body, lang=_lang(request))
+    if isinstance(result, workflow.Refused):
+        raise APIError(422, result.problems)
+    return _json(result.to_dict())
+
+
+@router.post("/cases", status_code=201, response_model=workflow.CaseView,
+             responses=REFUSALS, openapi_extra=request_body(_application_schema()))
+async def open_draft(request: Request, user: Anyone) -> JSONResponse:
+    """Open a case from an application (analyst, supervisor): version 1, a draft."""
+    body = await _body(request)
+    v = await _call(request, workflow.open_draft, user, body, lang=_lang(request))
+    return _json(v.to_dict(), 201, {"Location": f"/api/v1/workbench/cases/{v.case_id}"})
+
+
+@router.post("/imports", response_model=workflow.ImportResult, responses=REFUSALS)
+async def import_applications(
+    request: Request, user: Anyone,
+    file: Annotated[UploadFile | None, File(description="CSV or .xlsx of applications: the "
+                                                         "SPEC §1 fields and name, address, "
+                                                         "application_date, note.")] = None,
+) -> JSONResponse:
+    """Drafts from a file of applications (analyst, supervisor); every
+    rejected row named with its row number, field and reason."""
+    lang = _lang(request)
+    if file is None:
+        raise APIError(422, [problem("file", "file_missing", messages.text(lang,
+                                                                           "file_missing"))])
+    limit = request.app.state.settings.max_upload_bytes
+    data = await file.read(limit + 1)
+    if len(data) > limit:
+        raise APIError(413, [problem("file", "payload_too_large", messages.text(
+            lang, "payload_too_large", limit=limit), limit=limit)])
+    result = await _call(request, workflow.import_applications, user, data,
+                         file.filename or "upload.csv", lang=lang)
+    return _json(result.to_dict())
+
+
+@router.post("/cases/{case_id}/corrections", status_code=201,
+             response_model=workflow.CaseView, responses=REFUSALS,
+             openapi_extra=request_body(_application_schema(reason=True)))
+async def correct(request: Request, case_id: CaseId, user: Anyone) -> JSONResponse:
+    """A corrected application as a new version (draft) of the case, naming
+    the version it corrects and why; the participant id stays the case's."""
+    body = await _body(request)
+    reason = body.pop("reason", None)
+    body.pop("participant_id", None)
+    v = await _call(request, workflow.correct, user, case_id, body, reason=reason,
+                    lang=_lang(request))
+    return _json(v.to_dict(), 201, {"Location": f"/api/v1/workbench/cases/{v.case_id}"})
+
+
+# -- the lifecycle ------------------------------------------------------------------
+
+@router.post("/cases/{case_id}/submit", response_model=workflow.CaseView, responses=REFUSALS)
+async def submit(request: Request, case_id: CaseId, user: Anyone) -> JSONResponse:
+    """Send a draft for approval (analyst, supervisor)."""
+    return _json((await _call(request, workflow.submit, user, case_id)).to_dict())
+
+
+@router.post("/cases/{case_id}/approve", response_model=workflow.CaseView, responses=REFUSALS)
+async def approve(request: Request, case_id: CaseId, user: Anyone) -> JSONResponse:
+    """Approve a submitted version (supervisor; never one they prepared,
+    changed last or submitted): its letter is issued, stored and its SHA-256
+    entered in the chain. `?lang=` picks the letter's language (default: the
+    case's)."""
+    lang = request.query_params.get("lang")
+    v = await _call(request, workflow.approve, user, case_id,
+                    lang=lang if lang in LANGS else None)
+    return _json(v.to_dict())
+
+
+@router.post("/cases/{case_id}/return", response_model=workflow.CaseView, responses=REFUSALS,
+             openapi_extra=request_body({"type": "object", "required": ["reason"],
+                                         "properties": {"reason": {
+                                             "type": "string",
+                                             "maxLength": workflow.LIMITS["reason"]}}}))
+async def return_case(request: Request, case_id: CaseId, user: Anyone) -> JSONResponse:
+    """Return a submitted version to be corrected, with a reason (supervisor)."""
+    body = await _body(request)
+    v = await _call(request, workflow.return_case, user, case_id, reason=body.get("reason"),
+                    lang=_lang(request))
+    return _json(v.to_dict())
+
+
+# -- reading ---------------------------------------------------------------------------
+
+@router.get("/queues/{kind}", response_model=workflow.Page, responses=REFUSALS)
+async def queue(request: Request, user: Anyone,
+                kind: Annotated[str, Path(description="drafts (mine), returned (to me), "
+                                                      "awaiting (approval), issued.",
+                                          pattern="^(drafts|returned|awaiting|issued)$")],
+                page: PageNo = 1, per_page: PerPage = workflow.PER_PAGE) -> JSONResponse:
+    """A page of one queue."""
+    result = await _call(request, workflow.queue, user, kind, page=page, per_page=per_page)
+    return _json(result.to_dict())
+
+
+@router.get("/search", response_model=workflow.Page, responses=REFUSALS)
+async def search(request: Request, user: Anyone,
+                 case_id: Annotated[int | None, Query(ge=1, le=MAX_DB_ID)] = None,
+                 participant_id: Annotated[str | None, Query(max_length=200)] = None,
+                 page: PageNo = 1) -> JSONResponse:
+    """Find a case by its number (or a version's id) or by participant id."""
+    result = await _call(request, workflow.search, user, case_id=case_id,
+                         participant_id=participant_id, page=page)
+    return _json(result.to_dict())
+
+
+@router.get("/cases/{case_id}", response_model=workflow.CaseView, responses=REFUSALS)
+async def read(request: Request, case_id: CaseId, user: Anyone) -> JSONResponse:
+    """One version of a case: its application, determination and state."""
+    return _json((await _call(request, workflow.view, user, case_id)).to_dict())
+
+
+@router.get("/cases/{case_id}/history", response_model=workflow.CaseHistory,
+            responses=REFUSALS)
+async def history(request: Request, case_id: CaseId, user: Anyone) -> JSONResponse:
+    """Every version of the case, its workflow events (UTC) and the changes
+    between versions in words."""
+    return _json((await _call(request, workflow.history, user, case_id)).to_dict())
+
+
+@router.get("/cases/{case_id}/letter", response_class=Response,
+            responses={**REFUSALS, **PDF})
+async def letter(request: Request, case_id: CaseId, user: Anyone,
+                 version: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None
+                 ) -> Response:
+    """The letter of a version as PDF: for an approved version the letter
+    issued, byte for byte; otherwise a draft marked as such, rendered now."""
+    lang = request.query_params.get("lang")
+    pdf = await _call(request, workflow.letter, user, case_id, version,
+                      lang=lang if lang in LANGS else None)
+    return Response(pdf, media_type="application/pdf", headers={
+        "Content-Disposition": f'inline; filename="caso-{case_id}.pdf"',
+        "Cache-Control": "no-store"})
+
+
+# -- the auditor's view ---------------------------------------------------------------
+
+@router.get("/audit", response_model=workflow.Page, responses=REFUSALS)
+async def audit(request: Request, user: Anyone,
+                who: Annotated[str | None, Query(max_length=100, pattern=r"^[^\x00]*$")] = None,
+                action: Annotated[str | None, Query(max_length=40, pattern=r"^[^\x00]*$")]
+                = None,
+                case_id: Annotated[int | None, Query(ge=1, le=MAX_DB_ID)] = None,
+                since: Annotated[datetime | None, Query(description="ISO 8601; UTC if no "
+                                                                    "zone.")] = None,
+                until: Annotated[datetime | None, Query()] = None,
+                page: PageNo = 1, per_page: PerPage = workflow.PER_PAGE) -> JSONResponse:
+    """The audit trail, newest first, with filters (auditor)."""
+
+    def utc(name: str, t: datetime | None) -> datetime | None:
+        if t is None:
+            return None
+        try:
+            return t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)
+        except OverflowError:
+            raise APIError(422, [problem(name, "not_a_datetime", messages.text(
+                _lang(request), "not_a_datetime", value=t.isoformat()))]) from None
+
+    result = await _call(request, workflow.audit_view, user, who=who, action=action,
+                         case_id=case_id, since=utc("since", since), until=utc("until", until),
+                         page=page, per_page=per_page)
+    return _json(result.to_dict())
+
+
+@router.get("/audit/verify", responses=REFUSALS)
+async def verify(request: Request, user: Anyone) -> JSONResponse:
+    """The result of verifying every chain, as `diferida audit verify` (auditor)."""
+    intact, lines = await _call(request, workflow.verify_view, user)
+    return _json({"intact": intact, "lines": lines})
+
+
+@router.get("/exports/{kind}.{fmt}", response_class=Response,
+            responses={**REFUSALS, 200: {"content": {"text/csv": {}, XLSX: {}},
+                                         "description": "The export."}})
+async def export(request: Request, user: Anyone,
+                 kind: Annotated[str, Path(pattern="^(cases|events|summary)$")],
+                 fmt: Annotated[str, Path(pattern="^(csv|xlsx)$")]) -> Response:
+    """Cases (one row per version, with the days from application to
+    approval), workflow events, or a summary (counts by state and status),
+    as CSV or .xlsx (supervisor, auditor). No names or addresses."""
+    data = await _call(request, workflow.export, user, kind, fmt)
+    return Response(data, media_type="text/csv; charset=utf-8" if fmt == "csv" else XLSX,
+                    headers={"Content-Disposition": f'attachment; filename="{kind}.{fmt}"'})
+
+
