@@ -321,15 +321,25 @@ def test_the_analysts_determination_prints_from_the_store_with_its_case_id_and_v
     r = svc.get("aud", f"{CASES}/{first['id']}/print")
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
     page = " ".join(r.text.split())
+    # the letter (diferida.letter), a draft until approved, with the facts it
+    # relied on and the time in Puerto Rico, never an API path
     for words in ("Determinación de pensión diferida", f"Caso {first['id']} · versión 1",
-                  f"sustituida por el caso {second['id']}", pid, "ana", "$10,200.00",
+                  "BORRADOR — sin validez", pid, "ana", "$10,200.00",
                   "La Regla 19.1(a) exige", first["rules_version"],
-                  "article19</code> — Reglamento del Sistema"):
+                  "article19 — Reglamento del Sistema", "Datos en que se basa",
+                  "Advertencias", "Preparada por", "AST, UTC−4"):
         assert words in page, words
+    assert "/api/" not in page and " UTC<" not in page
     assert "estimado" not in page.lower()  # the record, not the public estimate
     latest = " ".join(svc.get("ana", f"{CASES}/{second['id']}/print").text.split())
     assert f"Caso {second['id']} · versión 2" in latest and "servicio corregido" in latest
-    assert "sustituida" not in latest
+    assert "Esta versión corrige la versión 1 de este caso." in latest
+    english = svc.get("ana", f"{CASES}/{second['id']}/print", params={"lang": "en"})
+    assert english.status_code == 200 and "DRAFT — not valid" in english.text
+    assert "$10,800.00" in english.text and "Facts this determination relies on" in (
+        english.text)
+    assert svc.get("ana", f"{CASES}/{second['id']}/print",
+                   params={"lang": "fr"}).status_code == 422
     assert svc.http.get(f"{CASES}/{first['id']}/print").status_code == 401
     assert svc.get("ana", f"{CASES}/999999/print").status_code == 404
     printed = [e for e in svc.audit(case_id=first["id"]) if e["action"] == "case.print"]

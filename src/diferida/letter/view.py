@@ -71,9 +71,14 @@ def check(facts: LetterFacts) -> None:
         raise LetterError("approved_by: empty name")
     if facts.approved_at is not None:
         in_puerto_rico(facts.approved_at, "approved_at")
-    if (facts.corrects_version is None) != (facts.correction_reason is None):
-        raise LetterError("corrects_version and correction_reason: a correction "
-                          "gives both the version it corrects and why")
+    if facts.corrects_version is None and facts.correction_reason is not None:
+        raise LetterError("correction_reason: given without corrects_version, the version "
+                          "it corrects")
+    if facts.corrects_version is not None and (
+            isinstance(facts.corrects_version, bool) or not isinstance(facts.corrects_version, int)
+            or not 1 <= facts.corrects_version < facts.version):
+        raise LetterError(f"corrects_version: {facts.corrects_version!r} is not an earlier "
+                          f"version than {facts.version}")
     for name in ("status", "regime", "warnings", "reasons", "explanation", "headline"):
         if name not in facts.result:
             raise LetterError(f"result.{name}: missing from the stored determination")

@@ -382,19 +382,26 @@ async def get_case(request: Request, case_id: CaseId,
 
 
 @router.get("/api/v1/cases/{case_id}/print", tags=["cases"], response_class=HTMLResponse,
-            responses={**ERRORS_AUTH, 404: {"model": Errors},
+            responses={**ERRORS_AUTH, 404: {"model": Errors}, 422: {"model": Errors},
                        200: {"content": {"text/html": {}, "application/pdf": {}},
-                             "description": "The determination of that case version: for "
-                                            "an approved version the letter issued (PDF), "
-                                            "byte for byte; otherwise the printable page, "
-                                            "as it was recorded."}})
-async def print_case(request: Request, case_id: CaseId, user: Reader) -> Response:
-    """The determination of one stored case version. An approved version
-    answers with its letter as issued at approval (PDF, the stored bytes);
-    any other, with the analyst's printable page, with its case id and
-    version, printed from the store as recorded (never recomputed), in the
-    language it was decided in."""
-    from ..web.routes import SECURITY_HEADERS, render_case
+                             "description": "The determination letter of that case version: "
+                                            "for an approved version the letter issued (PDF), "
+                                            "byte for byte; otherwise the draft letter (HTML, "
+                                            "marked as such), as it was recorded."}})
+async def print_case(
+    request: Request, case_id: CaseId, user: Reader,
+    lang: Annotated[str | None, Query(
+        description="The letter's language (es | en); by default the language the case "
+                    "was decided in.")] = None,
+) -> Response:
+    """The determination letter of one stored case version (`diferida.letter`).
+    An approved version answers with its letter as issued at approval (PDF,
+    the stored bytes); any other with its draft letter,
+    with its case id and version, written from the store as recorded (never
+    recomputed), marked as a draft on every page; in the language it was
+    decided in, or in `lang`."""
+    from ..letter import LetterError, letter_html, style_source
+    from ..web.routes import SECURITY_HEADERS
     from .workflow import stored_letter
 
     store: Store = store_of(request)
@@ -408,11 +415,37 @@ async def print_case(request: Request, case_id: CaseId, user: Reader) -> Respons
             "Content-Disposition": f'inline; filename="caso-{case.id}.pdf"',
             "Cache-Control": "no-store"})
     data = (await run_in_threadpool(_cases_json, store, [case]))[0]
-    html = render_case(data)
+    chosen = lang if lang in LANGS else None
+    if lang is not None and chosen is None:
+        raise APIError(422, [problem("lang", "unknown_lang", messages.text(
+            _lang(request), "unknown_lang", value=lang), lang)])
+    try:
+        html = await run_in_threadpool(letter_html, draft_letter_facts(
+            case, data["author"], chosen or case.lang))
+    except LetterError as exc:
+        await run_in_threadpool(store.audit, NewEvent(
+            "case.print", request.method, request.url.path, 422, user=user, case_id=case.id,
+            participant_id=case.participant_id, detail="refused: no letter in that language"))
+        raise APIError(422, [problem("lang", "no_letter", str(exc), lang)]) from None
     await run_in_threadpool(store.audit, NewEvent(
         "case.print", request.method, request.url.path, 200, user=user, case_id=case.id,
         participant_id=case.participant_id))
-    return HTMLResponse(html, headers=SECURITY_HEADERS)
+    # the letter is one self-contained document: its one style block allowed by hash
+    csp = SECURITY_HEADERS["Content-Security-Policy"].replace(
+        "style-src 'self'", f"style-src {style_source(html)}")
+    return HTMLResponse(html, headers={**SECURITY_HEADERS, "Content-Security-Policy": csp})
+
+
+def draft_letter_facts(case: Case, author: str, lang: str):
+    """A stored case version as the facts of its (draft) letter."""
+    from ..letter import LetterFacts
+
+    return LetterFacts(
+        case_id=case.id, version=case.version, lang=lang, inputs=json.loads(case.inputs),
+        result=json.loads(case.result), as_of=case.as_of, rules_version=case.rules_version,
+        prepared_by=author, prepared_at=case.created_at,
+        corrects_version=case.version - 1 if case.supersedes is not None else None,
+        correction_reason=case.note if case.supersedes is not None else None)
 
 
 @router.get("/api/v1/cases", tags=["cases"], response_model=CaseList,

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import hashlib
 from datetime import date
-from decimal import Decimal
 from importlib import resources
 from pathlib import Path
 
@@ -40,7 +39,7 @@ from diferida.rules import builtin_names, load_rules
 from . import forms, guidance
 from .drafts import DRAFTS
 from .forms import FormState
-from .labels import LANGS, choose_lang, labels, next_lang
+from .labels import choose_lang, labels, next_lang
 from .view import carried, comparison_view, estimate_words, result_view
 
 STATIC_DIR = Path(str(resources.files("diferida.web") / "static"))
@@ -226,23 +225,6 @@ async def result_printable(request: Request, token: str) -> HTMLResponse:
     if state is None:
         return _gone(request)
     return _page("print.html", state)
-
-
-def render_case(case: dict) -> str:
-    """The printable determination of a stored case version (`case_json`)."""
-    from datetime import datetime
-
-    from diferida.i18n import fmt_date
-    from diferida.money import format_money
-
-    d = case["result"]
-    lang = d.get("lang") if d.get("lang") in LANGS else case.get("lang", "es")
-    created = datetime.fromisoformat(case["created_at"])
-    return env.get_template("case_print.html").render(
-        lang=lang, t=labels(lang), case=case, d=d,
-        created=f"{fmt_date(created.date(), lang)}, {created:%H:%M} UTC",
-        as_of=fmt_date(date.fromisoformat(case["as_of"]), lang),
-        money=lambda v: format_money(Decimal(v)) if v is not None else "—")
 
 
 @router.post("/calcular/escenarios", response_class=HTMLResponse)
