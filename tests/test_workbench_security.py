@@ -243,7 +243,8 @@ def _request(c: TestClient, method: str, path: str, token: str):
 
 def _csv() -> str:
     head = ",".join(APPLICATION)
-    return head + "\n" + ",".join(APPLICATION.values()).replace("W-0001", "W-0009") + "\n"
+    row = {**APPLICATION, "participant_id": "W-0009"}
+    return head + "\n" + ",".join(f'"{v}"' for v in row.values()) + "\n"
 
 
 # what each kind of user gets: "page" (2xx/3xx to a workbench page), "signin"

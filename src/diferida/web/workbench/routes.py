@@ -431,11 +431,23 @@ def _form_page(ctx: Ctx, app: Application, case: workflow.CaseView | None,
                    fields=view, import_result=None, import_error=None)
 
 
+def _not_preparer(ctx: Ctx) -> HTMLResponse | None:
+    """The refusal for a user whose role does not prepare cases (an auditor);
+    the workflow refuses their actions too, this only spares them the form."""
+    if ctx.user.role in workflow.PREPARERS:
+        return None
+    w = view.words(ctx.lang)
+    return _refusal(ctx, w["page"]["forbidden"].format(
+        role=w["roles"].get(ctx.user.role, ctx.user.role)), 403)
+
+
 @router.get(f"{BASE}/nuevo", response_class=HTMLResponse)
 async def new_case_page(request: Request) -> Response:
     ctx = await _page_ctx(request)
     if isinstance(ctx, Response):
         return ctx
+    if (refused := _not_preparer(ctx)) is not None:
+        return refused
     return _form_page(ctx, Application(values={}, errors={}), None)
 
 
@@ -444,6 +456,8 @@ async def new_case(request: Request) -> Response:
     ctx, items = await _posted(request)
     if isinstance(ctx, Response):
         return ctx
+    if (refused := _not_preparer(ctx)) is not None:
+        return refused
     return await _application_step(ctx, _texts(items), case=None)
 
 
@@ -622,6 +636,8 @@ async def correct_case(request: Request, case_id: str) -> Response:
     ctx, items = await _posted(request)
     if isinstance(ctx, Response):
         return ctx
+    if (refused := _not_preparer(ctx)) is not None:
+        return refused
     case = await _correctable(ctx, case_id)
     if isinstance(case, Response):
         return case
@@ -636,21 +652,22 @@ async def letter_html_page(request: Request, case_id: str) -> Response:
     case = await _correctable(ctx, case_id)
     if isinstance(case, Response):
         return case
-    from diferida.letter import LetterFacts, letter_html
+    from diferida.letter import LetterFacts, letter_html, style_source
 
+    # the facts as the workflow gives them to the letter at approval
     facts = LetterFacts(
         case_id=case.number, version=case.version, lang=ctx.lang, inputs=case.inputs,
         result=case.result, as_of=case.as_of, rules_version=case.rules_version,
-        prepared_by=case.prepared_by, prepared_at=case.created_at,
+        prepared_by=case.changed_by, prepared_at=case.created_at,
         addressee_name=case.name, addressee_address=case.address,
         application_date=case.application_date, approved_by=case.approved_by,
         approved_at=case.approved_at, corrects_version=case.corrects_version,
         correction_reason=case.correction_reason)
     html = await run_in_threadpool(letter_html, facts)
-    return HTMLResponse(html, headers={**SECURITY_HEADERS,
-                                       "Content-Security-Policy": "default-src 'none'; "
-                                       "style-src 'unsafe-inline'; img-src data:; "
-                                       "frame-ancestors 'none'; base-uri 'none'"})
+    # one self-contained document: its one style block allowed by its hash
+    csp = SECURITY_HEADERS["Content-Security-Policy"].replace(
+        "style-src 'self'", f"style-src {style_source(html)}")
+    return HTMLResponse(html, headers={**SECURITY_HEADERS, "Content-Security-Policy": csp})
 
 
 @router.get(BASE + "/casos/{case_id}/carta.pdf")
