@@ -23,7 +23,7 @@ CORE_TESTS := tests/test_19_*.py tests/test_spec_examples.py tests/test_properti
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PIP) -c constraints.txt -e '.[dev,soa,plot]' $(QUIET)
-	$(PY) -c "import diferida, polars, fastapi, sqlalchemy, pytest, xdist, hypothesis, playwright, pymort, matplotlib"
+	$(PY) -c "import diferida, polars, fastapi, sqlalchemy, pytest, xdist, hypothesis, playwright, pymort, matplotlib, weasyprint"
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -127,7 +127,11 @@ TRIGGER_ATTACKS: dict[str, dict[str, tuple[tuple[str, ...], str | None, str]]] =
             re.escape(CHANGED + "the function diferida_append_only(), run by "
                       "cases_append_only, audit_events_append_only, rules_versions_append_only, "
                       "cases_no_truncate, audit_events_no_truncate, rules_versions_no_truncate, "
-                      "users_no_truncate, chain_heads_no_truncate: its body is now "
+                      "users_no_truncate, chain_heads_no_truncate, user_passwords_append_only, "
+                      "case_applications_append_only, workflow_events_append_only, "
+                      "letters_append_only, user_passwords_no_truncate, "
+                      "case_applications_no_truncate, workflow_events_no_truncate, "
+                      "letters_no_truncate: its body is now "
                       "`BEGIN RETURN COALESCE(NEW, OLD); END` (LANGUAGE plpgsql)")),
         "diferida_users_only_disable() emptied": (
             ("CREATE OR REPLACE FUNCTION diferida_users_only_disable() RETURNS trigger AS $$ "

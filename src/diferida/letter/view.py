@@ -228,8 +228,8 @@ def decision_rows(facts: LetterFacts, d: Mapping[str, Any],
     rows = [{"label": L["status"], "value": c["status"][status]}]
     if status == "not_entitled":
         reasons = ["not_covered"] if "not_covered" in d["reasons"] else list(d["reasons"])
-        rows.append({"label": L["reasons"],
-                     "value": "; ".join(reason_texts(reasons, rules, lang))})
+        said = "; ".join(reason_texts(reasons, rules, lang))
+        rows.append({"label": L["reasons"], "value": said[:1].upper() + said[1:]})
     rows.append({"label": L["regime"], "value": regime_text(regime, rules, lang)})
     na = L["not_applicable"]
     if status == "not_entitled":

@@ -386,8 +386,8 @@ async def get_case(request: Request, case_id: CaseId,
                        200: {"content": {"text/html": {}, "application/pdf": {}},
                              "description": "The determination letter of that case version: "
                                             "for an approved version the letter issued (PDF), "
-                                            "byte for byte; otherwise the draft letter (HTML, "
-                                            "marked as such), as it was recorded."}})
+                                            "byte for byte; otherwise a draft, marked as "
+                                            "such, as it was recorded (HTML)."}})
 async def print_case(
     request: Request, case_id: CaseId, user: Reader,
     lang: Annotated[str | None, Query(
@@ -396,13 +396,13 @@ async def print_case(
 ) -> Response:
     """The determination letter of one stored case version (`diferida.letter`).
     An approved version answers with its letter as issued at approval (PDF,
-    the stored bytes); any other with its draft letter,
+    the stored bytes, whatever `lang`). Any other: its draft letter
     with its case id and version, written from the store as recorded (never
     recomputed), marked as a draft on every page; in the language it was
     decided in, or in `lang`."""
     from ..letter import LetterError, letter_html, style_source
     from ..web.routes import SECURITY_HEADERS
-    from .workflow import stored_letter
+    from .workflow import correction_reason, stored_letter
 
     store: Store = store_of(request)
     case = await _load_case(request, store, user, case_id, "case.print")
@@ -417,11 +417,15 @@ async def print_case(
     data = (await run_in_threadpool(_cases_json, store, [case]))[0]
     chosen = lang if lang in LANGS else None
     if lang is not None and chosen is None:
+        await run_in_threadpool(store.audit, NewEvent(
+            "case.print", request.method, request.url.path, 422, user=user, case_id=case.id,
+            participant_id=case.participant_id, detail="refused: lang:unknown_lang"))
         raise APIError(422, [problem("lang", "unknown_lang", messages.text(
             _lang(request), "unknown_lang", value=lang), lang)])
     try:
+        reason = await run_in_threadpool(correction_reason, store, case, chosen or case.lang)
         html = await run_in_threadpool(letter_html, draft_letter_facts(
-            case, data["author"], chosen or case.lang))
+            case, data["author"], chosen or case.lang, reason))
     except LetterError as exc:
         await run_in_threadpool(store.audit, NewEvent(
             "case.print", request.method, request.url.path, 422, user=user, case_id=case.id,
@@ -436,8 +440,9 @@ async def print_case(
     return HTMLResponse(html, headers={**SECURITY_HEADERS, "Content-Security-Policy": csp})
 
 
-def draft_letter_facts(case: Case, author: str, lang: str):
-    """A stored case version as the facts of its (draft) letter."""
+def draft_letter_facts(case: Case, author: str, lang: str, reason: str | None = None):
+    """A stored case version as the facts of its (draft) letter; `reason`:
+    why a correction was made (default: the API's note)."""
     from ..letter import LetterFacts
 
     return LetterFacts(
@@ -445,7 +450,7 @@ def draft_letter_facts(case: Case, author: str, lang: str):
         result=json.loads(case.result), as_of=case.as_of, rules_version=case.rules_version,
         prepared_by=author, prepared_at=case.created_at,
         corrects_version=case.version - 1 if case.supersedes is not None else None,
-        correction_reason=case.note if case.supersedes is not None else None)
+        correction_reason=(reason or case.note) if case.supersedes is not None else None)
 
 
 @router.get("/api/v1/cases", tags=["cases"], response_model=CaseList,

@@ -58,13 +58,15 @@ def serve_cmd(host: str, port: int, workers: int, database_url: str | None,
     The database schema is brought up to date first."""
     import uvicorn
 
+    from diferida.letter.texts import LetterTextsError, check_letter_texts
     from diferida.web.guidance import TextsError, check_texts
 
     from .serving import NoDelayConfig
 
-    try:  # an administrator's texts for the web pages (DIFERIDA_WEB_TEXTS_DIR)
+    try:  # an administrator's texts for the web pages and the letter (DIFERIDA_WEB_TEXTS_DIR)
         check_texts()
-    except TextsError as exc:
+        check_letter_texts()
+    except (TextsError, LetterTextsError) as exc:
         click.echo(f"cannot start: {exc}", err=True)
         sys.exit(1)
     url = database_url or default_database_url()

@@ -80,7 +80,7 @@ __all__ = [
     "ImportResult", "Page", "Refused", "RejectedRow", "VersionChange", "WorkflowEvent",
     "approve", "audit_view", "authenticate", "correct", "export", "history",
     "import_applications", "letter", "open_draft", "preview", "queue", "return_case",
-    "search", "stored_letter", "submit", "verify_view", "view",
+    "search", "correction_reason", "stored_letter", "submit", "verify_view", "view",
 ]
 
 STATES = ("draft", "submitted", "approved", "returned")
@@ -774,6 +774,9 @@ def _build_views(session, user: User, cases: list[Case], st: CaseState | None,
                 info.update(returned_by=e.user_name, return_reason=e.reason)
             elif e.action == "letter_stored":
                 info["letter_sha256"] = e.letter_sha256
+        if c.supersedes and not info.get("correction_reason"):
+            # recorded before the workbench: the API's note said why
+            info["correction_reason"] = c.note
         current = st is not None and st.case_id == c.id
         a = apps.get(c.id)
         v = CaseView(
@@ -1042,7 +1045,8 @@ def _render(v: CaseView, lang: str, *, approved_by: str | None = None,
         prepared_at=v.created_at, addressee_name=v.name, addressee_address=v.address,
         application_date=v.application_date, approved_by=approved_by,
         approved_at=approved_at, corrects_version=v.corrects_version,
-        correction_reason=v.correction_reason)
+        correction_reason=(v.correction_reason or _text(lang, "no_reason_recorded"))
+        if v.corrects_version else None)
     return letter_pdf(facts)
 
 
@@ -1075,6 +1079,19 @@ def letter(store: Store, user: User, case_id: int, version: int | None = None, *
     _audit(store, user, "letter", 200, case_id=target,
            detail="issued letter" if stored is not None else "draft letter")
     return pdf
+
+
+def correction_reason(store: Store, case: Case, lang: str) -> str | None:
+    """Why a version corrects the one before it: the reason of its
+    `corrected` event, else the API's note, else words saying none was
+    recorded; None for a first version."""
+    if case.supersedes is None:
+        return None
+    with store.reading() as session:
+        reason = session.scalar(select(WorkflowRow.reason).where(
+            WorkflowRow.case_id == case.id, WorkflowRow.action == "corrected")
+            .order_by(WorkflowRow.id).limit(1))
+    return reason or case.note or _text(user_lang(lang), "no_reason_recorded")
 
 
 def stored_letter(store: Store, case_id: int) -> bytes | None:

@@ -327,7 +327,9 @@ class Store:
                         author_id=author.id, note=note, created_at=now())
             _move_head(session, _append(session, case, head, content_sha256(stored.content)))
             session.flush()
-            _version_created(session, case, author, application, reason)
+            # the API's note is why a version was recorded
+            _version_created(session, case, author, application,
+                             reason if reason is not None else note)
             _move_head(session, _append(session, event(case).row(case.created_at),
                                         _lock_head(session, "audit_events")))
             session.flush()

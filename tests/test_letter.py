@@ -1,0 +1,380 @@
+"""The determination letter (diferida.letter), for each of SPEC §8's worked
+examples in Spanish and English, read back part by part and checked against
+the determination `diferida evaluate --json` gives for the same inputs, and
+against the figures SPEC §8 writes by hand."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+
+import pytest
+
+from diferida.i18n import catalog
+from diferida.letter import LetterError, LetterFacts, letter_html
+from diferida.letter.texts import LetterTextsError, check_letter_texts
+
+from .letter_helpers import (
+    APPROVED_AT,
+    Letter,
+    facts,
+    run_cli,
+    spec_examples,
+    stored,
+    text_of,
+    words,
+)
+
+EXAMPLES = spec_examples()
+LANGS = ("es", "en")
+STRICT = "article19-strict-19_4"
+
+# SPEC §8, by hand: status, route, eligibility date, annual, monthly, reasons
+SPEC = {
+    1: ("not_yet_eligible", "19.1(a)", "2028-05-10", "10200.00", "850.00", []),
+    2: ("eligible", "19.1(b)", "2020-03-15", "18900.00", "1575.00", []),
+    3: ("not_yet_eligible", "19.2", "2037-11-02", "5236.88", "436.41", []),
+    4: ("eligible", "19.4(a)", "2025-06-20", "13590.02", "1132.50", []),
+    5: ("eligible", "19.1(a)", "2026-02-28", "7500.00", "625.00", []),
+    6: ("eligible", "19.1(a)", "2018-01-01", "3000.00", "250.00", []),
+    7: ("eligible", "19.2", "2025-01-01", "3000.00", "250.00", []),
+    8: ("not_entitled", None, None, None, None, ["insufficient_service"]),
+    9: ("not_entitled", None, None, None, None, ["refund_requested"]),
+    10: ("not_entitled", None, None, None, None, ["not_covered"]),
+    11: ("eligible", "19.1(a)", "1993-06-01", "3000.00", "250.00", []),
+}
+# (month names of each language, for the dates SPEC writes as ISO)
+MONTHS = {lang: catalog(lang)["months"] for lang in LANGS}
+
+
+def written(iso: str, lang: str) -> str:
+    y, m, d = (int(x) for x in iso.split("-"))
+    return f"{d} de {MONTHS[lang][m - 1]} de {y}" if lang == "es" else (
+        f"{MONTHS[lang][m - 1]} {d}, {y}")
+
+
+def dollars(amount: str) -> str:
+    return f"${Decimal(amount):,.2f}"
+
+
+@pytest.fixture(scope="module")
+def cli():
+    jobs = [((n, lang, None), EXAMPLES[n], lang, None) for n in EXAMPLES for lang in LANGS]
+    jobs += [((4, lang, STRICT), EXAMPLES[4], lang, STRICT) for lang in LANGS]
+    return run_cli(jobs)
+
+
+def letter_of(n: int, lang: str, rules: str | None = None, **more) -> Letter:
+    result = stored(EXAMPLES[n], lang, rules)
+    return Letter(letter_html(facts(EXAMPLES[n], result, lang, **more)))
+
+
+def rule_of(d: dict, route: str) -> str:
+    """A route's citation as the command's findings cite it."""
+    return next(f["rule"] for f in d["explanation"]
+                if f["condition"] == "service" and f["values"]["route"] == route)
+
+
+# ---- each worked example, against the command's determination -------------
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("n", sorted(EXAMPLES))
+def test_the_letter_says_what_diferida_evaluate_says_sentence_by_sentence(cli, n, lang):
+    d = cli[(n, lang, None)]
+    status, route, elig, annual, monthly, reasons = SPEC[n]
+    assert (d["status"], d["route"], d["eligibility_date"], d["annual_amount"],
+            d["monthly_amount"], d["reasons"]) == (status, route, elig, annual, monthly, reasons)
+    letter = letter_of(n, lang)
+    L, c = catalog(lang)["letter"], catalog(lang)
+
+    # the decision sentence, then the decision block
+    assert text_of_headline(letter) == d["headline"]
+    block = letter.rows("decision-block")
+    assert block[L["status"]] == c["status"][status]
+    if status == "not_entitled":
+        for key in ("route", "eligibility_date", "start_date", "annual", "monthly"):
+            assert block[L[key]] == L["not_applicable"]
+    else:
+        assert block[L["route"]] == rule_of(d, route)
+        assert block[L["routes_met"]] == ", ".join(rule_of(d, r) for r in d["routes_met"])
+        assert block[L["eligibility_date"]] == written(elig, lang)
+        assert block[L["annual"]] == dollars(annual)
+        assert block[L["monthly"]] == dollars(monthly)
+
+    # every finding of the command, word for word, in its part of the letter,
+    # with the rule it cites; the grounds in the command's order
+    warned = [f for f in d["explanation"] if f["condition"] in d["warnings"]]
+    assert [f["condition"] for f in warned] == d["warnings"]
+    shown_warnings = letter.items("warnings")
+    assert shown_warnings == [f"{f['rule']}. {f['text']}" for f in warned]
+    grounds = [f for f in d["explanation"] if f["condition"] not in d["warnings"]
+               and f["condition"] not in ("reading_19_4", "scope")]
+    assert [(g["rule"], g["text"]) for g in letter.grounds()] == [
+        (f["rule"], words(f["text"])) for f in grounds]
+    scope = next(f for f in d["explanation"] if f["condition"] == "scope")
+    assert words(scope["text"]) in text_of_section(letter, "scope")
+    reading = [f["text"] for f in d["explanation"] if f["condition"] == "reading_19_4"]
+    decisions = letter.items("decisions") if letter.all("section", "decisions") else []
+    for text in reading:
+        assert words(text) in decisions
+
+    # a sentence of the command that the letter does not carry is a defect;
+    # a denial's reasons are shown first with their findings, which the
+    # grounds list again in their place
+    denial = {"not_covered": "covered", "not_separated": "separated",
+              "refund_requested": "no_refund", "insufficient_service": "insufficient_service"}
+    first = {denial[r] for r in (["not_covered"] if "not_covered" in reasons else reasons)}
+    for f in d["explanation"]:
+        times = 2 if f["condition"] in first else 1
+        assert letter.text.count(words(f["text"])) == times, f["condition"]
+
+
+def text_of_headline(letter: Letter) -> str:
+    return words("".join(letter.one("p", "headline").itertext()))
+
+
+def text_of_section(letter: Letter, cls: str) -> str:
+    return words("".join(letter.section(cls).itertext()))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("n", sorted(EXAMPLES))
+def test_every_input_is_among_the_facts_relied_on_in_words(n, lang):
+    inputs = EXAMPLES[n]
+    letter = letter_of(n, lang)
+    rows = letter.rows("facts-table")
+    c = catalog(lang)
+    shown = list(rows.values())
+    for name in ("birth_date", "entry_date", "separation_date"):
+        assert written(inputs[name], lang) in shown, name
+    assert any(v.startswith(dollars(inputs["average_compensation"])) for v in shown)
+    years = c["wait"]["years"][1].format(n=inputs["creditable_service_years"])
+    assert any(v.startswith(years) for v in shown), years
+    assert c["groups"][inputs["group"]] in shown
+    refund = catalog(lang)["letter"]["refund_yes" if inputs["refund_requested"] == "true"
+                                     else "refund_no"]
+    assert refund in shown
+    assert inputs["participant_id"] in shown
+    assert written("2026-11-29", lang) in shown  # the date it speaks for
+    # SPEC §6: an empty deferred_right_1960 is derived, and the letter says so
+    derived = [v for v in shown if v.endswith("Regla 19.6)") or v.endswith("Rule 19.6)")]
+    assert len(derived) == 1
+    assert derived[0].startswith(c["yes"] if n == 11 else c["no"])
+    # the rules set by name, title and version
+    assert any("article19 — " in v and "article19@" in v for v in shown)
+    assert len(rows) == 12  # the ten SPEC §1 fields (id included), as_of, the rules
+
+
+# ---- what a careful reader looks for ----------------------------------------
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("n", [8, 9, 10])
+def test_a_denial_gives_its_reason_first(cli, n, lang):
+    d = cli[(n, lang, None)]
+    letter = letter_of(n, lang)
+    L = catalog(lang)["letter"]
+    reason = catalog(lang)["reasons"][d["reasons"][0]]
+    first = [text_of(li) for li in letter.one("ol", "denial")][0]
+    assert first.lower().startswith(reason.split("(")[0].lower().strip())
+    # the reason comes before the decision block, the facts and the grounds
+    pos = letter.order(L["denial_title"], first, L["status"], L["facts_title"],
+                       L["findings_title"])
+    assert pos == sorted(pos)
+    assert letter.rows("decision-block")[L["reasons"]].lower().startswith(
+        reason.split("(")[0].lower().strip())
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_an_entitled_letter_has_no_denial(lang):
+    letter = letter_of(1, lang)
+    assert not letter.all("ol", "denial")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("n", [1, 3, 4])
+def test_a_condition_still_pending_shows_an_ellipsis_never_a_cross(cli, n, lang):
+    d = cli[(n, lang, None)]
+    pending = [f for f in d["explanation"] if f["held"] is False
+               and f["condition"] in ("age", "eligibility")]
+    assert pending, "these examples open a route after the determination's date"
+    L = catalog(lang)["letter"]
+    by_text = {g["text"]: g for g in letter_of(n, lang).grounds()}
+    for f in pending:
+        g = by_text[words(f["text"])]
+        assert g["mark"] == f"… {L['mark_pending']}" and "✗" not in g["mark"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_condition_that_fails_says_so_in_words_beside_its_cross(cli, lang):
+    d = cli[(8, lang, None)]
+    L = catalog(lang)["letter"]
+    failed = next(f for f in d["explanation"] if f["condition"] == "insufficient_service")
+    g = next(g for g in letter_of(8, lang).grounds() if g["text"] == words(failed["text"]))
+    assert g["mark"] == f"✗ {L['mark_not_held']}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("rules, other, other_date", [
+    (None, STRICT, "2040-06-20"),          # 19.2 at 65, were 19.4 only for pre-1990 members
+    (STRICT, "article19", "2025-06-20"),   # 19.4(a) at 50, were it open to both regimes
+])
+def test_the_19_4_doubt_and_the_other_readings_date_under_either_reading(
+        cli, lang, rules, other, other_date):
+    d = cli[(4, lang, rules)]
+    reading = [f for f in d["explanation"] if f["condition"] == "reading_19_4"]
+    assert len(reading) == 1
+    assert reading[0]["values"]["other_eligibility_date"] == other_date
+    letter = letter_of(4, lang, rules)
+    decisions = letter.items("decisions")
+    doubt = [t for t in decisions if "766d" in t]
+    assert doubt == [words(reading[0]["text"])]
+    assert f"{other} " in doubt[0] or f"{other})" in doubt[0] or f"{other}," in doubt[0]
+    assert written(other_date, lang) in doubt[0]
+    # the amount follows the regime (19.5(b)), whatever the route: said where
+    # the route is 19.4(a), not under the strict reading (the route is 19.2)
+    follows = [t for t in decisions if "19.5(b)" in t and "19.4(a)" in t]
+    assert len(follows) == (1 if rules is None else 0)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("n, needle", [
+    (5, {"es": "28 de febrero", "en": "28 February"}),
+    (6, {"es": "ese mismo día", "en": "on that very day"}),
+    (7, {"es": "no puede acogerse también", "en": "cannot also qualify"}),
+    (11, {"es": "«acogidos al Sistema o con derecho", "en": "\"members of the System or"}),
+])
+def test_the_decisions_of_spec_that_shape_the_answer_are_listed(n, needle, lang):
+    decisions = letter_of(n, lang).items("decisions")
+    assert any(needle[lang] in t for t in decisions), decisions
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_only_the_decisions_that_shape_the_answer_are_listed(lang):
+    t = catalog(lang)["letter_decisions"]
+    decisions = " ".join(letter_of(1, lang).items("decisions"))
+    # example 1: pre-1990, born 10 May, no tie, no 19.6 right, no 19.4
+    for key in ("feb29", "regime_cutoff", "regimes_split", "minimum_reading", "tie"):
+        assert t[key][:30] not in decisions, key
+    assert "766d" not in decisions
+    assert t["rounding"] in decisions  # an amount is paid: rounded once
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_times_are_in_puerto_rico_and_the_date_is_the_approval_day(lang):
+    letter = letter_of(2, lang, approved_by="Sara Supervisora", approved_at=APPROVED_AT)
+    sig = text_of_section(letter, "signatures")
+    assert "Ana Analista" in sig and "Sara Supervisora" in sig
+    assert "23:30" in sig and "22:05" in sig and "03:30" not in sig and "02:05" not in sig
+    assert "AST, UTC−4" in sig
+    day = {"es": ("1 de diciembre de 2026", "30 de junio de 2026"),
+           "en": ("December 1, 2026", "June 30, 2026")}[lang]
+    assert day[0] in sig and day[1] in sig
+    assert letter.rows("reference")[catalog(lang)["letter"]["date"]] == day[1]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_draft_says_so_and_an_approved_letter_does_not(lang):
+    L = catalog(lang)["letter"]
+    draft = letter_of(2, lang)
+    assert L["draft_mark"] in draft.html and "@top-center" in draft.html
+    assert L["pending_approval"] in text_of_section(draft, "signatures")
+    approved = letter_of(2, lang, approved_by="Sara Supervisora", approved_at=APPROVED_AT)
+    assert L["draft_mark"] not in approved.html and L["draft_mark"] not in approved.text
+    assert "@top-center" not in approved.html
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_letterhead_addressee_case_and_review_rights(lang):
+    letter = letter_of(3, lang, corrects_version=1,
+                       correction_reason="retribución promedio corregida")
+    text = letter.text
+    office = catalog(lang)["letter_office"]
+    assert office["name"] in text
+    assert "https://www.retiro.pr.gov/participantes/" in text
+    assert "María del Carmen Rivera Ortiz" in text and "Calle Luna 12" in text
+    ref = letter.rows("reference")
+    L = catalog(lang)["letter"]
+    assert ref[L["case"]] == "4711" and ref[L["version"]] == "2"
+    assert ref[L["application_date"]] == written("2026-10-15", lang)
+    assert L["corrects"].format(version=1) in text and "retribución promedio corregida" in text
+    nxt = catalog(lang)["letter_next"]
+    assert nxt["review_title"] in text
+    assert "4711" in text_of_section(letter, "next")
+    # nothing the System has not published: no API path, no telephone
+    assert "/api/" not in letter.html and "Tel" not in text
+
+
+def test_a_letter_in_the_other_language_says_the_same_decision():
+    """A case decided in Spanish, its letter in English: the sentences are
+    written again with the same rules and must give the same decision."""
+    result = stored(EXAMPLES[4], "es")
+    letter = Letter(letter_html(facts(EXAMPLES[4], result, "en")))
+    english = stored(EXAMPLES[4], "en")
+    assert text_of_headline(letter) == english["headline"]
+    assert [g["text"] for g in letter.grounds()][0] == words(english["explanation"][0]["text"])
+
+
+def test_a_letter_in_the_other_language_under_rules_no_longer_shipped_is_refused():
+    result = {**stored(EXAMPLES[1], "es"), "rules_version": "article19@000000000000"}
+    with pytest.raises(LetterError, match="lang"):
+        letter_html(facts(EXAMPLES[1], result, "en"))
+    # in its own language it is written as recorded
+    assert "Determinación" in letter_html(facts(EXAMPLES[1], result, "es"))
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"prepared_at": datetime(2026, 12, 2, 3, 30)}, "prepared_at"),
+    ({"approved_by": "Sara"}, "approved_by"),
+    ({"approved_at": APPROVED_AT}, "approved_by"),
+    ({"lang": "fr"}, "lang"),
+    ({"version": 0}, "version"),
+    ({"prepared_by": " "}, "prepared_by"),
+    ({"correction_reason": "x"}, "correction_reason"),
+    ({"corrects_version": 2}, "corrects_version"),
+    ({"rules_version": "other@1"}, "rules_version"),
+    ({"inputs": {**EXAMPLES[1], "refund_requested": "maybe"}}, "inputs.refund_requested"),
+])
+def test_facts_a_letter_cannot_be_written_from_are_named(change, field):
+    base = facts(EXAMPLES[1], stored(EXAMPLES[1], "es"), "es")
+    bad = LetterFacts(**{**base.__dict__, **change})
+    with pytest.raises(LetterError, match=field):
+        letter_html(bad)
+
+
+# ---- the administrator's texts ----------------------------------------------
+
+def test_an_administrator_replaces_the_letterhead_and_review_texts(tmp_path, monkeypatch):
+    (tmp_path / "letter_es.toml").write_text('''
+[letter_office]
+name = "Administración de Prueba"
+lines = ["Oficina de Pensiones"]
+contact_title = "Contacto"
+contact = ["Ventanilla 3"]
+''', "utf-8")
+    monkeypatch.setenv("DIFERIDA_WEB_TEXTS_DIR", str(tmp_path))
+    assert check_letter_texts() == [tmp_path / "letter_es.toml"]
+    text = letter_of(1, "es").text
+    assert "Administración de Prueba" in text and "Ventanilla 3" in text
+    head = text_of(letter_of(1, "es").one("header", "letterhead"))
+    assert head.startswith("Administración de Prueba Oficina de Pensiones")
+    assert catalog("es")["letter_office"]["name"] not in head
+    # the section not in the file stays as shipped; English is untouched
+    assert catalog("es")["letter_next"]["review_title"] in text
+    assert catalog("en")["letter_office"]["name"] in letter_of(1, "en").text
+
+
+@pytest.mark.parametrize("content, problem", [
+    ('[letter_office]\nname = "x"\n', "letter_office.lines: missing"),
+    ('[letter_next]\ntitle = "x"\neligible = ["{telefono}"]\nnot_yet_eligible = []\n'
+     'not_entitled = []\nreview_title = "x"\nreview = []\n',
+     "letter_next.eligible[0]: unknown placeholder {telefono}"),
+    ('[letter]\ntitle = "x"\n', "letter: not an editable section"),
+    ('[letter_office\n', "cannot be read as TOML"),
+])
+def test_a_bad_administrators_file_is_refused_naming_the_key(tmp_path, monkeypatch,
+                                                             content, problem):
+    (tmp_path / "letter_en.toml").write_text(content, "utf-8")
+    monkeypatch.setenv("DIFERIDA_WEB_TEXTS_DIR", str(tmp_path))
+    with pytest.raises(LetterTextsError, match="letter_en.toml") as exc:
+        check_letter_texts()
+    assert problem in str(exc.value)

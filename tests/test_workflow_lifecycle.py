@@ -1,0 +1,300 @@
+"""The workbench's service layer on SQLite and PostgreSQL: the life of a case
+from an application to an issued letter, the four-eyes rule, the roles, the
+queues, imports and exports, and `audit verify` over the workflow."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+from collections.abc import Iterator
+from datetime import date
+
+import pytest
+
+import diferida
+from diferida.service import workflow as wf
+from diferida.service.store import AuditQuery, Store
+from diferida.service.testing import database_for_tests
+
+AS_OF = date(2026, 11, 29)
+APPLICATION = {"participant_id": "P-1", "birth_date": "1970-05-10", "entry_date": "1988-07-01",
+               "separation_date": "2010-06-30", "creditable_service_years": "22",
+               "average_compensation": "30000.00", "group": "general",
+               "refund_requested": "false", "name": "Juana del Pueblo",
+               "address": "Calle Luna 12\nSan Juan, PR 00901",
+               "application_date": "2026-10-01", "note": "entregó certificado"}
+
+
+class Office:
+    def __init__(self, store: Store):
+        self.store = store
+        self.ana = store.add_user("ana", "analyst")[0]
+        self.beto = store.add_user("beto", "analyst")[0]
+        self.sofia = store.add_user("sofia", "supervisor")[0]
+        self.pedro = store.add_user("pedro", "supervisor")[0]
+        self.ines = store.add_user("ines", "auditor")[0]
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def office(request, tmp_path) -> Iterator[Office]:
+    with database_for_tests(request.param, tmp_path) as url:
+        store = Store(url)
+        store.upgrade()
+        yield Office(store)
+        store.dispose()
+
+
+def refused(code: str, fn, *args, **kwargs) -> wf.Refused:
+    with pytest.raises(wf.Refused) as info:
+        fn(*args, **kwargs)
+    assert info.value.code == code, (info.value.code, info.value.values)
+    assert info.value.message("es") and info.value.message("en")
+    return info.value
+
+
+def events(store: Store, action: str) -> list:
+    return store.audit_events(AuditQuery(action=action, limit=1000))
+
+
+def test_a_case_goes_from_application_to_issued_letter_and_is_corrected(office):
+    s, o = office.store, office
+    draft = wf.open_draft(s, o.ana, APPLICATION, lang="es", as_of=AS_OF)
+    engine = diferida.evaluate({k: v for k, v in APPLICATION.items()
+                                if k not in wf.APPLICATION_FIELDS}, as_of=AS_OF, lang="es")
+    assert draft.result == engine.to_dict()
+    assert (draft.version, draft.state, draft.number, draft.name) == (
+        1, "draft", draft.case_id, "Juana del Pueblo")
+    assert draft.address == "Calle Luna 12\nSan Juan, PR 00901"
+    assert draft.application_date == date(2026, 10, 1)
+    assert draft.can == {"correct", "submit"}
+    assert wf.submit(s, o.ana, draft.case_id).state == "submitted"
+    # returned with a reason, corrected as a new version naming the one it corrects
+    returned = wf.return_case(s, o.sofia, draft.case_id, reason="Falta el certificado")
+    assert (returned.state, returned.return_reason, returned.returned_by) == (
+        "returned", "Falta el certificado", "sofia")
+    assert [c.case_id for c in wf.queue(s, o.ana, "returned").items] == [draft.case_id]
+    v2 = wf.correct(s, o.ana, draft.case_id, {**APPLICATION, "creditable_service_years": "23"},
+                    reason="Certificado de servicio recibido", lang="es", as_of=AS_OF)
+    assert (v2.version, v2.state, v2.corrects, v2.corrects_version, v2.number) == (
+        2, "draft", draft.case_id, 1, draft.case_id)
+    assert v2.correction_reason == "Certificado de servicio recibido"
+    assert wf.view(s, o.ana, draft.case_id).current is False
+    wf.submit(s, o.ana, v2.case_id)
+    # the four-eyes rule does not stop a supervisor who did not touch the case
+    approved = wf.approve(s, o.sofia, v2.case_id)
+    assert (approved.state, approved.approved_by) == ("approved", "sofia")
+    pdf = wf.letter(s, o.ines, v2.case_id)
+    assert pdf.startswith(b"%PDF")
+    assert hashlib.sha256(pdf).hexdigest() == approved.letter_sha256
+    # later prints are the issued bytes, whatever language is asked for
+    assert wf.letter(s, o.ana, v2.case_id, lang="en") == pdf
+    assert wf.letter(s, o.ana, draft.case_id, version=2) == pdf
+    # an approved version never changes
+    refused("wrong_state", wf.approve, s, o.pedro, v2.case_id)
+    refused("wrong_state", wf.return_case, s, o.pedro, v2.case_id, reason="x")
+    refused("wrong_state", wf.submit, s, o.ana, v2.case_id)
+    # a correction of an issued version is a new draft needing approval again
+    v3 = wf.correct(s, o.beto, v2.case_id, {**APPLICATION, "creditable_service_years": "23",
+                                            "address": "Calle Sol 3\nPonce, PR 00716"},
+                    reason="Cambio de dirección", lang="es", as_of=AS_OF)
+    assert (v3.version, v3.state, v3.letter_sha256, v3.corrects) == (
+        3, "draft", None, v2.case_id)
+    assert wf.view(s, o.ines, v2.case_id).state == "approved"
+    assert wf.letter(s, o.ines, v2.case_id) == pdf
+    wf.submit(s, o.beto, v3.case_id)
+    wf.approve(s, o.pedro, v3.case_id)
+    h = wf.history(s, o.ines, draft.case_id)
+    assert [v.version for v in h.versions] == [1, 2, 3]
+    assert h.current.case_id == v3.case_id and h.current.state == "approved"
+    assert [(e.action, e.version, e.user) for e in h.events] == [
+        ("created", 1, "ana"), ("submitted", 1, "ana"), ("returned", 1, "sofia"),
+        ("corrected", 2, "ana"), ("submitted", 2, "ana"), ("approved", 2, "sofia"),
+        ("letter_stored", 2, "sofia"), ("corrected", 3, "beto"), ("submitted", 3, "beto"),
+        ("approved", 3, "pedro"), ("letter_stored", 3, "pedro")]
+    assert all(e.at.utcoffset().total_seconds() == 0 for e in h.events)
+    words = {(c.from_version, c.to_version): c.lines for c in h.changes}
+    assert any("«22» → «23»" in line for line in words[(1, 2)])
+    assert any("Pensión anual" in line for line in words[(1, 2)])
+    assert any("Calle Sol 3" in line for line in words[(2, 3)])
+    report = s.verify()
+    assert report.intact, report.lines()
+
+
+def test_a_supervisor_never_approves_a_case_they_prepared_changed_or_submitted(office):
+    s, o = office.store, office
+    own = wf.open_draft(s, o.sofia, APPLICATION, lang="es", as_of=AS_OF)
+    wf.submit(s, o.sofia, own.case_id)
+    assert "approve" not in wf.view(s, o.sofia, own.case_id).can
+    r = refused("own_case", wf.approve, s, o.sofia, own.case_id)
+    assert r.status == 403 and "otro supervisor" in r.message("es").lower()
+    # changed last by another supervisor: neither may approve this version
+    wf.return_case(s, o.pedro, own.case_id, reason="Revise el grupo")
+    v2 = wf.correct(s, o.pedro, own.case_id, APPLICATION, reason="Grupo revisado", lang="es",
+                    as_of=AS_OF)
+    wf.submit(s, o.pedro, v2.case_id)
+    refused("own_case", wf.approve, s, o.pedro, v2.case_id)  # changed it last
+    refused("own_case", wf.approve, s, o.sofia, v2.case_id)  # prepared the case
+    # submitted someone else's draft: may not approve it either
+    other = wf.open_draft(s, o.ana, {**APPLICATION, "participant_id": "P-2"}, lang="es",
+                          as_of=AS_OF)
+    wf.submit(s, o.pedro, other.case_id)
+    refused("own_case", wf.approve, s, o.pedro, other.case_id)
+    assert wf.approve(s, o.sofia, other.case_id).state == "approved"
+    refusals = [e for e in events(s, "workflow.approve") if e.status_code == 403]
+    assert [(e.user_name, e.case_id, e.detail) for e in refusals] == [
+        ("sofia", own.case_id, "refused: own_case"), ("pedro", v2.case_id, "refused: own_case"),
+        ("sofia", v2.case_id, "refused: own_case"),
+        ("pedro", other.case_id, "refused: own_case")]
+    assert wf.view(s, o.ines, v2.case_id).state == "submitted"
+    assert s.verify().intact
+
+
+def test_each_role_may_do_only_its_own_actions_and_every_refusal_is_recorded(office):
+    s, o = office.store, office
+    case = wf.open_draft(s, o.ana, APPLICATION, lang="en", as_of=AS_OF)
+    before = len(s.audit_events(AuditQuery(limit=10000)))
+    attempts = [
+        (o.ines, wf.open_draft, (APPLICATION,), {"lang": "en"}),
+        (o.ines, wf.correct, (case.case_id, APPLICATION), {"reason": "x", "lang": "en"}),
+        (o.ines, wf.submit, (case.case_id,), {}),
+        (o.ines, wf.approve, (case.case_id,), {}),
+        (o.ines, wf.return_case, (case.case_id,), {"reason": "x"}),
+        (o.ines, wf.import_applications, (b"participant_id\nX\n", "a.csv"), {"lang": "en"}),
+        (o.ana, wf.approve, (case.case_id,), {}),
+        (o.ana, wf.return_case, (case.case_id,), {"reason": "x"}),
+        (o.ana, wf.audit_view, (), {}),
+        (o.ana, wf.export, ("cases", "csv"), {}),
+        (o.sofia, wf.audit_view, (), {}),
+    ]
+    for user, fn, args, kwargs in attempts:
+        r = refused("not_allowed", fn, s, user, *args, **kwargs)
+        assert r.status == 403 and user.role in r.message("en")
+    after = s.audit_events(AuditQuery(limit=10000))[before:]
+    assert [(e.user_name, e.status_code) for e in after] == [
+        (u.name, 403) for u, *_ in attempts]
+    assert wf.view(s, o.ines, case.case_id).state == "draft"
+    assert wf.history(s, o.ines, case.case_id).events[-1].action == "created"
+
+
+def test_refusals_name_what_is_wrong_and_change_nothing(office):
+    s, o = office.store, office
+    bad = refused("invalid", wf.open_draft, s, o.ana,
+                  {**APPLICATION, "birth_date": "1970-02-30", "application_date": "2030-01-01",
+                   "name": "x" * 201}, lang="es", as_of=AS_OF)
+    assert {p["field"] for p in bad.problems} == {"birth_date", "application_date", "name"}
+    assert all(p["message"] for p in bad.problems)
+    case = wf.open_draft(s, o.ana, APPLICATION, lang="es", as_of=AS_OF)
+    refused("exists", wf.open_draft, s, o.beto, APPLICATION, lang="es", as_of=AS_OF)
+    refused("invalid", wf.correct, s, o.ana, case.case_id, APPLICATION, reason="  ", lang="es")
+    refused("not_found", wf.submit, s, o.ana, 999)
+    refused("not_found", wf.view, s, o.ines, 999)
+    wf.submit(s, o.ana, case.case_id)
+    refused("submitted", wf.correct, s, o.ana, case.case_id, APPLICATION, reason="r",
+            lang="es", as_of=AS_OF)
+    refused("invalid", wf.return_case, s, o.sofia, case.case_id, reason="")
+    wf.return_case(s, o.sofia, case.case_id, reason="Revise")
+    v2 = wf.correct(s, o.ana, case.case_id, APPLICATION, reason="Revisado", lang="es",
+                    as_of=AS_OF)
+    # the superseded version can no longer be acted on
+    refused("stale", wf.submit, s, o.ana, case.case_id)
+    refused("stale", wf.correct, s, o.ana, case.case_id, APPLICATION, reason="r", lang="es",
+            as_of=AS_OF)
+    assert wf.view(s, o.ana, v2.case_id).state == "draft"
+    detail = [e.detail for e in events(s, "workflow.open") if e.status_code == 422]
+    assert detail and "birth_date:" in detail[0] and "1970-02-30" not in detail[0]
+    assert s.verify().intact
+
+
+def test_the_queues_list_each_users_work_in_pages(office):
+    s, o = office.store, office
+    ids = []
+    for n in range(7):
+        ids.append(wf.open_draft(s, o.ana if n % 2 == 0 else o.sofia,
+                                 {**APPLICATION, "participant_id": f"Q-{n}"}, lang="es",
+                                 as_of=AS_OF).case_id)
+    for i in ids[:4]:
+        wf.submit(s, o.ana if ids.index(i) % 2 == 0 else o.sofia, i)
+    wf.return_case(s, o.pedro, ids[0], reason="Revise")
+    wf.approve(s, o.pedro, ids[1])
+    assert [c.case_id for c in wf.queue(s, o.ana, "drafts").items] == [ids[6], ids[4]]
+    assert [c.case_id for c in wf.queue(s, o.sofia, "drafts").items] == [ids[5]]
+    assert [c.case_id for c in wf.queue(s, o.ana, "returned").items] == [ids[0]]
+    # sofia prepared ids[3]: it is not hers to approve
+    assert [c.case_id for c in wf.queue(s, o.sofia, "awaiting").items] == [ids[2]]
+    assert [c.case_id for c in wf.queue(s, o.pedro, "awaiting").items] == [ids[2], ids[3]]
+    assert [c.case_id for c in wf.queue(s, o.ines, "issued").items] == [ids[1]]
+    first = wf.queue(s, o.ana, "drafts", per_page=1)
+    second = wf.queue(s, o.ana, "drafts", page=2, per_page=1)
+    assert (first.total, first.pages, first.has_next, second.has_next) == (2, 2, True, False)
+    assert [c.case_id for c in first.items + second.items] == [ids[6], ids[4]]
+    found = wf.search(s, o.ines, participant_id=" Q-3 ")
+    assert [(c.case_id, c.name) for c in found.items] == [(ids[3], "Juana del Pueblo")]
+    assert [c.case_id for c in wf.search(s, o.ana, case_id=ids[5]).items] == [ids[5]]
+    assert wf.search(s, o.ana, participant_id="nadie").total == 0
+    refused("invalid", wf.search, s, o.ana)
+    refused("invalid", wf.queue, s, o.ana, "mine")
+
+
+def test_applications_are_imported_with_every_rejected_row_named(office):
+    s, o = office.store, office
+    head = ("participant_id,birth_date,entry_date,separation_date,creditable_service_years,"
+            "average_compensation,group,refund_requested,name,address,application_date\n")
+    rows = ["I-1,1970-05-10,1988-07-01,2010-06-30,22,30000.00,general,false,Ana Uno,"
+            "\"Calle 1\nPonce\",2026-10-01",
+            "I-2,1970-02-30,1988-07-01,2010-06-30,22,30000.00,general,false,Bo Dos,,2026-10-01",
+            "I-1,1970-05-10,1988-07-01,2010-06-30,22,30000.00,general,false,Otra,,",
+            "I-3,1971-05-10,1989-07-01,2011-06-30,21,31000.00,general,false,,,2026-13-01",
+            "I-4,1972-05-10,1990-07-01,2012-06-30,20,32000.00,general,false,Cu Cuatro,,"]
+    result = wf.import_applications(s, o.ana, (head + "\n".join(rows) + "\n").encode(),
+                                    "solicitudes.csv", lang="es", as_of=AS_OF)
+    assert result.rows_in == 5 == len(result.created) + result.rows_rejected
+    assert [c.participant_id for c in result.created] == ["I-1", "I-4"]
+    # rows as a person opening the file counts them (I-1's address spans two lines)
+    assert [(r.row, r.participant_id, r.field, r.code) for r in result.rejected] == [
+        (4, "I-2", "birth_date", "not_a_date"),
+        (5, "I-1", "participant_id", "duplicate_in_file"),
+        (6, "I-3", "application_date", "not_a_date")]
+    assert all(r.message for r in result.rejected)
+    stored = wf.view(s, o.ana, result.created[0].case_id)
+    assert (stored.address, stored.state) == ("Calle 1\nPonce", "draft")
+    # a participant already in the store is named too
+    again = wf.import_applications(s, o.ana, (head + rows[4] + "\n").encode(), "b.csv",
+                                   lang="en", as_of=AS_OF)
+    assert [(r.row, r.code) for r in again.rejected] == [(2, "exists")]
+    refused("invalid", wf.import_applications, s, o.ana, b"", "empty.csv", lang="es")
+
+
+def test_the_export_counts_cases_by_state_and_the_days_to_approval(office):
+    s, o = office.store, office
+    a = wf.open_draft(s, o.ana, APPLICATION, lang="es", as_of=AS_OF)
+    b = wf.open_draft(s, o.ana, {**APPLICATION, "participant_id": "P-2",
+                                 "application_date": None}, lang="es", as_of=AS_OF)
+    wf.submit(s, o.ana, a.case_id)
+    approved = wf.approve(s, o.sofia, a.case_id)
+    cases = list(csv.DictReader(io.StringIO(wf.export(s, o.ines, "cases", "csv").decode())))
+    assert [(r["case_id"], r["state"], r["current"]) for r in cases] == [
+        (str(a.case_id), "approved", "true"), (str(b.case_id), "draft", "true")]
+    assert cases[0]["days_to_approval"] == str(_days(approved.approved_at))
+    assert cases[1]["days_to_approval"] == ""
+    assert "Juana" not in wf.export(s, o.ines, "cases", "csv").decode()
+    summary = {(r["measure"], r["key"]): r["value"] for r in csv.DictReader(io.StringIO(
+        wf.export(s, o.sofia, "summary", "csv").decode()))}
+    assert summary[("cases_by_state", "approved")] == "1"
+    assert summary[("cases_by_state", "draft")] == "1"
+    assert summary[("days_application_to_approval", "count")] == "1"
+    ev = list(csv.DictReader(io.StringIO(wf.export(s, o.ines, "events", "csv").decode())))
+    assert [r["action"] for r in ev] == ["created", "created", "submitted", "approved",
+                                         "letter_stored"]
+    xlsx = wf.export(s, o.ines, "cases", "xlsx")
+    assert xlsx[:2] == b"PK"
+    import polars as pl
+
+    sheet = pl.read_excel(io.BytesIO(xlsx))
+    assert sheet.height == 2 and "approved_at_ast" in sheet.columns
+
+
+def _days(at) -> int:
+    from datetime import timedelta, timezone
+
+    return (at.astimezone(timezone(timedelta(hours=-4))).date() - date(2026, 10, 1)).days
