@@ -9,6 +9,8 @@ from datetime import datetime
 from decimal import Decimal
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from diferida.i18n import catalog
 from diferida.letter import LetterError, LetterFacts, letter_html
@@ -24,6 +26,7 @@ from .letter_helpers import (
     text_of,
     words,
 )
+from .test_properties import participants
 
 EXAMPLES = spec_examples()
 LANGS = ("es", "en")
@@ -378,3 +381,70 @@ def test_a_bad_administrators_file_is_refused_naming_the_key(tmp_path, monkeypat
     with pytest.raises(LetterTextsError, match="letter_en.toml") as exc:
         check_letter_texts()
     assert problem in str(exc.value)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_warning_the_explanation_does_not_detail_is_still_under_its_heading(lang):
+    """Article 19 does not cover this member, so the explanation stops there;
+    the warning about the service is still on the letter."""
+    inputs = {**EXAMPLES[10], "separation_date": "2005-01-01"}  # 10 years in 5
+    result = stored(inputs, lang)
+    assert result["reasons"] == ["not_covered"]
+    assert result["warnings"] == ["service_exceeds_span"]
+    assert not [f for f in result["explanation"] if f["condition"] == "service_exceeds_span"]
+    letter = Letter(letter_html(facts(inputs, result, lang)))
+    assert letter.items("warnings") == [
+        catalog(lang)["letter_warnings"]["service_exceeds_span"]]
+
+
+def test_every_warning_code_has_the_letters_short_sentence():
+    from diferida.outcomes import WARNINGS
+
+    for lang in LANGS:
+        assert set(catalog(lang)["letter_warnings"]) == set(WARNINGS)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_start_asked_before_the_determination_is_a_request_never_a_past_start(lang):
+    """SPEC §5: Regla 19.3 fixes when the pension may be requested; no text
+    says that it starts on a date before the determination's."""
+    inputs = {**EXAMPLES[2], "requested_start_date": "2021-01-01"}
+    result = stored(inputs, lang)
+    assert result["start_date"] == "2021-01-01"
+    assert result["warnings"][0] == "start_before_determination"
+    letter = Letter(letter_html(facts(inputs, result, lang)))
+    L = catalog(lang)["letter"]
+    start = letter.rows("decision-block")[L["start_date"]]
+    assert start.startswith({"es": "pedido para el 1 de enero de 2021",
+                             "en": "requested for January 1, 2021"}[lang])
+    assert catalog(lang)["letter_decisions"]["start_request"].format(
+        start_citation=rule_of(result, "19.1(b)").replace("19.1(b)", "19.3")) in (
+        letter.items("decisions"))
+
+
+# ---- any participant ----------------------------------------------------------
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(participants, st.sampled_from(LANGS))
+def test_any_participants_letter_carries_every_sentence_and_never_crosses_a_pending_one(
+        p, lang):
+    inputs = {k: v for k, v in p.items() if v is not None}
+    result = stored(inputs, lang)
+    letter = Letter(letter_html(facts(inputs, result, lang)))
+    L, c = catalog(lang)["letter"], catalog(lang)
+    assert letter.rows("decision-block")[L["status"]] == c["status"][result["status"]]
+    warned = set(result["warnings"])
+    shown = {g["text"]: g for g in letter.grounds()}
+    for f in result["explanation"]:
+        assert words(f["text"]) in letter.text, f["condition"]
+        if f["condition"] in warned or f["condition"] in ("reading_19_4", "scope"):
+            continue
+        g = shown[words(f["text"])]
+        assert g["rule"] == f["rule"]
+        if f["held"] is False and f["condition"] in ("age", "eligibility"):
+            assert g["mark"].startswith("…"), g
+    assert len(letter.items("warnings")) == len(result["warnings"])
+    if result["status"] == "not_entitled":
+        denial = [text_of(li) for li in letter.one("ol", "denial")]
+        assert denial and letter.text.index(denial[0]) < letter.text.index(L["facts_title"])

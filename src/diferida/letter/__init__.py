@@ -109,8 +109,10 @@ def style_source(html: str) -> str:
 
 
 def letter_pdf(facts: LetterFacts) -> bytes:
-    """The same letter rendered to PDF with WeasyPrint."""
+    """The same letter rendered to PDF with WeasyPrint: a tagged PDF, with no
+    creation time in it, so the same facts give the same bytes."""
     from weasyprint import HTML
 
     html = letter_html(facts)
-    return HTML(string=html, base_url=None).write_pdf()
+    # tagged (headings, tables, lists, the document's language) for screen readers
+    return HTML(string=html, base_url=None).write_pdf(pdf_tags=True)

@@ -316,12 +316,18 @@ def grounds(d: Mapping[str, Any], lang: str) -> list[dict[str, str]]:
             if f["condition"] not in warned and f["condition"] not in OWN_PART]
 
 
-def warnings(d: Mapping[str, Any]) -> list[dict[str, str]]:
-    out = []
+def warnings(d: Mapping[str, Any], rules: Rules, lang: str) -> list[dict[str, str | None]]:
+    """Every warning code, in order: its finding's sentence with its rule, or
+    (where the explanation stops early, for a member Article 19 does not
+    cover) the letter's short sentence for that code."""
+    out: list[dict[str, str | None]] = []
     for code in d["warnings"]:
         f = _finding(d, code)
         if f is not None:
             out.append({"rule": f["rule"], "text": f["text"]})
+        else:
+            text = catalog(lang)["letter_warnings"][code].format_map(law_words(rules, lang))
+            out.append({"rule": None, "text": text})
     return out
 
 
@@ -444,7 +450,7 @@ def view(facts: LetterFacts) -> dict[str, Any]:
         "decision": decision_rows(facts, d, rules),
         "facts": facts_rows(facts, d, rules),
         "grounds": grounds(d, lang),
-        "warnings": warnings(d),
+        "warnings": warnings(d, rules, lang),
         "decisions": decisions(facts, d, rules),
         "scope": scope["text"] if scope is not None else None,
         "next": next_steps(facts, d, rules),
