@@ -375,7 +375,9 @@ def _read_application(form: Mapping[str, str], lang: str) -> tuple[dict[str, str
             errors.setdefault("application_date", []).append(error or "")
         else:
             application["application_date"] = iso
-    return values, errors, {k: v for k, v in application.items() if k not in errors}
+    # a value the page cannot read goes to the workflow as typed, so that it
+    # names every other problem too (its message for that field is not shown)
+    return values, errors, application
 
 
 def _problems(exc: workflow.Refused) -> dict[str, list[str]]:
@@ -395,7 +397,7 @@ async def _application_step(ctx: Ctx, form: dict[str, str], *,
     if case is not None and action == "save" and not reason:
         errors.setdefault("reason", []).append(w["application"]["reason_missing"])
     app = Application(values=values, errors=errors, reason=reason)
-    if not errors:
+    if not errors or action != "save":
         if action == "save":
             try:
                 if case is None:
@@ -413,11 +415,12 @@ async def _application_step(ctx: Ctx, form: dict[str, str], *,
                     return _refused(ctx, exc)
                 app.errors = _problems(exc)
         else:
-            answer = await run_in_threadpool(
-                workflow.preview, {k: v for k, v in application.items()}, lang=ctx.lang)
+            answer = await run_in_threadpool(workflow.preview, application, lang=ctx.lang)
             if isinstance(answer, workflow.Refused):
-                app.errors = _problems(answer)
-            else:
+                for name, messages in _problems(answer).items():
+                    if name not in errors:  # the page's own message is the one shown
+                        app.errors.setdefault(name, []).extend(messages)
+            elif not errors:
                 app.answer = answer
     return _form_page(ctx, app, case, 422 if app.errors else 200)
 
