@@ -101,7 +101,8 @@ class Walk:
                 found = Axe().run(page, options=options).response["violations"]
             else:
                 html, url = page.content(), page.url
-                checker = self.checker.new_page(viewport=size)
+                checker = self.checker.new_page()
+                checker.set_viewport_size(size)
                 try:
                     checker.route(lambda u: u == url, lambda route: route.fulfill(
                         status=200, content_type="text/html; charset=utf-8", body=html))
