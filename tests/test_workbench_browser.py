@@ -104,8 +104,10 @@ class Walk:
                 checker = self.checker.new_page()
                 checker.set_viewport_size(size)
                 try:
-                    checker.route(lambda u: u == url, lambda route: route.fulfill(
-                        status=200, content_type="text/html; charset=utf-8", body=html))
+                    checker.route(lambda u, url=url: u == url,
+                                  lambda route, html=html: route.fulfill(
+                                      status=200, content_type="text/html; charset=utf-8",
+                                      body=html))
                     checker.goto(url)
                     found = Axe().run(checker, options=options).response["violations"]
                 finally:

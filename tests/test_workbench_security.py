@@ -221,7 +221,8 @@ ROUTES = {
     ("POST", "/analista/casos/{case_id}/aprobar"), ("POST", "/analista/casos/{case_id}/devolver"),
     ("GET", "/analista/casos/{case_id}/corregir"), ("POST", "/analista/casos/{case_id}/corregir"),
     ("GET", "/analista/casos/{case_id}/carta"), ("GET", "/analista/casos/{case_id}/carta.pdf"),
-    ("GET", "/analista/auditoria"), ("GET", "/analista/auditoria/exportar/{name}"),
+    ("GET", "/analista/auditoria"), ("POST", "/analista/auditoria"),
+    ("GET", "/analista/auditoria/exportar/{name}"),
 }
 
 
@@ -255,7 +256,7 @@ READ_ONLY = {("GET", "/analista"), ("POST", "/analista/buscar"),
 PREPARE = {("GET", "/analista/nuevo"), ("POST", "/analista/nuevo"),
            ("POST", "/analista/importar"), ("GET", "/analista/casos/{case_id}/corregir"),
            ("POST", "/analista/casos/{case_id}/corregir")}
-AUDIT = {("GET", "/analista/auditoria")}
+AUDIT = {("GET", "/analista/auditoria"), ("POST", "/analista/auditoria")}
 EXPORT = {("GET", "/analista/auditoria/exportar/{name}")}
 
 

@@ -133,8 +133,9 @@ def _render(request: Request, template: str, lang: str, status: int = 200,
 
 
 def _here(request: Request) -> str:
-    """This page's address for the language switch (the query kept, lang changed)."""
-    params = {k: v for k, v in request.query_params.items() if k != "lang"}
+    """This page's address for the language switch: the list and page kept,
+    nothing else (no value typed by anyone ends up in a link)."""
+    params = {k: v for k, v in request.query_params.items() if k in ("lista", "pagina")}
     return request.url.path + ("?" + urlencode(params) if params else "")
 
 
@@ -708,12 +709,17 @@ def _day(text: str, lang: str) -> date | None | str:
     return date.fromisoformat(iso)
 
 
-@router.get(f"{BASE}/auditoria", response_class=HTMLResponse)
+@router.api_route(f"{BASE}/auditoria", methods=["GET", "POST"], response_class=HTMLResponse)
 async def audit_page(request: Request) -> Response:
-    ctx = await _page_ctx(request)
+    """GET: the newest events; POST: the filters typed (posted, so that what
+    was typed is never in an address), and their pages."""
+    if request.method == "POST":
+        ctx, items = await _posted(request)
+        q: Mapping[str, Any] = _texts(items)
+    else:
+        ctx, q = await _page_ctx(request), {}
     if isinstance(ctx, Response):
         return ctx
-    q = request.query_params
     filters = {k: (q.get(k) or "")[:100] for k in ("quien", "accion", "caso", "desde", "hasta")}
     errors: dict[str, str] = {}
     since = _day(filters["desde"], ctx.lang)
