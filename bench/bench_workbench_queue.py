@@ -69,7 +69,7 @@ class Chains:
         return row
 
 
-def fill(store: Store, n: int, seed: int = 21) -> dict:
+def fill(store: Store, n: int, seed: int = 21) -> None:
     rnd = random.Random(seed)
     users = [store.add_user(f"analista{i}", "analyst")[0] for i in range(5)]
     users += [store.add_user(f"supervisor{i}", "supervisor")[0] for i in range(3)]
@@ -139,7 +139,6 @@ def fill(store: Store, n: int, seed: int = 21) -> dict:
             conn.execute(update(heads).where(heads.c.chain == chain).values(
                 length=length, last_id=last_id, last_hash=last_hash))
     print(file=sys.stderr)
-    return {"analyst": users[0], "supervisor": users[5]}
 
 
 def timed(fn, repeat: int) -> tuple[float, float]:
@@ -157,15 +156,23 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--db", type=Path, default=None,
+                        help="Keep the filled store in this SQLite file (reused when it "
+                             "exists) instead of a temporary one.")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        store = Store(f"sqlite:///{Path(tmp) / 'bench.db'}")
+        path = args.db or Path(tmp) / "bench.db"
+        reuse = path.exists()
+        store = Store(f"sqlite:///{path}")
         store.upgrade()
-        t = time.perf_counter()
-        who = fill(store, args.cases)
-        print(f"filled {args.cases:,} cases in {time.perf_counter() - t:.0f} s",
-              file=sys.stderr)
-        ana, sup = who["analyst"], who["supervisor"]
+        if not reuse:
+            t = time.perf_counter()
+            fill(store, args.cases)
+            print(f"filled {args.cases:,} cases in {time.perf_counter() - t:.0f} s",
+                  file=sys.stderr)
+        users = {u.name: u for u in store.users()}
+        ana, sup = users["analista0"], users["supervisor0"]
+        args.cases = store.count_cases()
         mid = args.cases // 2
         queries = {
             "queue drafts (analyst), page 1": lambda: wf.queue(store, ana, "drafts"),

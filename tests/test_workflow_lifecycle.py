@@ -298,3 +298,14 @@ def _days(at) -> int:
     from datetime import timedelta, timezone
 
     return (at.astimezone(timezone(timedelta(hours=-4))).date() - date(2026, 10, 1)).days
+
+
+def test_a_disabled_user_can_do_nothing_through_the_service_layer(office):
+    s, o = office.store, office
+    case = wf.open_draft(s, o.ana, APPLICATION, lang="es", as_of=AS_OF)
+    assert s.disable_user("beto")
+    beto = next(u for u in s.users() if u.name == "beto")
+    refused("not_allowed", wf.submit, s, beto, case.case_id)
+    refused("not_allowed", wf.view, s, beto, case.case_id)
+    refused("not_allowed", wf.queue, s, beto, "drafts")
+    assert wf.view(s, o.ana, case.case_id).state == "draft"

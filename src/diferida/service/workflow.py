@@ -33,6 +33,12 @@ Every transition is a row of `workflow_events` (its own hash chain, so
 personal data (name, mailing address, application date, note) lives in
 `case_applications` (a hash chain too) and is never written to a log line
 or an audit event.
+
+Beyond the first sketch of this module: `view` (one version), `verify_view`
+(the auditor's chain check), `stored_letter` and `correction_reason` (for the
+print route), `hash_password` (for `diferida users`); `return_case` takes
+`lang` (for the message of a missing reason); `preview` returns, not raises,
+its Refused; every result type has `to_dict()` (the API's JSON).
 """
 
 from __future__ import annotations
@@ -361,7 +367,7 @@ def _refuse(store: Store, user: User | None, action: str, refusal: Refused, *,
 
 def _require(store: Store, user: User, action: str, roles: tuple[str, ...],
              case_id: int | None = None) -> None:
-    if user.role not in roles:
+    if user.role not in roles or user.disabled_at is not None:
         raise _refuse(store, user, action,
                       Refused("not_allowed", role=user.role, action=action), case_id=case_id)
 
@@ -695,7 +701,15 @@ def approve(store: Store, user: User, case_id: int, *, lang: str | None = None) 
     at = datetime.now(UTC)
     letter_lang = lang if lang in LANGS else case.lang
     v = view(store, user, case_id, _audit_read=False)
-    pdf = _render(v, letter_lang, approved_by=user.name, approved_at=at)
+    from ..letter import LetterError
+
+    try:
+        pdf = _render(v, letter_lang, approved_by=user.name, approved_at=at)
+    except LetterError as exc:  # the facts cannot be written as a letter: nothing issued
+        raise _refuse(store, user, "approve", Refused("invalid", problems=[{
+            "field": None, "code": "letter_unavailable",
+            "message": _text(letter_lang, "letter_unavailable", detail=str(exc)),
+            "value": None}]), case_id=case_id) from None
     try:
         store.transition(case_id, user, "approved", from_states=("submitted",),
                          to_state="approved", check=check, letter=(pdf, letter_lang), at=at,
@@ -941,17 +955,23 @@ def _page_args(page: Any, per_page: Any) -> tuple[int, int]:
 
 
 def _summary_page(store: Store, where, order, page: int, per_page: int) -> Page:
+    """A page of cases: counted and paged on the queue indexes alone, then
+    the page's rows (at most `per_page`) fetched with their names."""
     with store.reading() as session:
         total = session.scalar(select(func.count()).select_from(CaseState).where(where)) or 0
+        numbers = list(session.scalars(select(CaseState.number).where(where).order_by(*order)
+                                       .limit(per_page).offset((page - 1) * per_page)))
         rows = session.execute(
-            select(CaseState, CaseApplication.name, User.name)
+            select(CaseState.number, CaseState.case_id, CaseState.participant_id,
+                   CaseState.version, CaseState.state, CaseApplication.name, User.name,
+                   CaseState.updated_at, CaseState.status)
             .outerjoin(CaseApplication, CaseApplication.case_id == CaseState.case_id)
             .outerjoin(User, User.id == CaseState.changed_by)
-            .where(where).order_by(*order)
-            .limit(per_page).offset((page - 1) * per_page)).all()
-        items = [CaseSummary(st.number, st.case_id, st.participant_id, st.version, st.state,
-                             name, author or "?", st.updated_at, st.status)
-                 for st, name, author in rows]
+            .where(CaseState.number.in_(numbers)).order_by(*order)).all() if numbers else []
+        items = [CaseSummary(number, case_id, pid, version, state, name, author or "?",
+                             updated, status)
+                 for number, case_id, pid, version, state, name, author, updated, status
+                 in rows]
     return Page(items, page, per_page, total)
 
 

@@ -252,8 +252,10 @@ class CaseState(Base):
 
     __tablename__ = "case_states"
     __table_args__ = (
-        Index(None, "state", "updated_at"),
-        Index(None, "changed_by", "state", "updated_at"),
+        # covering the queues' filters and order (see migration 0003)
+        Index("ix_case_states_queue", "state", "updated_at", "number", "prepared_by",
+              "changed_by", "submitted_by"),
+        Index("ix_case_states_mine", "changed_by", "state", "updated_at", "number"),
     )
 
     number: Mapped[int] = mapped_column(BigInteger, primary_key=True)

@@ -124,10 +124,14 @@ def upgrade() -> None:
         sa.UniqueConstraint("participant_id", name=op.f("uq_case_states_participant_id")),
         sa.UniqueConstraint("case_id", name=op.f("uq_case_states_case_id")),
     )
-    op.create_index(op.f("ix_case_states_state_updated_at"), "case_states",
-                    ["state", "updated_at"])
-    op.create_index(op.f("ix_case_states_changed_by_state_updated_at"), "case_states",
-                    ["changed_by", "state", "updated_at"])
+    # the queues read only these indexes to count and to page (the rows of
+    # a page are then fetched by their number): the shared queues by state,
+    # newest or oldest first, with who may not approve; "mine" by author
+    op.create_index("ix_case_states_queue", "case_states",
+                    ["state", "updated_at", "number", "prepared_by", "changed_by",
+                     "submitted_by"])
+    op.create_index("ix_case_states_mine", "case_states",
+                    ["changed_by", "state", "updated_at", "number"])
     # the cases already stored: recorded, never submitted
     op.execute(
         "INSERT INTO case_states (number, participant_id, case_id, version, state, status, "
