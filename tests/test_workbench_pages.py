@@ -184,3 +184,32 @@ def test_a_queue_longer_than_a_page_is_paged(site):
     assert "Página 2 de 2" in second and second.count('href="/analista/casos/') == 1
     english = ana.get("/analista?lista=drafts&pagina=2&lang=en").text
     assert 'lang="en"' in english and "Page 2 of 2" in english
+
+
+def test_the_auditor_filters_the_trail_and_sees_the_chains_verified(site):
+    app, _ = site
+    sol, t_sol = _client(app, "sol")
+    r = sol.post("/analista/nuevo", data={**APPLICATION, "action": "save",
+                                          "csrf_token": t_sol}, follow_redirects=False)
+    case_id = _case_id(r)
+    sol.post(f"/analista/casos/{case_id}/enviar", data={"csrf_token": t_sol})
+    sol.post(f"/analista/casos/{case_id}/aprobar", data={"csrf_token": t_sol})  # refused
+    aud, t_aud = _client(app, "aud")
+    page = aud.get("/analista/auditoria").text
+    assert 'data-intact="yes"' in page
+    for kind in ("cases", "events", "summary"):
+        assert f"/analista/auditoria/exportar/{kind}.csv" in page
+    r = aud.post("/analista/auditoria", data={"csrf_token": t_aud, "caso": str(case_id),
+                                              "accion": "workflow.approve"})
+    rows = re.findall(r"<tr><td>.*?</tr>", r.text, re.S)
+    assert len(rows) == 1 and ">403<" in rows[0] and "sol" in rows[0]
+    r = aud.post("/analista/auditoria", data={"csrf_token": t_aud, "quien": "sol",
+                                              "desde": "2026-01-01"})
+    actions = set(re.findall(r"<td>(workflow\.[a-z_]+)</td>", r.text))
+    assert {"workflow.open", "workflow.submit", "workflow.approve"} <= actions
+    # a day and month that could be swapped is asked back, never guessed
+    r = aud.post("/analista/auditoria", data={"csrf_token": t_aud, "desde": "2/11/2026"})
+    assert r.status_code == 422 and "11 de febrero de 2026" in r.text
+    export = aud.get("/analista/auditoria/exportar/events.csv")
+    assert export.status_code == 200 and export.headers["content-type"].startswith("text/csv")
+    assert "attachment" in export.headers["content-disposition"]

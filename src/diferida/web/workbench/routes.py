@@ -703,9 +703,13 @@ def _day(text: str, lang: str) -> date | None | str:
     text = text.strip()
     if not text:
         return None
-    iso, _error = lenient.read_date(text, labels(lang)["lenient"])
+    m = labels(lang)["lenient"]
+    iso, _error = lenient.read_date(text, m)
     if iso is None:
         return view.words(lang)["audit"]["bad_date"]
+    both = lenient.date_choices(text, m)
+    if both:  # day and month could be swapped: asked back, never guessed
+        return m["date_ask"].format(value=text, first=both[0][1], second=both[1][1])
     return date.fromisoformat(iso)
 
 
