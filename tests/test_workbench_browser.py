@@ -78,6 +78,8 @@ class Walk:
         page = context.new_page()
         page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
         page.goto(f"/analista/entrar?lang={self.lang}")
+        if not self.checked:
+            self.axe(page, "sign-in")
         page.fill("#f-name", name)
         page.fill("#f-password", PASSWORDS[name])
         page.click("form.wb-signin button[type=submit]")
@@ -104,10 +106,7 @@ class Walk:
                 checker = self.checker.new_page()
                 checker.set_viewport_size(size)
                 try:
-                    checker.route(lambda u, url=url: u == url,
-                                  lambda route, html=html: route.fulfill(
-                                      status=200, content_type="text/html; charset=utf-8",
-                                      body=html))
+                    checker.route(_only(url), _serving(html))
                     checker.goto(url)
                     found = Axe().run(checker, options=options).response["violations"]
                 finally:
@@ -120,6 +119,15 @@ class Walk:
         for context in self.contexts:
             context.close()
         self.checker.close()
+
+
+def _only(url: str):
+    return lambda u: u == url
+
+
+def _serving(html: str):
+    return lambda route: route.fulfill(status=200, content_type="text/html; charset=utf-8",
+                                       body=html)
 
 
 def _fill(page, values: dict[str, str]) -> None:
@@ -175,6 +183,8 @@ def test_the_life_of_a_case_with_two_supervisors_and_an_auditor(browser, wb_url,
         sol.click("#submit")
         sol.wait_for_selector("#done")
         assert _state(sol) == "submitted"
+        assert sol.locator("#own-case").count() == 1  # the page says why before trying
+        walk.axe(sol, "case-submitted")
         # the maker-checker rule: the one who prepared it may not approve it
         sol.click("#approve")
         sol.wait_for_selector("#refusal")
@@ -185,8 +195,10 @@ def test_the_life_of_a_case_with_two_supervisors_and_an_auditor(browser, wb_url,
 
         # --- another supervisor approves: the letter is stored --------------------------
         sam = walk.user("sam")
-        sam.click("a[href*='lista=awaiting']")
-        sam.wait_for_selector("#list-title")
+        sam.fill("#f-participante", pid)
+        sam.click("form.wb-search button[type=submit]")
+        sam.wait_for_selector("#results-title")
+        walk.axe(sam, "search-results")
         sam.locator("tr", has_text=pid).locator("a").first.click()
         sam.wait_for_selector("#case-state")
         assert sam.url.split("?")[0] == case_url
@@ -199,6 +211,21 @@ def test_the_life_of_a_case_with_two_supervisors_and_an_auditor(browser, wb_url,
         pdf = sam.context.request.get(sam.get_attribute("#letter-pdf", "href"))
         assert pdf.status == 200 and pdf.headers["content-type"] == "application/pdf"
         assert hashlib.sha256(pdf.body()).hexdigest() == sha
+
+        # --- many drafts from a file: every rejected row named -------------------------
+        sol.goto("/analista/nuevo" + ("?lang=en" if lang == "en" else ""))
+        head = "participant_id,birth_date,entry_date,separation_date," \
+               "creditable_service_years,average_compensation,group,refund_requested,name"
+        good = f"{pid}-F,1970-05-10,1988-07-01,2010-06-30,22,30000.00,general,false,Ana"
+        bad = f"{pid}-G,1970-02-30,1988-07-01,2010-06-30,22,30000.00,general,false,Luis"
+        sol.set_input_files("#f-archivo", files=[{
+            "name": "solicitudes.csv", "mimeType": "text/csv",
+            "buffer": f"{head}\n{good}\n{bad}\n".encode()}])
+        sol.click("#import")
+        sol.wait_for_selector("#rejected-rows")
+        assert sol.locator("#rejected-rows tbody tr").count() == 1
+        assert f"{pid}-G" in sol.inner_text("#rejected-rows")
+        walk.axe(sol, "import-result")
 
         # --- a correction, submitted and approved ---------------------------------------
         sol.goto(case_url + ("?lang=en" if lang == "en" else ""))
@@ -246,4 +273,4 @@ def test_the_life_of_a_case_with_two_supervisors_and_an_auditor(browser, wb_url,
     finally:
         walk.close()
     assert walk.errors == [], walk.errors
-    assert len(walk.checked) == 9
+    assert len(walk.checked) == 13
