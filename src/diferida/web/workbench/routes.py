@@ -724,6 +724,12 @@ async def audit_page(request: Request) -> Response:
         ctx, q = await _page_ctx(request), {}
     if isinstance(ctx, Response):
         return ctx
+    if ctx.user.role not in workflow.AUDITORS:
+        # the workflow refuses it (and records the refusal): before any filter is read
+        try:
+            await run_in_threadpool(workflow.audit_view, ctx.store, ctx.user)
+        except workflow.Refused as exc:
+            return _refused(ctx, exc)
     filters = {k: (q.get(k) or "")[:100] for k in ("quien", "accion", "caso", "desde", "hasta")}
     errors: dict[str, str] = {}
     since = _day(filters["desde"], ctx.lang)
@@ -749,11 +755,14 @@ async def audit_page(request: Request) -> Response:
                 until=end, page=_page_number(q.get("pagina")))
         except workflow.Refused as exc:
             return _refused(ctx, exc)
-    try:
-        intact, lines = await run_in_threadpool(workflow.verify_view, ctx.store, ctx.user)
-        report = {"intact": intact, "lines": lines}
-    except workflow.Refused as exc:
-        return _refused(ctx, exc)
+    if request.method == "GET":
+        # the whole chains are read again: on arriving at the page, not for
+        # each filter or page of the trail
+        try:
+            intact, lines = await run_in_threadpool(workflow.verify_view, ctx.store, ctx.user)
+            report = {"intact": intact, "lines": lines}
+        except workflow.Refused as exc:
+            return _refused(ctx, exc)
     return _render(request, "wb_audit.html", ctx.lang, 422 if errors else 200, ctx=ctx,
                    filters=filters, errors=errors, entries=entries, report=report)
 
