@@ -847,9 +847,11 @@ def _case_number(session, case: Case, st: CaseState | None) -> int:
                                                 Case.version == 1))
 
 
-def history(store: Store, user: User, case_id: int) -> CaseHistory:
+def history(store: Store, user: User, case_id: int, *,
+            lang: str | None = None) -> CaseHistory:
     """Every version of the case, its events and the changes between
-    versions in words; `current` is the current version."""
+    versions in words (in `lang`, default the case's language); `current`
+    is the current version."""
     _require(store, user, "read", READERS, case_id)
     with store.reading() as session:
         case = session.get(Case, case_id)
@@ -867,7 +869,7 @@ def history(store: Store, user: User, case_id: int) -> CaseHistory:
                   for e in session.scalars(select(WorkflowRow)
                                            .where(WorkflowRow.number == number)
                                            .order_by(WorkflowRow.id))]
-    lang = user_lang(views[-1].lang)
+    lang = user_lang(lang or views[-1].lang)
     changes = [VersionChange(a.version, b.version, changes_in_words(a, b, lang))
                for a, b in zip(views, views[1:])]
     current = next((v for v in views if v.current), views[-1])
@@ -1094,8 +1096,17 @@ def letter(store: Store, user: User, case_id: int, version: int | None = None, *
         stored = session.get(Letter, target)
         pdf = bytes(stored.pdf) if stored is not None else None
     if pdf is None:
+        from ..letter import LetterError
+
         v = view(store, user, target, _audit_read=False)
-        pdf = _render(v, user_lang(lang or v.lang))
+        chosen = user_lang(lang or v.lang)
+        try:
+            pdf = _render(v, chosen)
+        except LetterError as exc:  # e.g. no letter in that language for this version
+            raise _refuse(store, user, "letter", Refused("invalid", problems=[{
+                "field": "lang", "code": "letter_unavailable",
+                "message": _text(chosen, "letter_unavailable", detail=str(exc)),
+                "value": lang}]), case_id=target) from None
     _audit(store, user, "letter", 200, case_id=target,
            detail="issued letter" if stored is not None else "draft letter")
     return pdf

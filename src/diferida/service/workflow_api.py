@@ -213,7 +213,9 @@ async def read(request: Request, case_id: CaseId, user: Anyone) -> JSONResponse:
 async def history(request: Request, case_id: CaseId, user: Anyone) -> JSONResponse:
     """Every version of the case, its workflow events (UTC) and the changes
     between versions in words."""
-    return _json((await _call(request, workflow.history, user, case_id)).to_dict())
+    lang = request.query_params.get("lang")
+    return _json((await _call(request, workflow.history, user, case_id,
+                              lang=lang if lang in LANGS else None)).to_dict())
 
 
 @router.get("/cases/{case_id}/letter", response_class=Response,
