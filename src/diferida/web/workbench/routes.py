@@ -529,7 +529,8 @@ async def _case_page(ctx: Ctx, case_id: int, *, status: int = 200, refusal: str 
     w = view.words(ctx.lang)
     try:
         shown = await run_in_threadpool(workflow.view, ctx.store, ctx.user, case_id)
-        story = await run_in_threadpool(workflow.history, ctx.store, ctx.user, case_id)
+        story = await run_in_threadpool(workflow.history, ctx.store, ctx.user, case_id,
+                                        lang=ctx.lang)
     except workflow.Refused as exc:
         if exc.code == "not_found":
             return _refusal(ctx, w["page"]["not_found"], 404)
@@ -656,7 +657,7 @@ async def letter_html_page(request: Request, case_id: str) -> Response:
     case = await _correctable(ctx, case_id)
     if isinstance(case, Response):
         return case
-    from diferida.letter import LetterFacts, letter_html, style_source
+    from diferida.letter import LetterError, LetterFacts, letter_html, style_source
 
     # the facts as the workflow gives them to the letter at approval
     facts = LetterFacts(
@@ -667,7 +668,10 @@ async def letter_html_page(request: Request, case_id: str) -> Response:
         application_date=case.application_date, approved_by=case.approved_by,
         approved_at=case.approved_at, corrects_version=case.corrects_version,
         correction_reason=case.correction_reason)
-    html = await run_in_threadpool(letter_html, facts)
+    try:
+        html = await run_in_threadpool(letter_html, facts)
+    except LetterError as exc:  # a letter that cannot be written: said, never a 500
+        return _refusal(ctx, str(exc), 422)
     # one self-contained document: its one style block allowed by its hash
     csp = SECURITY_HEADERS["Content-Security-Policy"].replace(
         "style-src 'self'", f"style-src {style_source(html)}")
