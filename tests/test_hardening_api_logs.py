@@ -65,10 +65,12 @@ def _redirected(c: httpx.Client, r: httpx.Response) -> tuple[httpx.Response, int
     return r, hops
 
 
-def _follow_everything(c: httpx.Client, html: str, seen: set, depth: int = 0) -> int:
+def _follow_everything(c: httpx.Client, html: str, seen: set, depth: int = 0,
+                       skip: tuple[str, ...] = ()) -> int:
     """Submit every form and open every same-site link of a page, recursively
     (bounded); returns how many requests were made. No URL a page offers may
-    carry a marker."""
+    carry a marker. Forms and links to the paths of `skip` are left alone
+    (signing out, which would end the walk)."""
     page = Forms()
     page.feed(html)
     for link in page.links:
@@ -83,7 +85,7 @@ def _follow_everything(c: httpx.Client, html: str, seen: set, depth: int = 0) ->
             if press:
                 data[press[0]] = press[1]
             key = (form["action"], tuple(sorted(data.items())))
-            if key in seen or form["action"] is None:
+            if key in seen or form["action"] is None or form["action"] in skip:
                 continue
             seen.add(key)
             if form["method"].lower() == "post":
@@ -95,10 +97,11 @@ def _follow_everything(c: httpx.Client, html: str, seen: set, depth: int = 0) ->
             sent += hops
             assert r.status_code < 500
             if r.headers.get("content-type", "").startswith("text/html"):
-                sent += _follow_everything(c, r.text, seen, depth + 1)
+                sent += _follow_everything(c, r.text, seen, depth + 1, skip)
     for link in page.links:
         parts = urlsplit(link)
-        if parts.netloc or not parts.path.startswith("/") or link in seen:
+        if parts.netloc or not parts.path.startswith("/") or link in seen or \
+                parts.path in skip:
             continue
         seen.add(link)
         assert c.get(link).status_code < 500
@@ -252,3 +255,73 @@ def test_an_exception_reaching_uvicorn_is_logged_as_one_line_without_its_message
     line = logging.Formatter().format(record)
     assert "\n" not in line and BIRTH not in line
     assert "ValueError" in line and "test_hardening_api_logs.py" in line
+
+
+@pytest.mark.slow
+def test_marker_values_through_the_workbench_never_reach_the_server_output(tmp_path):
+    """The workbench (/analista): sign-in (a wrong password and a right one),
+    an application with a person's name, address and dates, its preview, its
+    save, an import with a bad row, a search, every form and link of every
+    page reached (submit, approve, return, correct, the letters, the audit
+    and its exports), as each role. No marker, and no password, in any line."""
+    from .workbench_helpers import PASSWORDS, add_users, csrf_of
+
+    log = tmp_path / "server.log"
+    url = f"sqlite:///{tmp_path / 'cases.db'}"
+    store = Store(url)
+    store.upgrade()
+    add_users(store)
+    store.dispose()
+    wrong = "MRK-WRONG-PASSWORD-51"
+    secrets_ = (*MARKERS, "Calle Marcador", "00987", wrong, *PASSWORDS.values())
+    application = {"participant_id": PID, "name": NAME, "address": "Calle Marcador 7\nPR 00987",
+                   "application_date": "2026-11-02", "note": NAME, "birth_date": BIRTH,
+                   "entry_date": "1985-02-01", "separation_date": SEPARATION,
+                   "creditable_service_years": "22", "average_compensation": PAY,
+                   "group": "general", "refund_requested": "false", "as_of": "2026-11-29"}
+    rows = [application, {**application, "participant_id": PID + "-2",
+                          "birth_date": BIRTH.replace("-19", "-39")}]
+    csv = ",".join(application) + "\n" + "".join(
+        ",".join(f'"{v}"' for v in r.values()) + "\n" for r in rows)
+    sent = 0
+    skip = ("/analista/salir",)
+    with running_server(url, log_path=log, log_level="debug") as base:
+        for who in ("ana", "sol", "aud"):
+            with httpx.Client(base_url=base, timeout=60) as c:
+                page = c.get("/analista/entrar")
+                r = c.post("/analista/entrar", data={"name": who, "password": wrong,
+                                                     "csrf_token": csrf_of(page.text)})
+                assert r.status_code == 401
+                r = c.post("/analista/entrar", data={"name": who, "password": PASSWORDS[who],
+                                                     "csrf_token": csrf_of(r.text)})
+                r, hops = _redirected(c, r)
+                assert r.status_code == 200
+                token = csrf_of(r.text)
+                sent += 3 + hops + _follow_everything(c, r.text, set(), skip=skip)
+                for action in ("preview", "save"):
+                    r = c.post("/analista/nuevo", data={**application, "action": action,
+                                                        "csrf_token": token})
+                    r, hops = _redirected(c, r)
+                    assert r.status_code < 500
+                    sent += 1 + hops + _follow_everything(c, r.text, set(), skip=skip)
+                r = c.post("/analista/nuevo", data={**application, "birth_date": "19/07/1961x",
+                                                    "action": "preview", "csrf_token": token})
+                assert r.status_code in (403, 422)
+                r = c.post("/analista/importar", data={"csrf_token": token},
+                           files={"archivo": (f"{PID}.csv", csv.encode())})
+                assert r.status_code < 500
+                r = c.post("/analista/buscar", data={"participante": PID, "csrf_token": token})
+                assert r.status_code == 200
+                r = c.post("/analista/auditoria", data={"quien": NAME, "caso": PID,
+                                                        "desde": BIRTH, "csrf_token": token})
+                assert r.status_code < 500
+                sent += 5 + _follow_everything(c, r.text, set(), skip=skip)
+                r = c.post("/analista/salir", data={"csrf_token": token})
+                assert r.status_code == 303
+    text = log.read_text("utf-8", errors="replace")
+    assert 'POST /analista/nuevo HTTP/1.1" 303' in text
+    assert "GET /analista/casos/" in text and "POST /analista/entrar" in text
+    hits = [line for line in text.splitlines() if any(m in line for m in secrets_)]
+    assert hits == [], hits
+    assert not re.search(r'"(GET|POST) [^" ]*\?', text)
+    assert sent > 40

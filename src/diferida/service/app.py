@@ -116,6 +116,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     else:
         app.include_router(web_router)
         included.append(web_router)
+        # the analyst's workbench (/analista), on the same templates and styles
+        from diferida.web.workbench.routes import router as workbench_router
+
+        app.include_router(workbench_router)
+        included.append(workbench_router)
     # every route with its full path, for the Allow header of a 405
     app.state.route_table = [r for r in (*app.router.routes,
                                          *(r for x in included for r in x.routes))

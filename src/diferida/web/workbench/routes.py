@@ -1,0 +1,789 @@
+"""The analyst's workbench: web pages over the workflow
+(`diferida.service.workflow`), which does every action; the pages only
+read forms, call it and show what it returns.
+
+    GET  /analista                        the work queue (`?lista=drafts|returned|awaiting|
+                                          issued`, `&pagina=`)
+    GET  /analista/entrar                 sign in;  POST it: name and password
+    POST /analista/salir                  sign out
+    POST /analista/buscar                 search by case number or participant id
+    GET  /analista/nuevo                  open a case from an application
+    POST /analista/nuevo                  "preview" (the engine's answer, nothing saved) or "save"
+    POST /analista/importar               many drafts from a CSV or .xlsx
+    GET  /analista/casos/{case_id}        the case page (a version)
+    POST /analista/casos/{case_id}/enviar     submit
+    POST /analista/casos/{case_id}/aprobar    approve (the letter is stored)
+    POST /analista/casos/{case_id}/devolver   return, with a reason
+    GET  /analista/casos/{case_id}/corregir   the correction form; POST it: preview or save
+    GET  /analista/casos/{case_id}/carta      the draft letter (HTML)
+    GET  /analista/casos/{case_id}/carta.pdf  the letter as PDF (the stored one once approved)
+    GET  /analista/auditoria              the audit trail with filters, the chains verified
+    GET  /analista/auditoria/exportar/{kind}.{fmt}   cases, events or summary as csv or xlsx
+
+`?lang=en` (or the hidden `lang` field of a form) for English. Every form
+is a plain POST answered by a redirect (or by the page with its messages):
+nothing needs JavaScript. A participant's details travel only in posted
+forms, never in an address. Sessions and CSRF: session.py.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+
+from diferida.service import workflow
+from diferida.service.auth import audit_anonymous, store_of
+from diferida.service.store import NewEvent, User
+from diferida.service.throttle import client_of
+
+from .. import lenient
+from ..labels import choose_lang, labels, next_lang, plural
+from ..routes import SECURITY_HEADERS, env
+from . import view
+from .session import CSRF_FIELD, Session, Sessions, fingerprint
+
+router = APIRouter(include_in_schema=False)
+BASE = "/analista"
+MAX_FIELD_CHARS = 2000
+MAX_ID = 2**63 - 1
+ROLE_NAMES = ("analyst", "supervisor", "auditor")
+EXPORT_KINDS = ("cases", "events", "summary")
+EXPORT_TYPES = {"csv": "text/csv; charset=utf-8",
+                "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"}
+DONE = ("created", "corrected", "submitted", "approved", "returned")
+
+env.globals.update(ast_time=view.ast_time, day=view.day, money=view.money, plural=plural)
+
+
+def sessions_of(request: Request) -> Sessions:
+    state = request.app.state
+    found = getattr(state, "workbench_sessions", None)
+    if found is None:
+        found = state.workbench_sessions = Sessions()
+    return found
+
+
+def user_fingerprint(user: User, password_hash: str | None) -> str:
+    """What ends a session when it changes: the user's name, role, state and
+    password (`diferida users passwd` signs the user out everywhere)."""
+    return fingerprint(user.id, user.name, user.role, user.disabled_at, password_hash)
+
+
+def _user(store, user_id: int) -> tuple[User | None, str | None]:
+    """The active user of a session and their current password hash."""
+    user = store.user(user_id)
+    if user is None or user.disabled_at is not None:
+        return None, None
+    return store.sign_in_record(user.name)
+
+
+@dataclass
+class Ctx:
+    """One request of a signed-in user."""
+
+    request: Request
+    lang: str
+    session: Session
+    user: User
+    csrf: str
+
+    @property
+    def store(self):
+        return store_of(self.request)
+
+
+def href(path: str, lang: str, **params: Any) -> str:
+    """A workbench address, in the page's language; no personal data goes in one."""
+    query = {k: v for k, v in params.items() if v not in (None, "")}
+    if lang != "es":
+        query["lang"] = lang
+    return path + ("?" + urlencode(query) if query else "")
+
+
+def _lang_of(request: Request, form: Mapping[str, Any] | None = None) -> str:
+    raw = form.get("lang") if form is not None else None
+    return choose_lang(raw if isinstance(raw, str) else request.query_params.get("lang"))
+
+
+def _see(path: str) -> RedirectResponse:
+    return RedirectResponse(path, status_code=303, headers=SECURITY_HEADERS)
+
+
+def _render(request: Request, template: str, lang: str, status: int = 200,
+            ctx: Ctx | None = None, **values: Any) -> HTMLResponse:
+    w = view.words(lang)
+    html = env.get_template(template).render(
+        lang=lang, other_lang=next_lang(lang), w=w, ctx=ctx, user=ctx.user if ctx else None,
+        csrf=ctx.csrf if ctx else values.pop("csrf", ""), csrf_field=CSRF_FIELD,
+        href=lambda path, **p: href(path, lang, **p), base=BASE,
+        here=_here(request), **values)
+    response = HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
+    if ctx is not None:
+        sessions_of(request).put(response, request, ctx.session)  # renewed: idle expiry
+    return response
+
+
+def _here(request: Request) -> str:
+    """This page's address for the language switch: the list and page kept,
+    nothing else (no value typed by anyone ends up in a link)."""
+    params = {k: v for k, v in request.query_params.items() if k in ("lista", "pagina")}
+    return request.url.path + ("?" + urlencode(params) if params else "")
+
+
+async def _signed_in(request: Request, lang: str) -> Ctx | Response:
+    """The signed-in user, or a redirect to the sign-in page."""
+    sessions = sessions_of(request)
+    session = sessions.read(request)
+    user = hashed = None
+    if session is not None:
+        user, hashed = await run_in_threadpool(_user, store_of(request), session.user_id)
+    if (user is None or session is None
+            or user_fingerprint(user, hashed) != session.fingerprint):
+        notice = "expired" if request.cookies.get("diferida_wb") else None
+        response = _see(href(f"{BASE}/entrar", lang, aviso=notice))
+        if session is not None or request.cookies.get("diferida_wb"):
+            sessions.clear(response, request)
+        return response
+    return Ctx(request, lang, session, user, sessions.csrf_token(session))
+
+
+async def _page_ctx(request: Request) -> Ctx | Response:
+    return await _signed_in(request, _lang_of(request))
+
+
+async def _posted(request: Request) -> tuple[Ctx | Response, dict[str, Any]]:
+    """A posted form of a signed-in user whose CSRF token verifies."""
+    form = await request.form()
+    items: dict[str, Any] = dict(form.items())
+    lang = _lang_of(request, items)
+    ctx = await _signed_in(request, lang)
+    if isinstance(ctx, Response):
+        return ctx, items
+    token = items.get(CSRF_FIELD)
+    if not sessions_of(request).check_csrf(ctx.session, token if isinstance(token, str) else None):
+        return _refusal(ctx, view.words(lang)["page"]["csrf"], 403), items
+    return ctx, items
+
+
+def _refusal(ctx: Ctx, message: str, status: int) -> HTMLResponse:
+    return _render(ctx.request, "wb_message.html", ctx.lang, status, ctx=ctx,
+                   title=view.words(ctx.lang)["page"]["refused_title"], message=message)
+
+
+def _refused(ctx: Ctx, exc: workflow.Refused) -> HTMLResponse:
+    return _refusal(ctx, _refused_text(exc, ctx.lang), exc.status)
+
+
+def _refused_text(exc: workflow.Refused, lang: str) -> str:
+    try:
+        return exc.message(lang)
+    except NotImplementedError:  # the workflow's catalog not written yet
+        return exc.code
+    except Exception:  # a message that cannot be formatted is still a refusal, not a 500
+        return exc.code
+
+
+def _texts(items: Mapping[str, Any]) -> dict[str, str]:
+    return {k: v for k, v in items.items() if isinstance(v, str)}
+
+
+# --- sign in, sign out --------------------------------------------------------------
+
+@router.get(f"{BASE}/entrar", response_class=HTMLResponse)
+async def signin_page(request: Request) -> Response:
+    # shown even to a signed-in browser: signing in again (as someone else)
+    # makes a new session, never continues the one the browser brought
+    return _signin(request, _lang_of(request), notice=request.query_params.get("aviso"))
+
+
+def _signin(request: Request, lang: str, *, notice: str | None = None,
+            error: str | None = None, status: int = 200) -> HTMLResponse:
+    sessions = sessions_of(request)
+    w = view.words(lang)["signin"]
+    # a fresh pre-session value for each sign-in form: the form's token is tied to it
+    value = sessions.new_pre_session()
+    response = _render(request, "wb_signin.html", lang, status,
+                       notice=w.get(notice) if notice in ("expired", "signed_out") else None,
+                       error=error, csrf=sessions.pre_csrf_token(value))
+    sessions.put_pre_session(response, request, value)
+    return response
+
+
+@router.post(f"{BASE}/entrar", response_class=HTMLResponse)
+async def signin(request: Request) -> Response:
+    form = _texts(await request.form())
+    lang = _lang_of(request, form)
+    sessions = sessions_of(request)
+    w = view.words(lang)
+    if not sessions.check_pre_csrf(sessions.pre_session(request), form.get(CSRF_FIELD)):
+        return _signin(request, lang, error=w["page"]["csrf"], status=403)
+    limiter = request.app.state.limiter
+    client = client_of(request.scope)
+    retry = limiter.auth_blocked(client)
+    if retry is not None:
+        await audit_anonymous(request, NewEvent(
+            "auth.rate_limited", "POST", request.url.path, 429,
+            detail="too many failed attempts from this client"))
+        response = _signin(request, lang, error=w["signin"]["too_many"].format(retry=retry),
+                           status=429)
+        response.headers["Retry-After"] = str(retry)
+        return response
+    name = form.get("name", "")[:200]
+    password = form.get("password", "")[:1000]
+    store = store_of(request)
+    user = None
+    if name.strip() and password:
+        user = await run_in_threadpool(workflow.authenticate, store, name.strip(), password)
+    if user is None:
+        limiter.hit_auth_failure(client)
+        # neither the name typed nor the password goes into the trail or a log
+        await audit_anonymous(request, NewEvent(
+            "auth.unauthorized", "POST", request.url.path, 401,
+            detail="workbench sign-in refused"))
+        return _signin(request, lang, error=w["signin"]["failed"], status=401)
+    # a new session, whatever cookie the browser brought (no fixation)
+    _, hashed = await run_in_threadpool(store.sign_in_record, user.name)
+    session = sessions.start(user.id, user_fingerprint(user, hashed))
+    await run_in_threadpool(store.audit, NewEvent(
+        "auth.signin", "POST", request.url.path, 303, user=user, detail="workbench"))
+    response = _see(href(BASE, lang))
+    sessions.put(response, request, session)
+    return response
+
+
+@router.post(f"{BASE}/salir")
+async def signout(request: Request) -> Response:
+    ctx, _ = await _posted(request)
+    if isinstance(ctx, Response):
+        return ctx
+    sessions = sessions_of(request)
+    sessions.end(ctx.session)
+    await run_in_threadpool(ctx.store.audit, NewEvent(
+        "auth.signout", "POST", request.url.path, 303, user=ctx.user, detail="workbench"))
+    response = _see(href(f"{BASE}/entrar", ctx.lang, aviso="signed_out"))
+    sessions.clear(response, request)
+    return response
+
+
+# --- the work queue and search ------------------------------------------------------
+
+def _page_number(raw: Any) -> int:
+    try:
+        n = int(str(raw))
+    except (TypeError, ValueError):
+        return 1
+    return n if 1 <= n <= 1_000_000 else 1
+
+
+@router.get(BASE, response_class=HTMLResponse)
+async def queue_page(request: Request) -> Response:
+    ctx = await _page_ctx(request)
+    if isinstance(ctx, Response):
+        return ctx
+    kind = request.query_params.get("lista")
+    if kind not in workflow.QUEUES:
+        kind = "issued" if ctx.user.role == "auditor" else (
+            "awaiting" if ctx.user.role == "supervisor" else "drafts")
+    page = _page_number(request.query_params.get("pagina"))
+    try:
+        listing = await run_in_threadpool(workflow.queue, ctx.store, ctx.user, kind, page=page)
+        refusal = None
+    except workflow.Refused as exc:
+        listing, refusal = None, _refused_text(exc, ctx.lang)
+    return _render(request, "wb_queue.html", ctx.lang, ctx=ctx, kind=kind, listing=listing,
+                   refusal=refusal, search=None, search_values={}, search_errors={},
+                   done=request.query_params.get("hecho"))
+
+
+@router.post(f"{BASE}/buscar", response_class=HTMLResponse)
+async def search_page(request: Request) -> Response:
+    ctx, items = await _posted(request)
+    if isinstance(ctx, Response):
+        return ctx
+    form = _texts(items)
+    w = view.words(ctx.lang)["queue"]
+    number_text = form.get("caso", "").strip()[:40]
+    participant = form.get("participante", "").strip()[:200]
+    errors: dict[str, str] = {}
+    number = None
+    if number_text:
+        if re.fullmatch(r"[0-9]{1,19}", number_text) and 1 <= int(number_text) <= MAX_ID:
+            number = int(number_text)
+        else:
+            errors["caso"] = w["bad_case_number"]
+    if not number_text and not participant:
+        errors["caso"] = w["search_nothing"]
+    results, refusal = None, None
+    if not errors:
+        try:
+            results = await run_in_threadpool(
+                workflow.search, ctx.store, ctx.user, case_id=number,
+                participant_id=participant or None, page=_page_number(form.get("pagina")))
+        except workflow.Refused as exc:
+            refusal = _refused_text(exc, ctx.lang)
+    return _render(request, "wb_queue.html", ctx.lang, 422 if errors else 200, ctx=ctx,
+                   kind=None, listing=None, refusal=refusal, search=results,
+                   search_values={"caso": number_text, "participante": participant},
+                   search_errors=errors, done=None)
+
+
+# --- opening and correcting a case --------------------------------------------------
+
+@dataclass
+class Application:
+    values: dict[str, str]
+    errors: dict[str, list[str]]
+    answer: Any = None  # the engine's Determination (preview)
+    reason: str = ""
+
+
+def _read_application(form: Mapping[str, str], lang: str) -> tuple[dict[str, str],
+                                                                   dict[str, list[str]],
+                                                                   dict[str, Any]]:
+    """What was typed, the messages for what cannot be read, and the
+    application as the workflow takes it. Numbers and dates are read as the
+    calculator reads them (web/lenient.py: "$30,000", "22 años y 5 meses",
+    day/month/year), with its messages; what it cannot read is named."""
+    t = labels(lang)
+    w = view.words(lang)["application"]
+    values = {k: form.get(k, "") for k in view.FORM_FIELDS}
+    errors: dict[str, list[str]] = {}
+    for name, value in values.items():
+        if len(value) > MAX_FIELD_CHARS:
+            errors.setdefault(name, []).append(w["too_long"].format(limit=MAX_FIELD_CHARS))
+    typed = {k: v.strip() for k, v in values.items() if v.strip() and k not in errors}
+    reading = lenient.read({k: v for k, v in typed.items() if k in view.FACT_FIELDS}, t)
+    application = {**typed, **reading.values}
+    for name, message in reading.errors.items():
+        errors.setdefault(name, []).append(message)
+    if "application_date" in typed:
+        text = typed["application_date"]
+        iso, error = lenient.read_date(text, t["lenient"])
+        both = lenient.date_choices(text, t["lenient"]) if iso is not None else None
+        if both:  # day and month could be swapped: asked back, never guessed
+            iso, error = None, t["lenient"]["date_ask"].format(
+                value=text, first=both[0][1], second=both[1][1])
+        if iso is None:
+            errors.setdefault("application_date", []).append(error or "")
+        else:
+            application["application_date"] = iso
+    # a value the page cannot read goes to the workflow as typed, so that it
+    # names every other problem too (its message for that field is not shown)
+    return values, errors, application
+
+
+def _problems(exc: workflow.Refused) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for p in exc.problems:
+        out.setdefault(p.get("field") or "participant_id", []).append(str(p.get("message", "")))
+    return out
+
+
+async def _application_step(ctx: Ctx, form: dict[str, str], *,
+                            case: workflow.CaseView | None) -> Response:
+    """Preview or save an application (a new case, or a correction of `case`)."""
+    w = view.words(ctx.lang)
+    values, errors, application = _read_application(form, ctx.lang)
+    action = form.get("action", "preview")
+    reason = form.get("reason", "").strip()[:MAX_FIELD_CHARS]
+    if case is not None and action == "save" and not reason:
+        errors.setdefault("reason", []).append(w["application"]["reason_missing"])
+    app = Application(values=values, errors=errors, reason=reason)
+    if not errors or action != "save":
+        if action == "save":
+            try:
+                if case is None:
+                    saved = await run_in_threadpool(workflow.open_draft, ctx.store, ctx.user,
+                                                    application, lang=ctx.lang)
+                    done = "created"
+                else:
+                    saved = await run_in_threadpool(workflow.correct, ctx.store, ctx.user,
+                                                    case.case_id, application, reason=reason,
+                                                    lang=ctx.lang)
+                    done = "corrected"
+                return _see(href(f"{BASE}/casos/{saved.case_id}", ctx.lang, hecho=done))
+            except workflow.Refused as exc:
+                if exc.code != "invalid":
+                    return _refused(ctx, exc)
+                app.errors = _problems(exc)
+        else:
+            answer = await run_in_threadpool(workflow.preview, application, lang=ctx.lang)
+            if isinstance(answer, workflow.Refused):
+                for name, messages in _problems(answer).items():
+                    if name not in errors:  # the page's own message is the one shown
+                        app.errors.setdefault(name, []).extend(messages)
+            elif not errors:
+                app.answer = answer
+    return _form_page(ctx, app, case, 422 if app.errors else 200)
+
+
+def _form_page(ctx: Ctx, app: Application, case: workflow.CaseView | None,
+               status: int = 200) -> HTMLResponse:
+    result = app.answer.to_dict() if app.answer is not None else None
+    return _render(ctx.request, "wb_application.html", ctx.lang, status, ctx=ctx, app=app,
+                   case=case, answer=result,
+                   answer_sections=view.sections(result) if result else None,
+                   fields=view, import_result=None, import_error=None)
+
+
+def _not_preparer(ctx: Ctx) -> HTMLResponse | None:
+    """The refusal for a user whose role does not prepare cases (an auditor);
+    the workflow refuses their actions too, this only spares them the form."""
+    if ctx.user.role in workflow.PREPARERS:
+        return None
+    w = view.words(ctx.lang)
+    return _refusal(ctx, w["page"]["forbidden"].format(
+        role=w["roles"].get(ctx.user.role, ctx.user.role)), 403)
+
+
+@router.get(f"{BASE}/nuevo", response_class=HTMLResponse)
+async def new_case_page(request: Request) -> Response:
+    ctx = await _page_ctx(request)
+    if isinstance(ctx, Response):
+        return ctx
+    if (refused := _not_preparer(ctx)) is not None:
+        return refused
+    return _form_page(ctx, Application(values={}, errors={}), None)
+
+
+@router.post(f"{BASE}/nuevo", response_class=HTMLResponse)
+async def new_case(request: Request) -> Response:
+    ctx, items = await _posted(request)
+    if isinstance(ctx, Response):
+        return ctx
+    if (refused := _not_preparer(ctx)) is not None:
+        return refused
+    return await _application_step(ctx, _texts(items), case=None)
+
+
+@router.post(f"{BASE}/importar", response_class=HTMLResponse)
+async def import_page(request: Request) -> Response:
+    ctx, items = await _posted(request)
+    if isinstance(ctx, Response):
+        return ctx
+    w = view.words(ctx.lang)["import"]
+    upload = items.get("archivo")
+    result, error = None, None
+    if not isinstance(upload, UploadFile) or not upload.filename:
+        error = w["no_file"]
+    else:
+        data = await upload.read()
+        try:
+            result = await run_in_threadpool(workflow.import_applications, ctx.store, ctx.user,
+                                             data, upload.filename, lang=ctx.lang)
+        except workflow.Refused as exc:
+            if exc.code != "invalid":
+                return _refused(ctx, exc)
+            error = "; ".join(str(p.get("message", "")) for p in exc.problems) or exc.code
+    return _render(request, "wb_application.html", ctx.lang, 422 if error else 200, ctx=ctx,
+                   app=Application(values={}, errors={}), case=None, answer=None,
+                   answer_sections=None, fields=view, import_result=result, import_error=error)
+
+
+# --- the case page and its actions --------------------------------------------------
+
+def _case_id(raw: str) -> int | None:
+    return int(raw) if re.fullmatch(r"[0-9]{1,19}", raw) and 1 <= int(raw) <= MAX_ID else None
+
+
+def _reproduce(store, case_id: int) -> dict[str, Any]:
+    """Whether the stored rules still give the stored answer (as the API's
+    GET /api/v1/cases/{id}/reproduce computes it)."""
+    import json
+
+    from diferida.core import InputError, evaluate
+    from diferida.rules import RulesError, rules_from_resolved
+
+    case = store.case(case_id)
+    if case is None:
+        return {"problem": "not found"}
+    stored = json.loads(case.result)
+    content = store.rules_content(case.rules_version)
+    try:
+        if content is None:
+            raise RulesError(f"rules version {case.rules_version} is not in the store")
+        rules = rules_from_resolved(content, origin=case.rules_version)
+        if rules.version != case.rules_version:
+            raise RulesError("the stored rules content does not hash to its version")
+        again = evaluate(json.loads(case.inputs), as_of=case.as_of, rules=rules,
+                         lang=case.lang).to_dict()
+    except (RulesError, InputError) as exc:
+        return {"problem": type(exc).__name__}
+    differ = [k for k in stored if stored.get(k) != again.get(k)]
+    texts = {"headline", "explanation", "rules_title"}
+    return {"problem": None, "identical": not differ,
+            "decision_identical": not [k for k in differ if k not in texts], "keys": differ}
+
+
+async def _case_page(ctx: Ctx, case_id: int, *, status: int = 200, refusal: str | None = None,
+                     done: str | None = None, reason_error: str | None = None) -> Response:
+    w = view.words(ctx.lang)
+    try:
+        shown = await run_in_threadpool(workflow.view, ctx.store, ctx.user, case_id)
+        story = await run_in_threadpool(workflow.history, ctx.store, ctx.user, case_id,
+                                        lang=ctx.lang)
+    except workflow.Refused as exc:
+        if exc.code == "not_found":
+            return _refusal(ctx, w["page"]["not_found"], 404)
+        return _refused(ctx, exc)
+    again = await run_in_threadpool(_reproduce, ctx.store, shown.case_id)
+    return _render(ctx.request, "wb_case.html", ctx.lang, status, ctx=ctx, case=shown,
+                   story=story, sections=view.sections(shown.result), reproduced=again,
+                   refusal=refusal, done=done if done in DONE else None,
+                   reason_error=reason_error)
+
+
+@router.get(BASE + "/casos/{case_id}", response_class=HTMLResponse)
+async def case_page(request: Request, case_id: str) -> Response:
+    ctx = await _page_ctx(request)
+    if isinstance(ctx, Response):
+        return ctx
+    number = _case_id(case_id)
+    if number is None:
+        return _refusal(ctx, view.words(ctx.lang)["page"]["not_found"], 404)
+    return await _case_page(ctx, number, done=request.query_params.get("hecho"))
+
+
+async def _act(request: Request, case_id: str, action: str) -> Response:
+    ctx, items = await _posted(request)
+    if isinstance(ctx, Response):
+        return ctx
+    w = view.words(ctx.lang)
+    number = _case_id(case_id)
+    if number is None:
+        return _refusal(ctx, w["page"]["not_found"], 404)
+    form = _texts(items)
+    reason = form.get("reason", "").strip()[:MAX_FIELD_CHARS]
+    if action == "return" and not reason:
+        return await _case_page(ctx, number, status=422,
+                                reason_error=w["case"]["return_reason_missing"])
+    try:
+        if action == "submit":
+            done = await run_in_threadpool(workflow.submit, ctx.store, ctx.user, number)
+        elif action == "approve":
+            done = await run_in_threadpool(workflow.approve, ctx.store, ctx.user, number,
+                                           lang=ctx.lang)
+        else:
+            done = await run_in_threadpool(workflow.return_case, ctx.store, ctx.user, number,
+                                           reason=reason)
+    except workflow.Refused as exc:
+        if exc.code == "not_found":
+            return _refusal(ctx, w["page"]["not_found"], 404)
+        # the refusal on the case's own page, with everything else on it
+        return await _case_page(ctx, number, status=exc.status,
+                                refusal=_refused_text(exc, ctx.lang))
+    word = {"submit": "submitted", "approve": "approved", "return": "returned"}[action]
+    return _see(href(f"{BASE}/casos/{done.case_id}", ctx.lang, hecho=word))
+
+
+@router.post(BASE + "/casos/{case_id}/enviar")
+async def submit_case(request: Request, case_id: str) -> Response:
+    return await _act(request, case_id, "submit")
+
+
+@router.post(BASE + "/casos/{case_id}/aprobar")
+async def approve_case(request: Request, case_id: str) -> Response:
+    return await _act(request, case_id, "approve")
+
+
+@router.post(BASE + "/casos/{case_id}/devolver")
+async def return_case(request: Request, case_id: str) -> Response:
+    return await _act(request, case_id, "return")
+
+
+def _application_of(case: workflow.CaseView, lang: str) -> dict[str, str]:
+    """The stored application as the form shows it, for a correction."""
+    values = {k: "" if v is None else str(v).lower() if isinstance(v, bool) else str(v)
+              for k, v in case.inputs.items()}
+    values.update({"name": case.name or "", "address": case.address or "",
+                   "application_date": case.application_date.isoformat()
+                   if case.application_date else "", "note": case.note or ""})
+    return values
+
+
+async def _correctable(ctx: Ctx, case_id: str) -> workflow.CaseView | Response:
+    number = _case_id(case_id)
+    if number is None:
+        return _refusal(ctx, view.words(ctx.lang)["page"]["not_found"], 404)
+    try:
+        return await run_in_threadpool(workflow.view, ctx.store, ctx.user, number)
+    except workflow.Refused as exc:
+        if exc.code == "not_found":
+            return _refusal(ctx, view.words(ctx.lang)["page"]["not_found"], 404)
+        return _refused(ctx, exc)
+
+
+@router.get(BASE + "/casos/{case_id}/corregir", response_class=HTMLResponse)
+async def correct_page(request: Request, case_id: str) -> Response:
+    ctx = await _page_ctx(request)
+    if isinstance(ctx, Response):
+        return ctx
+    case = await _correctable(ctx, case_id)
+    if isinstance(case, Response):
+        return case
+    if "correct" not in case.can:
+        return await _case_page(ctx, case.case_id, status=403, refusal=view.words(
+            ctx.lang)["case"]["no_actions"])
+    return _form_page(ctx, Application(values=_application_of(case, ctx.lang), errors={}), case)
+
+
+@router.post(BASE + "/casos/{case_id}/corregir", response_class=HTMLResponse)
+async def correct_case(request: Request, case_id: str) -> Response:
+    ctx, items = await _posted(request)
+    if isinstance(ctx, Response):
+        return ctx
+    if (refused := _not_preparer(ctx)) is not None:
+        return refused
+    case = await _correctable(ctx, case_id)
+    if isinstance(case, Response):
+        return case
+    return await _application_step(ctx, _texts(items), case=case)
+
+
+@router.get(BASE + "/casos/{case_id}/carta", response_class=HTMLResponse)
+async def letter_html_page(request: Request, case_id: str) -> Response:
+    ctx = await _page_ctx(request)
+    if isinstance(ctx, Response):
+        return ctx
+    case = await _correctable(ctx, case_id)
+    if isinstance(case, Response):
+        return case
+    from diferida.letter import LetterError, LetterFacts, letter_html, style_source
+
+    # the facts as the workflow gives them to the letter at approval
+    facts = LetterFacts(
+        case_id=case.number, version=case.version, lang=ctx.lang, inputs=case.inputs,
+        result=case.result, as_of=case.as_of, rules_version=case.rules_version,
+        prepared_by=case.changed_by, prepared_at=case.created_at,
+        addressee_name=case.name, addressee_address=case.address,
+        application_date=case.application_date, approved_by=case.approved_by,
+        approved_at=case.approved_at, corrects_version=case.corrects_version,
+        correction_reason=case.correction_reason)
+    try:
+        html = await run_in_threadpool(letter_html, facts)
+    except LetterError as exc:  # a letter that cannot be written: said, never a 500
+        return _refusal(ctx, str(exc), 422)
+    # one self-contained document: its one style block allowed by its hash
+    csp = SECURITY_HEADERS["Content-Security-Policy"].replace(
+        "style-src 'self'", f"style-src {style_source(html)}")
+    return HTMLResponse(html, headers={**SECURITY_HEADERS, "Content-Security-Policy": csp})
+
+
+@router.get(BASE + "/casos/{case_id}/carta.pdf")
+async def letter_pdf(request: Request, case_id: str) -> Response:
+    ctx = await _page_ctx(request)
+    if isinstance(ctx, Response):
+        return ctx
+    number = _case_id(case_id)
+    if number is None:
+        return _refusal(ctx, view.words(ctx.lang)["page"]["not_found"], 404)
+    try:
+        case = await run_in_threadpool(workflow.view, ctx.store, ctx.user, number)
+        pdf = await run_in_threadpool(workflow.letter, ctx.store, ctx.user, number,
+                                      lang=None if case.state == "approved" else ctx.lang)
+    except workflow.Refused as exc:
+        if exc.code == "not_found":
+            return _refusal(ctx, view.words(ctx.lang)["page"]["not_found"], 404)
+        return _refused(ctx, exc)
+    name = f"caso-{case.number}-v{case.version}{'' if case.state == 'approved' else '-borrador'}"
+    return Response(pdf, media_type="application/pdf", headers={
+        "Content-Disposition": f'attachment; filename="{name}.pdf"',
+        "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"})
+
+
+# --- the auditor's view --------------------------------------------------------------
+
+def _day(text: str, lang: str) -> date | None | str:
+    """A typed day: the date, None for nothing typed, or the message."""
+    text = text.strip()
+    if not text:
+        return None
+    m = labels(lang)["lenient"]
+    iso, _error = lenient.read_date(text, m)
+    if iso is None:
+        return view.words(lang)["audit"]["bad_date"]
+    both = lenient.date_choices(text, m)
+    if both:  # day and month could be swapped: asked back, never guessed
+        return m["date_ask"].format(value=text, first=both[0][1], second=both[1][1])
+    return date.fromisoformat(iso)
+
+
+@router.api_route(f"{BASE}/auditoria", methods=["GET", "POST"], response_class=HTMLResponse)
+async def audit_page(request: Request) -> Response:
+    """GET: the newest events; POST: the filters typed (posted, so that what
+    was typed is never in an address), and their pages."""
+    if request.method == "POST":
+        ctx, items = await _posted(request)
+        q: Mapping[str, Any] = _texts(items)
+    else:
+        ctx, q = await _page_ctx(request), {}
+    if isinstance(ctx, Response):
+        return ctx
+    if ctx.user.role not in workflow.AUDITORS:
+        # the workflow refuses it (and records the refusal): before any filter is read
+        try:
+            await run_in_threadpool(workflow.audit_view, ctx.store, ctx.user)
+        except workflow.Refused as exc:
+            return _refused(ctx, exc)
+    filters = {k: (q.get(k) or "")[:100] for k in ("quien", "accion", "caso", "desde", "hasta")}
+    errors: dict[str, str] = {}
+    since = _day(filters["desde"], ctx.lang)
+    until = _day(filters["hasta"], ctx.lang)
+    for key, value in (("desde", since), ("hasta", until)):
+        if isinstance(value, str):
+            errors[key] = value
+    case_number = None
+    if filters["caso"].strip():
+        case_number = _case_id(filters["caso"].strip())
+        if case_number is None:
+            errors["caso"] = view.words(ctx.lang)["queue"]["bad_case_number"]
+    entries, report = None, None
+    if not errors:
+        start = (datetime.combine(since, time(), tzinfo=view.AST).astimezone(UTC)
+                 if isinstance(since, date) else None)
+        end = (datetime.combine(until + timedelta(days=1), time(), tzinfo=view.AST)
+               .astimezone(UTC) if isinstance(until, date) else None)
+        try:
+            entries = await run_in_threadpool(
+                workflow.audit_view, ctx.store, ctx.user, who=filters["quien"].strip() or None,
+                action=filters["accion"].strip() or None, case_id=case_number, since=start,
+                until=end, page=_page_number(q.get("pagina")))
+        except workflow.Refused as exc:
+            return _refused(ctx, exc)
+    if request.method == "GET":
+        # the whole chains are read again: on arriving at the page, not for
+        # each filter or page of the trail
+        try:
+            intact, lines = await run_in_threadpool(workflow.verify_view, ctx.store, ctx.user)
+            report = {"intact": intact, "lines": lines}
+        except workflow.Refused as exc:
+            return _refused(ctx, exc)
+    return _render(request, "wb_audit.html", ctx.lang, 422 if errors else 200, ctx=ctx,
+                   filters=filters, errors=errors, entries=entries, report=report)
+
+
+@router.get(BASE + "/auditoria/exportar/{name}")
+async def export_file(request: Request, name: str) -> Response:
+    ctx = await _page_ctx(request)
+    if isinstance(ctx, Response):
+        return ctx
+    kind, _, fmt = name.partition(".")
+    if kind not in EXPORT_KINDS or fmt not in EXPORT_TYPES:
+        return _refusal(ctx, view.words(ctx.lang)["page"]["not_found"], 404)
+    try:
+        data = await run_in_threadpool(workflow.export, ctx.store, ctx.user, kind, fmt)
+    except workflow.Refused as exc:
+        return _refused(ctx, exc)
+    stamp = datetime.now(view.AST).strftime("%Y%m%d-%H%M")
+    return Response(data, media_type=EXPORT_TYPES[fmt], headers={
+        "Content-Disposition": f'attachment; filename="diferida-{kind}-{stamp}.{fmt}"',
+        "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"})

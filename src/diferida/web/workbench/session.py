@@ -1,0 +1,236 @@
+"""Who is signed in to the workbench, and proof that a form was sent by the
+workbench's own page.
+
+The session is a cookie signed with itsdangerous (the signing library of
+Flask and of Starlette's sessions): a random session id, the user's id, a
+fingerprint of the user's credentials and the time of the sign-in. Nothing
+personal about a participant is ever in it. The cookie is
+
+- HttpOnly (no script reads it), SameSite=Strict (no other site's page
+  sends it), limited to the workbench's paths (/analista), and Secure when
+  the request came over HTTPS: the request's own scheme, or the
+  `X-Forwarded-Proto` of a reverse proxy the administrator trusts
+  (DIFERIDA_TRUSTED_PROXIES, the same list that names the client), or
+  always with DIFERIDA_SESSION_SECURE=true;
+- renewed on each page (its signature carries the time), so that it
+  expires after DIFERIDA_SESSION_IDLE_MINUTES without a request (30 by
+  default) and in any case DIFERIDA_SESSION_HOURS after the sign-in (10);
+- made anew at each sign-in: a session id a browser brought before signing
+  in is never the one it has after (no session fixation);
+- refused when the user was disabled or their password changed since the
+  sign-in (the fingerprint no longer matches), and after signing out.
+
+CSRF: every form of the workbench carries a token, the session id signed
+with a purpose of its own (the synchronizer-token pattern: a token is good
+for one session only); the sign-in form, before any session exists, is tied
+the same way to a random pre-session cookie. A post whose token does not
+verify is refused (403) before anything is done.
+
+The signing key is DIFERIDA_SESSION_SECRET; without it each server process
+makes a random key when it starts (sessions then end with a restart and
+are not shared between worker processes: set the key when running more
+than one worker).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import os
+import secrets
+import threading
+import time
+from dataclasses import dataclass
+
+from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
+from starlette.requests import Request
+from starlette.responses import Response
+
+log = logging.getLogger("uvicorn.error")
+
+COOKIE = "diferida_wb"
+PRE_COOKIE = "diferida_wb_pre"
+COOKIE_PATH = "/analista"
+CSRF_FIELD = "csrf_token"
+DEFAULT_IDLE_MINUTES = 30
+DEFAULT_HOURS = 10
+
+
+def _positive(name: str, default: float) -> float:
+    raw = os.environ.get(name, "")
+    if raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise ValueError(f"{name} must be a positive number, got {raw!r}")
+    return value
+
+
+def _secure_setting() -> bool | None:
+    raw = os.environ.get("DIFERIDA_SESSION_SECURE", "").lower()
+    if raw in ("", "auto"):
+        return None
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    if raw in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"DIFERIDA_SESSION_SECURE must be true, false or auto, got {raw!r}")
+
+
+@dataclass(frozen=True)
+class Session:
+    sid: str
+    user_id: int
+    fingerprint: str
+    signed_in: float  # epoch seconds
+
+
+class Sessions:
+    """The signer of the workbench's cookies and forms (one per app)."""
+
+    def __init__(self, secret: str | None = None, *, idle_seconds: float | None = None,
+                 max_seconds: float | None = None, secure: bool | None = None,
+                 clock=time.time):
+        given = secret if secret is not None else os.environ.get("DIFERIDA_SESSION_SECRET")
+        if not given:
+            given = secrets.token_urlsafe(32)
+            self.ephemeral = True
+        else:
+            self.ephemeral = False
+        self.idle = idle_seconds if idle_seconds is not None else 60 * _positive(
+            "DIFERIDA_SESSION_IDLE_MINUTES", DEFAULT_IDLE_MINUTES)
+        self.max = max_seconds if max_seconds is not None else 3600 * _positive(
+            "DIFERIDA_SESSION_HOURS", DEFAULT_HOURS)
+        self.secure = secure if secure is not None else _secure_setting()
+        self.clock = clock
+        self._session = URLSafeTimedSerializer(given, salt="diferida.workbench.session")
+        self._csrf = URLSafeTimedSerializer(given, salt="diferida.workbench.csrf")
+        self._pre = URLSafeTimedSerializer(given, salt="diferida.workbench.pre-session")
+        # session ids signed out in this process, until their cookie would expire anyway
+        self._ended: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    # --- the session --------------------------------------------------------------
+
+    def _loads(self, serializer: URLSafeTimedSerializer, value: str, max_age: float):
+        # itsdangerous reads its own clock; ours (tests move it) decides the age
+        try:
+            payload, signed_at = serializer.loads(value, return_timestamp=True)
+        except (BadSignature, SignatureExpired, ValueError, TypeError):
+            return None
+        age = self.clock() - signed_at.timestamp()
+        if age > max_age or age < -60:
+            return None
+        return payload
+
+    def read(self, request: Request) -> Session | None:
+        """The request's session when its cookie is good and not expired."""
+        raw = request.cookies.get(COOKIE)
+        if not raw:
+            return None
+        data = self._loads(self._session, raw, self.idle)
+        if not isinstance(data, dict):
+            return None
+        try:
+            s = Session(sid=str(data["s"]), user_id=int(data["u"]),
+                        fingerprint=str(data["f"]), signed_in=float(data["t"]))
+        except (KeyError, TypeError, ValueError):
+            return None
+        if self.clock() - s.signed_in > self.max:
+            return None
+        with self._lock:
+            if s.sid in self._ended:
+                return None
+        return s
+
+    def start(self, user_id: int, fingerprint: str) -> Session:
+        """A new session, with an id never seen before (whatever the browser brought)."""
+        return Session(sid=secrets.token_urlsafe(24), user_id=user_id,
+                       fingerprint=fingerprint, signed_in=self.clock())
+
+    def end(self, session: Session) -> None:
+        now = self.clock()
+        with self._lock:
+            self._ended = {k: v for k, v in self._ended.items() if v > now}
+            self._ended[session.sid] = session.signed_in + self.max
+
+    def _signed(self, serializer: URLSafeTimedSerializer, payload) -> str:
+        # sign with our clock, so that expiry follows it (tests move it)
+        signer = serializer.make_signer(serializer.salt)
+        signer.get_timestamp = lambda: int(self.clock())
+        return signer.sign(serializer.dump_payload(payload)).decode("ascii")
+
+    def put(self, response: Response, request: Request, session: Session) -> None:
+        """Set (or renew) the session cookie on a response."""
+        value = self._signed(self._session, {"s": session.sid, "u": session.user_id,
+                                             "f": session.fingerprint, "t": session.signed_in})
+        response.set_cookie(COOKIE, value, max_age=int(self.idle), path=COOKIE_PATH,
+                            httponly=True, samesite="strict", secure=self.is_secure(request))
+        response.delete_cookie(PRE_COOKIE, path=COOKIE_PATH)
+
+    def clear(self, response: Response, request: Request) -> None:
+        response.delete_cookie(COOKIE, path=COOKIE_PATH, httponly=True, samesite="strict",
+                               secure=self.is_secure(request))
+
+    def is_secure(self, request: Request) -> bool:
+        if self.secure is not None:
+            return self.secure
+        if request.url.scheme == "https":
+            return True
+        settings = getattr(request.app.state, "settings", None)
+        proxies = getattr(settings, "proxy_networks", ())
+        if not proxies:
+            return False
+        # X-Forwarded-Proto is believed only when a trusted proxy is named:
+        # the service then sits behind one (service/proxies.py)
+        proto = request.headers.get("x-forwarded-proto", "")
+        return proto.split(",")[-1].strip().lower() == "https"
+
+    # --- CSRF --------------------------------------------------------------------
+
+    def csrf_token(self, session: Session) -> str:
+        return self._signed(self._csrf, session.sid)
+
+    def check_csrf(self, session: Session | None, token: str | None) -> bool:
+        if session is None or not token:
+            return False
+        sid = self._loads(self._csrf, token, self.max)
+        return isinstance(sid, str) and hmac.compare_digest(sid, session.sid)
+
+    def pre_session(self, request: Request) -> str | None:
+        """The random value of the sign-in page's cookie, when it is good."""
+        raw = request.cookies.get(PRE_COOKIE)
+        if not raw:
+            return None
+        value = self._loads(self._pre, raw, self.max)
+        return value if isinstance(value, str) else None
+
+    def new_pre_session(self) -> str:
+        """A random value for a sign-in form (put in its cookie with `put_pre_session`)."""
+        return secrets.token_urlsafe(24)
+
+    def put_pre_session(self, response: Response, request: Request, value: str) -> None:
+        response.set_cookie(PRE_COOKIE, self._signed(self._pre, value), max_age=int(self.max),
+                            path=COOKIE_PATH, httponly=True, samesite="strict",
+                            secure=self.is_secure(request))
+
+    def pre_csrf_token(self, value: str) -> str:
+        return self._signed(self._csrf, "pre:" + value)
+
+    def check_pre_csrf(self, value: str | None, token: str | None) -> bool:
+        if not value or not token:
+            return False
+        got = self._loads(self._csrf, token, self.max)
+        return isinstance(got, str) and hmac.compare_digest(got, "pre:" + value)
+
+
+def fingerprint(*parts: object) -> str:
+    """A short digest of what must not change during a session (the user's
+    name, role, state and password hash): a change ends the session."""
+    text = "\x1f".join("" if p is None else str(p) for p in parts)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+

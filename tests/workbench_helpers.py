@@ -1,0 +1,51 @@
+"""Shared by the workbench's tests: the users (one of each role, a second
+analyst, one to disable), signing in through the page, the CSRF token of a
+page, and an application (SPEC §8 example 1 with a name and an address)."""
+
+from __future__ import annotations
+
+import re
+
+PASSWORDS = {"ana": "ana-pass-1234", "ana2": "ana2-pass-1234", "sol": "sol-pass-1234",
+             "sam": "sam-pass-1234", "aud": "aud-pass-1234", "gone": "gone-pass-1234"}
+ROLES = {"ana": "analyst", "ana2": "analyst", "sol": "supervisor", "sam": "supervisor",
+         "aud": "auditor", "gone": "analyst"}
+
+# SPEC §8 example 1, as an application typed into the form
+APPLICATION = {
+    "participant_id": "W-0001", "name": "Carmen Rivera Ortiz",
+    "address": "Calle Sol 12\nSan Juan, PR 00901", "application_date": "2026-11-02",
+    "note": "Solicitud recibida por correo", "birth_date": "1970-05-10",
+    "entry_date": "1988-07-01", "separation_date": "2010-06-30",
+    "creditable_service_years": "22", "average_compensation": "30000.00",
+    "group": "general", "refund_requested": "false", "as_of": "2026-11-29",
+}
+
+
+def add_users(store) -> None:
+    """The users of the tests, each with a password (as `diferida users add`
+    and `diferida users passwd` make them)."""
+    from diferida.service.workflow import hash_password
+
+    for name, role in ROLES.items():
+        store.add_user(name, role)
+        store.set_password(name, hash_password(PASSWORDS[name]))
+
+
+_TOKEN = re.compile(r'name="csrf_token" value="([^"]*)"')
+
+
+def csrf_of(html: str) -> str:
+    found = _TOKEN.search(html)
+    assert found, "the page has no form with a CSRF token"
+    return found.group(1)
+
+
+def sign_in(client, name: str, *, lang: str = "es", headers: dict | None = None):
+    """Sign in through the sign-in page; the answer of the post (303)."""
+    page = client.get(f"/analista/entrar?lang={lang}", headers=headers)
+    r = client.post("/analista/entrar", data={"name": name, "password": PASSWORDS[name],
+                                              "csrf_token": csrf_of(page.text), "lang": lang},
+                    headers=headers, follow_redirects=False)
+    assert r.status_code == 303, (r.status_code, r.text[:500])
+    return r
