@@ -231,22 +231,27 @@ def next_steps_text(html: str) -> str:
       "The decision is the Government Employees Retirement System's"]),
     ("es", EXAMPLE_1,
      ["Todavía no puede pedirla: podrá desde el 10 de mayo de 2028.",
-      "Vuelva a partir del 10 de mayo de 2028", "Qué conservar hasta entonces"]),
+      "Pida la pensión a la Junta de Retiro", "a partir del 10 de mayo de 2028",
+      "Qué conservar hasta entonces"]),
     ("en", EXAMPLE_1,
      ["You cannot ask for it yet: you can from May 10, 2028.", "What to keep until then"]),
     ("es", {**EXAMPLE_1, "entry_date": "2001-03-01"},
      ["Ingresó cuando ya regía el programa de cuentas de ahorro",
       "programa de cuentas de ahorro (Ley 305-1999"]),
     ("en", {**EXAMPLE_1, "refund_requested": "true"},
-     ["You asked for a refund of your contributions", "ask the Retirement System"]),
+     ["You asked for a refund of your contributions",
+      "To confirm whether the refund was asked for and paid, ask the Retirement Board"]),
+    ("es", {**EXAMPLE_1, "refund_requested": "true"},
+     ["Pidió el reembolso de sus aportaciones",
+      "Para confirmar si el reembolso se pidió y se pagó, pida a la Junta de Retiro"]),
     ("es", EXAMPLE_8,
      ["No acredita los años de servicio que exige ninguna vía",
       "Al separarse, sus servicios acreditables quedaron fijos"]),
     ("es", IN_SERVICE,
-     ["Todavía trabaja en el Gobierno", "Los servicios que acredite hasta separarse también "
-      "cuentan"]),
+     ["Todavía trabaja en el Gobierno", "Los servicios posteriores al 30 de junio de 2013 no "
+      "se suman en este estimado"]),
     ("en", IN_SERVICE,
-     ["You still work for the Government", "The service you earn until you leave also counts"]),
+     ["You still work for the Government", "Service after June 30, 2013 is not added"]),
 ])
 def test_next_steps_per_status_and_reason(client, lang, fields, says):
     r = client.post("/calcular", data={**fields, "lang": lang})
@@ -255,8 +260,12 @@ def test_next_steps_per_status_and_reason(client, lang, fields, says):
     for words in says:
         assert words in text, (words, text)
     assert "{" not in text  # every placeholder filled
-    # no phone number, e-mail or web address invented
+    # no phone number, e-mail, address or hours invented; the one web address
+    # is the System's own participants' page, as a link
     assert not re.search(r"\(\d{3}\)|\b\d{3}[-. ]\d{3}[-. ]\d{4}\b|@|https?:|www\.", text)
+    assert re.findall(r'href="(https?:[^"]*)"', r.text) == [
+        "https://www.retiro.pr.gov/participantes/"]
+    assert 'id="where-to-apply"' in r.text and "<dl class=\"reach\">" not in r.text
 
 
 def copy_shipped(folder: Path, name: str, lang: str) -> Path:
@@ -269,7 +278,9 @@ def test_an_administrator_replaces_the_texts_from_a_directory(client, tmp_path, 
     path = copy_shipped(tmp_path, "next_steps", "es")
     text = path.read_text("utf-8").replace(
         'contact = ""', 'contact = "Oficina de ejemplo, de lunes a viernes."').replace(
-        '"Vuelva a partir del {eligibility_date}', '"Regrese desde el {eligibility_date}')
+        '"Pida la pensión a {system} a partir del {eligibility_date}',
+        '"Regrese desde el {eligibility_date}').replace(
+        'phone = ""', 'phone = "(787) 000-0000"').replace('hours = ""', 'hours = "8:00 a 4:30"')
     path.write_text(text, "utf-8")
     monkeypatch.setenv(guidance.TEXTS_DIR_ENV, str(tmp_path))
     assert guidance.check_texts() == [path]
@@ -277,9 +288,14 @@ def test_an_administrator_replaces_the_texts_from_a_directory(client, tmp_path, 
     assert "Oficina de ejemplo, de lunes a viernes." in es
     assert "Regrese desde el 10 de mayo de 2028" in es
     en = next_steps_text(client.post("/calcular", data={**EXAMPLE_1, "lang": "en"}).text)
-    assert "Come back from May 10, 2028" in en  # no English file there: the shipped one
+    # the administrator's phone and hours, each under its label; no office given
+    assert "Teléfono (787) 000-0000" in es and "Horario 8:00 a 4:30" in es
+    assert "Oficina" not in es.replace("Oficina de ejemplo", "")
+    assert "Ask the Retirement Board" in en  # no English file there: the shipped one
+    assert "(787)" not in en
     monkeypatch.delenv(guidance.TEXTS_DIR_ENV)
-    assert "Vuelva a partir del" in next_steps_text(client.post("/calcular", data=EXAMPLE_1).text)
+    assert "Pida la pensión a la Junta de Retiro" in next_steps_text(
+        client.post("/calcular", data=EXAMPLE_1).text)
 
 
 @pytest.mark.parametrize("change, message", [
@@ -292,6 +308,8 @@ def test_an_administrator_replaces_the_texts_from_a_directory(client, tmp_path, 
         'pensión diferida."\nsteps', 'pensión diferida."]\nsteps'),
      ["eligible.intro: must be a text"]),
     (lambda s: s + "\n[broken", ["cannot be read as TOML"]),
+    (lambda s: s.replace('url = "https://', 'url = "javascript://'),
+     ["system.url: must start with https://"]),
 ])
 def test_a_mistaken_administrators_file_is_refused_with_its_name_and_key(
         tmp_path, monkeypatch, change, message):

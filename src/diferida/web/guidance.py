@@ -144,6 +144,9 @@ def _override(path: str, mtime_ns: int, size: int, name: str, lang: str) -> dict
         raise TextsError(f"{path}: cannot be read as TOML: {exc}") from None
     problems: list[str] = []
     _compare(data, _shipped(name, lang), "", problems)
+    url = data.get("system", {}).get("url") if name == "next_steps" else None
+    if isinstance(url, str) and url and not url.startswith("https://"):
+        problems.append(f"system.url: must start with https:// (or be empty), not {url!r}")
     if problems:
         raise TextsError(f"{path}: " + "; ".join(problems))
     return data
@@ -222,7 +225,9 @@ def next_steps(state: FormState) -> dict[str, Any]:
     words = _Words(law_words(rules_of(d), lang))
     words["eligibility_date"] = fmt_date(d.eligibility_date, lang)
     words["leave_table"] = _shipped("scenarios", lang)["leave"]["title"]
-    t = _fill(texts("next_steps", lang), words)
+    raw = texts("next_steps", lang)
+    words["system"] = raw["system"]["name"]
+    t = _fill(raw, words)
     section = t[d.status]
     intro, steps, blocks = section["intro"], section["steps"], []
     if d.status == "not_entitled" and "not_covered" in d.reasons:
@@ -239,8 +244,13 @@ def next_steps(state: FormState) -> dict[str, Any]:
             if table and reason in ("not_separated", "insufficient_service"):
                 reason_steps = reason_steps + r["table"]  # (the table implies open service)
             blocks.append({"title": r["title"], "steps": reason_steps})
+    system = t["system"]
+    # the administrator's phone, office and hours, each only when given
+    reach = [{"label": system[f"{k}_label"], "value": system[k]}
+             for k in ("phone", "office", "hours") if system[k].strip()]
     return {
         "title": t["title"], "decides": t["decides"], "contact": t["contact"],
+        "system": {**system, "reach": reach},
         "intro": intro, "steps": steps, "blocks": blocks,
         "list_title": section.get("list_title"), "list": section.get("list", []),
     }

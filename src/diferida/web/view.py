@@ -239,7 +239,10 @@ def result_view(state: FormState, today: date) -> dict[str, Any]:
     for reason, text in zip(reasons, reason_texts(reasons, rules_of(d), lang)):
         text = estimate_words(text, lang)
         out["why"].append(text[:1].upper() + text[1:])
-        if reason == "not_covered":
+        if reason in ("not_covered", "refund_requested"):
+            # a refund asked for cannot be undone by anything "needed": what a
+            # person can do (confirm with the System whether it was asked for
+            # and paid) is said under "Qué hacer ahora"
             continue
         f = _finding(d, REASON_FINDING[reason])
         values = f.values if f is not None else {}
