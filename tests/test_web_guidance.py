@@ -25,6 +25,7 @@ from diferida.i18n import catalog, fmt_date
 from diferida.money import format_money
 from diferida.rules import load_rules
 from diferida.web import guidance
+from diferida.web.view import estimate_words
 
 from .conftest import SHOTS
 from .test_web_htmlcheck import problems
@@ -121,47 +122,95 @@ def grown(service: str, months: int) -> str:
     return f"{Decimal(units) / 10_000:.4f}"
 
 
-def test_leaving_on_later_dates_grows_service_exactly_and_each_row_is_the_engines(client):
+def check_leave_row(row, fields, day, service):
+    c = catalog("es")
+    assert row[0].startswith(fmt_date(day, "es"))
+    assert Decimal(row[1]) == Decimal(service)
+    d = engine(fields, separation_date=day.isoformat(), creditable_service_years=service)
+    assert row[2].startswith(c["status"][d.status])
+    if d.status == "not_entitled":
+        assert row[3] == "—"
+    else:
+        assert fmt_date(d.eligibility_date, "es") in row[2]
+        assert row[3] == (f"{format_money(d.annual_amount)} al año; "
+                          f"{format_money(d.monthly_amount)} al mes")
+    # the row's own warnings, those the core gives for these facts
+    for w in d.warnings:
+        f = next(f for f in d.explanation if f.condition == w)
+        assert estimate_words(f.text, "es") in row[2]
+    return d
+
+
+def test_leaving_later_adds_no_service_after_the_act_3_2013_freeze(client):
+    """Today is after the freeze date (from the rules data): every row counts
+    the service typed, the one sentence says why, and the date the missing
+    years would be reached is not offered (they never are)."""
     r = client.post("/calcular/escenarios", data={**IN_SERVICE, "scenario_date": "15/08/2028"})
     assert r.status_code == 200
     rows = table_rows(r.text, "scenario-leave")
-    # +1, +2 and +5 years, the date 10 years are reached, and the typed date (20 whole months)
-    expected = [(date(2027, 11, 29), 12), (date(2028, 5, 29), 18), (date(2028, 8, 15), 20),
-                (date(2028, 11, 29), 24), (date(2031, 11, 29), 60)]
+    expected = [date(2026, 11, 29), date(2027, 11, 29), date(2028, 8, 15),
+                date(2028, 11, 29), date(2031, 11, 29)]
     assert len(rows) == len(expected)
-    c = catalog("es")
-    for row, (day, months) in zip(rows, expected):
-        service = grown("8.5", months)
-        assert row[0].startswith(fmt_date(day, "es"))
-        assert Decimal(row[1]) == Decimal(service)
-        d = engine(IN_SERVICE, separation_date=day.isoformat(), creditable_service_years=service)
-        assert row[2].startswith(c["status"][d.status])
-        if d.status == "not_entitled":
-            assert row[3] == "—"
-        else:
-            assert fmt_date(d.eligibility_date, "es") in row[2]
-            assert row[3] == (f"{format_money(d.annual_amount)} al año; "
-                              f"{format_money(d.monthly_amount)} al mes")
-    assert rows[0][1] == "9.5" and rows[0][2].startswith("No tiene derecho")
-    assert rows[1][0].endswith("(con 10 años de servicio)") and rows[1][1] == "10"
-    assert rows[1][3] == "$4,500.00 al año; $375.00 al mes"
-    assert rows[2][0].endswith("(la fecha que escribió)") and rows[2][1] == "10.1666"
+    for row, day in zip(rows, expected):
+        check_leave_row(row, IN_SERVICE, day, "8.5")
+    assert not any("con 10 años de servicio" in row[0] for row in rows)
+    frozen = fmt_date(load_rules().act_3_2013.accruals_frozen_after, "es")
     t = text_of(r.text)
-    assert ("sus servicios acreditables crecen con el tiempo trabajado desde el 29 de noviembre "
-            "de 2026: 8.5 años hoy, más 1/12 de año por cada mes completo") in t
-    assert "con 4 decimales, sin redondear hacia arriba" in t
-    assert "Supuesto: su retribución promedio sigue siendo $30,000.00 al año." in t
+    assert (f"Los servicios no crecen después del {frozen}: según la Ley 3-2013, los "
+            "posteriores corresponden a otro programa") in t
     assert problems(r.text) == []
 
 
-def test_a_planned_separation_shows_both_tables_and_says_the_answer_keeps_the_typed_service(
-        client):
+def test_leaving_on_later_dates_grows_service_until_the_freeze_date_only(client):
+    """A determination dated before the freeze (an analyst's date): service
+    grows 1/12 of a year a whole month, and stops on the freeze date."""
+    as_of = {**IN_SERVICE, "as_of": "2012-06-30"}
+    r = client.post("/calcular/escenarios", data={**as_of, "scenario_date": "15/03/2013"})
+    rows = table_rows(r.text, "scenario-leave")
+    frozen = load_rules().act_3_2013.accruals_frozen_after
+    # today, the typed date (8 whole months), +1 year (12 months, the freeze
+    # day), +2 and +5 years (no month after the freeze)
+    expected = [(date(2012, 6, 30), 0), (date(2013, 3, 15), 8), (date(2013, 6, 30), 12),
+                (date(2014, 6, 30), 12), (date(2017, 6, 30), 12)]
+    assert frozen == date(2013, 6, 30)
+    assert len(rows) == len(expected)
+    for row, (day, months) in zip(rows, expected):
+        check_leave_row(row, as_of, day, grown("8.5", months))
+    assert "y nunca después del 30 de junio de 2013" in text_of(r.text)
+
+
+def test_someone_still_working_is_told_what_leaving_now_gives_not_a_red_cross(client):
+    fields = {**IN_SERVICE, "creditable_service_years": "12"}
+    r = client.post("/calcular", data=fields)
+    head = text_of(section_of(r.text, "result-title"))
+    d = engine(fields, separation_date=AS_OF)
+    assert head.startswith("… Estimado: Todavía no se ha separado: si se separa el 29 de "
+                           "noviembre de 2026, tendría derecho a una pensión diferida desde el "
+                           f"{fmt_date(d.eligibility_date, 'es')}, de "
+                           f"{format_money(d.annual_amount)} al año")
+    assert "✗" not in head and 'class="result status-in_service"' in r.text
+    rows = table_rows(r.text, "scenario-leave")
+    assert rows[0][0].startswith("29 de noviembre de 2026 (fecha de este cálculo)")
+    check_leave_row(rows[0], fields, date(2026, 11, 29), "12")
+    # the headline of someone short of service says so, in the same shape
+    r = client.post("/calcular", data=IN_SERVICE)
+    assert ("Todavía no se ha separado: si se separa el 29 de noviembre de 2026, no tendría "
+            "derecho a una pensión diferida: no acredita los años") in text_of(
+                section_of(r.text, "result-title"))
+
+
+def test_a_planned_separation_says_which_service_the_answer_counts(client):
     planned = {**EXAMPLE_1, "separation_date": "2027-06-30"}
     r = client.post("/calcular", data=planned)
     assert table_rows(r.text, "scenario-start")
     rows = table_rows(r.text, "scenario-leave")
-    assert [row[1] for row in rows] == ["23", "24", "27"]
-    assert "(30 de junio de 2027) no se tocan en el resultado de arriba" in text_of(r.text)
+    assert [row[1] for row in rows] == ["22", "22", "22"]  # after the freeze: nothing added
+    t = text_of(r.text)
+    assert ("La separación que escribió (30 de junio de 2027) es posterior a la fecha de este "
+            "cálculo: el resultado cuenta los 22 años de servicio que escribió, sin sumar el "
+            "tiempo hasta esa fecha") in t
+    head = t.index("Datos considerados")
+    assert t.index("La separación que escribió") < head  # beside the headline, not only below
 
 
 @given(st.dates(date(1950, 1, 1), date(2090, 12, 31)), st.integers(0, 20_000))
@@ -266,6 +315,12 @@ def test_next_steps_per_status_and_reason(client, lang, fields, says):
     assert re.findall(r'href="(https?:[^"]*)"', r.text) == [
         "https://www.retiro.pr.gov/participantes/"]
     assert 'id="where-to-apply"' in r.text and "<dl class=\"reach\">" not in r.text
+
+
+def section_of(html: str, element_id: str) -> str:
+    m = re.search(rf'id="{element_id}"[^>]*>(.*?)</h2>', html, flags=re.S)
+    assert m, element_id
+    return m.group(1)
 
 
 def copy_shipped(folder: Path, name: str, lang: str) -> Path:

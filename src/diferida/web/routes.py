@@ -113,7 +113,8 @@ def _context(state: FormState, printable: bool) -> dict:
         "default_rules_version": default.version,
         "default_rules_name": default.name,
         "deferred_right_cutoff": load_rules(state.rules_name).deferred_right_cutoff.isoformat(),
-        "result": result_view(state, _today()) if state.determination else None,
+        "result": result_view(state, _today(), guidance.leaving_now(state),
+                              guidance.leave_title(lang)) if state.determination else None,
         "comparison": comparison_view(state) if state.comparison else None,
     }
 
