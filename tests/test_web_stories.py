@@ -161,8 +161,9 @@ def test_a_story_from_the_form_to_the_printout(browser, base_url, story, js, wid
         if scenario:
             # the panel's own form: post, redirect, get
             page.fill("#f-scenario_date", scenario)
-            page.click("form.scenario-date button[type=submit]")
-            page.wait_for_url(re.compile(r"/resultado/[^/#]+#escenarios$"))
+            with page.expect_navigation(url=re.compile(r"/resultado/[^/#]+#escenarios$"),
+                                       wait_until="domcontentloaded"):
+                page.click("form.scenario-date button[type=submit]")
             page.wait_for_selector("#escenarios")
             html = page.content()
             typed_rows = re.findall(r'<tr class="typed">', html)
