@@ -481,3 +481,72 @@ def test_the_service_does_not_start_with_a_mistaken_texts_file(tmp_path, monkeyp
     assert result.exit_code == 1
     assert f"cannot start: {path}: terms.separacion: missing; terms.separation: unknown key" in (
         result.output)
+
+
+# ---------------------------------------------- round two: the rest of the page
+
+POLICE_NEW = {**EXAMPLE_1, "birth_date": "1971-02-14", "entry_date": "1992-08-15",
+              "separation_date": "2013-11-15", "creditable_service_years": "21.25",
+              "average_compensation": "38500", "group": "police"}
+
+
+@pytest.mark.parametrize("lang, says", [
+    ("es", "Hay dos lecturas de la ley para su caso: con una (la de este estimado), desde el "
+           "{one}; con la otra, desde el {other}."),
+    ("en", "There are two readings of the law for your case: under one (this estimate's), "
+           "from {one}; under the other, from {other}."),
+])
+def test_the_19_4_doubt_opens_with_one_plain_sentence(client, lang, says):
+    r = client.post("/calcular", data={**POLICE_NEW, "lang": lang})
+    d = diferida.evaluate({k: v for k, v in POLICE_NEW.items() if v}, lang=lang)
+    f = next(f for f in d.explanation if f.condition == "reading_19_4")
+    other = date.fromisoformat(f.values["other_eligibility_date"])
+    block = re.search(r'id="reading-used">(.*?)</div>', r.text, flags=re.S).group(1)
+    paragraphs = [text_of(p) for p in re.findall(r"<p\b.*?</p>", block, flags=re.S)]
+    assert paragraphs[0] == says.format(one=fmt_date(d.eligibility_date, lang),
+                                        other=fmt_date(other, lang))
+    assert "3 L.P.R.A. § 766" in paragraphs[1]  # the citations follow it
+    assert d.eligibility_date.year != other.year
+
+
+def test_someone_eligible_for_decades_is_told_what_happens_to_months_past(client):
+    since_1992 = {**EXAMPLE_1, "birth_date": "1934-04-20", "entry_date": "1958-03-01",
+                  "separation_date": "1980-06-30", "average_compensation": "9000"}
+    r = client.post("/calcular", data=since_1992)
+    said = text_of(re.search(r'id="past-months">(.*?)</p>', r.text, flags=re.S).group(1))
+    assert said.startswith("Es elegible desde el 20 de abril de 1992, así que la tabla empieza "
+                           "en la fecha de este cálculo")
+    assert "no que se paguen los meses anteriores a la solicitud" in said
+    rows = table_rows(r.text, "scenario-start")
+    assert rows[0][0].startswith("29 de noviembre de 2026")  # never before the calculation
+
+
+@pytest.mark.parametrize("path", ["/calcular", "/calcular/escenarios", "/calcular/fragmento",
+                                  "/determinacion/imprimir"])
+def test_a_get_on_an_address_only_posted_to_goes_to_the_calculator(client, path):
+    r = client.get(path, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/"
+    r = client.get(f"{path}?lang=en", follow_redirects=False)
+    assert r.headers["location"] == "/?lang=en"
+    assert client.get(path).status_code == 200
+
+
+def test_the_typed_scenario_date_posts_redirects_and_is_kept_by_the_token(client):
+    r = client.post("/calcular/escenarios", data={**EXAMPLE_1, "scenario_date": "01/01/2030"},
+                    follow_redirects=False)
+    assert r.status_code == 303
+    where = r.headers["location"]
+    assert re.fullmatch(r"/resultado/[A-Za-z0-9_-]+#escenarios", where)
+    page = client.get(where.split("#")[0])
+    printed = client.get(where.split("#")[0] + "/imprimir")
+    for html in (page.text, printed.text):  # reload and the printout: the same typed row
+        rows = table_rows(html, "scenario-start")
+        typed = [row for row in rows if "(la fecha que escribió)" in row[0]]
+        assert len(typed) == 1 and typed[0][0].startswith("1 de enero de 2030")
+        d = engine(EXAMPLE_1, requested_start_date="2030-01-01")
+        assert typed[0][1:] == [format_money(d.annual_amount), format_money(d.monthly_amount)]
+    # details with a mistake: no answer to redirect to, the messages as before
+    r = client.post("/calcular/escenarios", data={**EXAMPLE_1, "birth_date": "x",
+                                                  "scenario_date": "01/01/2030"},
+                    follow_redirects=False)
+    assert r.status_code == 422
