@@ -30,6 +30,8 @@ and the error summary's links (the field's label and message in view)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from .conftest import SHOTS
@@ -366,5 +368,50 @@ def test_the_printout_fits_the_paper_and_is_black_on_white(browser, base_url, la
         assert page.evaluate("getComputedStyle(document.body).backgroundColor") in (
             "rgb(255, 255, 255)", "rgba(0, 0, 0, 0)")
         page.screenshot(path=str(SHOTS / f"a11y-print-{where}-{lang}.png"), full_page=True)
+    finally:
+        context.close()
+
+
+# --- the states added with the stories (a block of its own: few page loads) ---------------
+
+# name: (what is typed, the date typed in the scenario panel afterwards)
+STORY_STATES = {
+    # still working: the plain headline, the separation rows with their own warnings
+    # and a typed date, reached by post/redirect/get
+    "in-service-typed-date": ({**EX1, "separation_date": "", "creditable_service_years": "12",
+                               "birth_date": "1960-01-01"}, "15/08/2028"),
+    # eligible since 1992: the past-months sentence, the start rows from today
+    "eligible-for-decades": ({**EX11, "birth_date": "1934-04-20", "entry_date": "1958-03-01",
+                              "separation_date": "1980-06-30", "creditable_service_years": "22",
+                              "average_compensation": "9000"}, "31/12/2027"),
+}
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+@pytest.mark.parametrize("state", list(STORY_STATES))
+def test_the_story_states_have_no_wcag_2_1_aa_violation(browser, base_url, state,  # noqa: F811
+                                                         lang):
+    """One page per state and language, checked at 1280 and at 375 px."""
+    values, typed = STORY_STATES[state]
+    context = browser.new_context(viewport=VIEWPORTS["1280"])
+    try:
+        page = context.new_page()
+        page.goto(f"{base_url}/?lang={lang}")
+        fill(page, {**values, "as_of": AS_OF})
+        page.click("#calc button.primary")
+        page.wait_for_selector("#result-title")
+        page.fill("#f-scenario_date", typed)
+        with page.expect_navigation(url=re.compile(r"/resultado/[^/#]+#escenarios$"),
+                                   wait_until="domcontentloaded"):
+            page.click("form.scenario-date button[type=submit]")
+        assert page.locator("tr.typed").count() >= 1
+        check_title(page, "result")
+        for width in VIEWPORTS:
+            page.set_viewport_size(VIEWPORTS[width])
+            A11Y_SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(A11Y_SHOTS / f"{state}-{lang}-{width}-js.png"),
+                            full_page=True)
+            violations = axe_violations(None, page, js=True)
+            assert violations == [], describe(violations)
     finally:
         context.close()

@@ -296,7 +296,9 @@ def test_the_calculator_works_with_the_keyboard_alone(page):
     assert page.evaluate("document.activeElement.id") == "result-title"
     assert page.get_attribute("html", "lang") == "en"
     assert visible_text(page, "#annual-amount") == "$10,200.00"
-    page.keyboard.press("Tab")  # the first control under the answer: another date to compare
+    page.keyboard.press("Tab")  # the first control under the answer: whom to ask (a link)
+    assert page.evaluate("document.activeElement.closest('#where-to-apply') !== null")
+    page.keyboard.press("Tab")  # then another date to compare
     assert page.evaluate("document.activeElement.id") == "f-scenario_date"
     tab_to("print-link")
     shot(page, "11-keyboard-only-en")

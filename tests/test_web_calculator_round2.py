@@ -51,12 +51,12 @@ OFFICER = {  # the same values as the page reads them (SPEC §1's strict forms)
 # Still in service: the table of separation dates.
 WORKING_TYPED = {
     "birth_date": "14/2/1971", "entry_date": "20/3/1995", "separation_date": "",
-    "creditable_service_years": "8 años y 6 meses", "average_compensation": "$45,000",
+    "creditable_service_years": "12 años y 6 meses", "average_compensation": "$45,000",
     "group": "general", "refund_requested": "false", "as_of": AS_OF,
 }
 WORKING = {
     "birth_date": "1971-02-14", "entry_date": "1995-03-20",
-    "creditable_service_years": "8.5", "average_compensation": "45000",
+    "creditable_service_years": "12.5", "average_compensation": "45000",
     "group": "general", "refund_requested": "false", "as_of": AS_OF,
 }
 ENGINE_ERRORS = ("AAAA-MM-DD", "YYYY-MM-DD", "no es una fecha", "not a valid", "is not a date")

@@ -22,8 +22,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from diferida.cli import main
+from diferida.explain import reason_texts
 from diferida.i18n import catalog, fmt_date
 from diferida.money import format_money
+from diferida.rules import load_rules
 from diferida.web.labels import labels
 from diferida.web.view import estimate_words
 
@@ -340,8 +342,18 @@ def agree(client, person: dict[str, str], lang: str) -> None:
             why["under_a"] or t["not_checked"], lang)
         assert section(page.text, "comparison-why-b") == estimate_words(
             why["under_b"] or t["not_checked"], lang)
-    # and the answer above is the command's determination under A
-    assert cli["a"]["headline"] in section(page.text, "result-title")
+    # and the answer above is the command's determination under A; for someone
+    # still in service the headline says what leaving now gives, and the
+    # command's reasons are listed under it
+    a = cli["a"]
+    if a["status"] == "not_entitled" and "not_separated" in a["reasons"] and (
+            "not_covered" not in a["reasons"]):
+        assert (labels(lang)["result"]["in_service_status"] + ": ") in section(
+            page.text, "result-title")
+        for text in reason_texts(a["reasons"], load_rules(a["rules_name"]), lang):
+            assert estimate_words(text, lang)[1:] in page.text
+    else:
+        assert a["headline"] in section(page.text, "result-title")
 
 
 @pytest.mark.parametrize("lang", ["es", "en"])

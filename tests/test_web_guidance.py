@@ -25,6 +25,7 @@ from diferida.i18n import catalog, fmt_date
 from diferida.money import format_money
 from diferida.rules import load_rules
 from diferida.web import guidance
+from diferida.web.view import estimate_words
 
 from .conftest import SHOTS
 from .test_web_htmlcheck import problems
@@ -121,47 +122,95 @@ def grown(service: str, months: int) -> str:
     return f"{Decimal(units) / 10_000:.4f}"
 
 
-def test_leaving_on_later_dates_grows_service_exactly_and_each_row_is_the_engines(client):
+def check_leave_row(row, fields, day, service):
+    c = catalog("es")
+    assert row[0].startswith(fmt_date(day, "es"))
+    assert Decimal(row[1]) == Decimal(service)
+    d = engine(fields, separation_date=day.isoformat(), creditable_service_years=service)
+    assert row[2].startswith(c["status"][d.status])
+    if d.status == "not_entitled":
+        assert row[3] == "—"
+    else:
+        assert fmt_date(d.eligibility_date, "es") in row[2]
+        assert row[3] == (f"{format_money(d.annual_amount)} al año; "
+                          f"{format_money(d.monthly_amount)} al mes")
+    # the row's own warnings, those the core gives for these facts
+    for w in d.warnings:
+        f = next(f for f in d.explanation if f.condition == w)
+        assert estimate_words(f.text, "es") in row[2]
+    return d
+
+
+def test_leaving_later_adds_no_service_after_the_act_3_2013_freeze(client):
+    """Today is after the freeze date (from the rules data): every row counts
+    the service typed, the one sentence says why, and the date the missing
+    years would be reached is not offered (they never are)."""
     r = client.post("/calcular/escenarios", data={**IN_SERVICE, "scenario_date": "15/08/2028"})
     assert r.status_code == 200
     rows = table_rows(r.text, "scenario-leave")
-    # +1, +2 and +5 years, the date 10 years are reached, and the typed date (20 whole months)
-    expected = [(date(2027, 11, 29), 12), (date(2028, 5, 29), 18), (date(2028, 8, 15), 20),
-                (date(2028, 11, 29), 24), (date(2031, 11, 29), 60)]
+    expected = [date(2026, 11, 29), date(2027, 11, 29), date(2028, 8, 15),
+                date(2028, 11, 29), date(2031, 11, 29)]
     assert len(rows) == len(expected)
-    c = catalog("es")
-    for row, (day, months) in zip(rows, expected):
-        service = grown("8.5", months)
-        assert row[0].startswith(fmt_date(day, "es"))
-        assert Decimal(row[1]) == Decimal(service)
-        d = engine(IN_SERVICE, separation_date=day.isoformat(), creditable_service_years=service)
-        assert row[2].startswith(c["status"][d.status])
-        if d.status == "not_entitled":
-            assert row[3] == "—"
-        else:
-            assert fmt_date(d.eligibility_date, "es") in row[2]
-            assert row[3] == (f"{format_money(d.annual_amount)} al año; "
-                              f"{format_money(d.monthly_amount)} al mes")
-    assert rows[0][1] == "9.5" and rows[0][2].startswith("No tiene derecho")
-    assert rows[1][0].endswith("(con 10 años de servicio)") and rows[1][1] == "10"
-    assert rows[1][3] == "$4,500.00 al año; $375.00 al mes"
-    assert rows[2][0].endswith("(la fecha que escribió)") and rows[2][1] == "10.1666"
+    for row, day in zip(rows, expected):
+        check_leave_row(row, IN_SERVICE, day, "8.5")
+    assert not any("con 10 años de servicio" in row[0] for row in rows)
+    frozen = fmt_date(load_rules().act_3_2013.accruals_frozen_after, "es")
     t = text_of(r.text)
-    assert ("sus servicios acreditables crecen con el tiempo trabajado desde el 29 de noviembre "
-            "de 2026: 8.5 años hoy, más 1/12 de año por cada mes completo") in t
-    assert "con 4 decimales, sin redondear hacia arriba" in t
-    assert "Supuesto: su retribución promedio sigue siendo $30,000.00 al año." in t
+    assert (f"Los servicios no crecen después del {frozen}: según la Ley 3-2013, los "
+            "posteriores corresponden a otro programa") in t
     assert problems(r.text) == []
 
 
-def test_a_planned_separation_shows_both_tables_and_says_the_answer_keeps_the_typed_service(
-        client):
+def test_leaving_on_later_dates_grows_service_until_the_freeze_date_only(client):
+    """A determination dated before the freeze (an analyst's date): service
+    grows 1/12 of a year a whole month, and stops on the freeze date."""
+    as_of = {**IN_SERVICE, "as_of": "2012-06-30"}
+    r = client.post("/calcular/escenarios", data={**as_of, "scenario_date": "15/03/2013"})
+    rows = table_rows(r.text, "scenario-leave")
+    frozen = load_rules().act_3_2013.accruals_frozen_after
+    # today, the typed date (8 whole months), +1 year (12 months, the freeze
+    # day), +2 and +5 years (no month after the freeze)
+    expected = [(date(2012, 6, 30), 0), (date(2013, 3, 15), 8), (date(2013, 6, 30), 12),
+                (date(2014, 6, 30), 12), (date(2017, 6, 30), 12)]
+    assert frozen == date(2013, 6, 30)
+    assert len(rows) == len(expected)
+    for row, (day, months) in zip(rows, expected):
+        check_leave_row(row, as_of, day, grown("8.5", months))
+    assert "y nunca después del 30 de junio de 2013" in text_of(r.text)
+
+
+def test_someone_still_working_is_told_what_leaving_now_gives_not_a_red_cross(client):
+    fields = {**IN_SERVICE, "creditable_service_years": "12"}
+    r = client.post("/calcular", data=fields)
+    head = text_of(section_of(r.text, "result-title"))
+    d = engine(fields, separation_date=AS_OF)
+    assert head.startswith("… Estimado: Todavía no se ha separado: si se separa el 29 de "
+                           "noviembre de 2026, tendría derecho a una pensión diferida desde el "
+                           f"{fmt_date(d.eligibility_date, 'es')}, de "
+                           f"{format_money(d.annual_amount)} al año")
+    assert "✗" not in head and 'class="result status-in_service"' in r.text
+    rows = table_rows(r.text, "scenario-leave")
+    assert rows[0][0].startswith("29 de noviembre de 2026 (fecha de este cálculo)")
+    check_leave_row(rows[0], fields, date(2026, 11, 29), "12")
+    # the headline of someone short of service says so, in the same shape
+    r = client.post("/calcular", data=IN_SERVICE)
+    assert ("Todavía no se ha separado: si se separa el 29 de noviembre de 2026, no tendría "
+            "derecho a una pensión diferida: no acredita los años") in text_of(
+                section_of(r.text, "result-title"))
+
+
+def test_a_planned_separation_says_which_service_the_answer_counts(client):
     planned = {**EXAMPLE_1, "separation_date": "2027-06-30"}
     r = client.post("/calcular", data=planned)
     assert table_rows(r.text, "scenario-start")
     rows = table_rows(r.text, "scenario-leave")
-    assert [row[1] for row in rows] == ["23", "24", "27"]
-    assert "(30 de junio de 2027) no se tocan en el resultado de arriba" in text_of(r.text)
+    assert [row[1] for row in rows] == ["22", "22", "22"]  # after the freeze: nothing added
+    t = text_of(r.text)
+    assert ("La separación que escribió (30 de junio de 2027) es posterior a la fecha de este "
+            "cálculo: el resultado cuenta los 22 años de servicio que escribió, sin sumar el "
+            "tiempo hasta esa fecha") in t
+    head = t.index("Datos considerados")
+    assert t.index("La separación que escribió") < head  # beside the headline, not only below
 
 
 @given(st.dates(date(1950, 1, 1), date(2090, 12, 31)), st.integers(0, 20_000))
@@ -231,22 +280,27 @@ def next_steps_text(html: str) -> str:
       "The decision is the Government Employees Retirement System's"]),
     ("es", EXAMPLE_1,
      ["Todavía no puede pedirla: podrá desde el 10 de mayo de 2028.",
-      "Vuelva a partir del 10 de mayo de 2028", "Qué conservar hasta entonces"]),
+      "Pida la pensión a la Junta de Retiro", "a partir del 10 de mayo de 2028",
+      "Qué conservar hasta entonces"]),
     ("en", EXAMPLE_1,
      ["You cannot ask for it yet: you can from May 10, 2028.", "What to keep until then"]),
     ("es", {**EXAMPLE_1, "entry_date": "2001-03-01"},
      ["Ingresó cuando ya regía el programa de cuentas de ahorro",
       "programa de cuentas de ahorro (Ley 305-1999"]),
     ("en", {**EXAMPLE_1, "refund_requested": "true"},
-     ["You asked for a refund of your contributions", "ask the Retirement System"]),
+     ["You asked for a refund of your contributions",
+      "To confirm whether the refund was asked for and paid, ask the Retirement Board"]),
+    ("es", {**EXAMPLE_1, "refund_requested": "true"},
+     ["Pidió el reembolso de sus aportaciones",
+      "Para confirmar si el reembolso se pidió y se pagó, pida a la Junta de Retiro"]),
     ("es", EXAMPLE_8,
      ["No acredita los años de servicio que exige ninguna vía",
       "Al separarse, sus servicios acreditables quedaron fijos"]),
     ("es", IN_SERVICE,
-     ["Todavía trabaja en el Gobierno", "Los servicios que acredite hasta separarse también "
-      "cuentan"]),
+     ["Todavía trabaja en el Gobierno", "Los servicios posteriores al 30 de junio de 2013 no "
+      "se suman en este estimado"]),
     ("en", IN_SERVICE,
-     ["You still work for the Government", "The service you earn until you leave also counts"]),
+     ["You still work for the Government", "Service after June 30, 2013 is not added"]),
 ])
 def test_next_steps_per_status_and_reason(client, lang, fields, says):
     r = client.post("/calcular", data={**fields, "lang": lang})
@@ -255,8 +309,18 @@ def test_next_steps_per_status_and_reason(client, lang, fields, says):
     for words in says:
         assert words in text, (words, text)
     assert "{" not in text  # every placeholder filled
-    # no phone number, e-mail or web address invented
+    # no phone number, e-mail, address or hours invented; the one web address
+    # is the System's own participants' page, as a link
     assert not re.search(r"\(\d{3}\)|\b\d{3}[-. ]\d{3}[-. ]\d{4}\b|@|https?:|www\.", text)
+    assert re.findall(r'href="(https?:[^"]*)"', r.text) == [
+        "https://www.retiro.pr.gov/participantes/"]
+    assert 'id="where-to-apply"' in r.text and "<dl class=\"reach\">" not in r.text
+
+
+def section_of(html: str, element_id: str) -> str:
+    m = re.search(rf'id="{element_id}"[^>]*>(.*?)</h2>', html, flags=re.S)
+    assert m, element_id
+    return m.group(1)
 
 
 def copy_shipped(folder: Path, name: str, lang: str) -> Path:
@@ -269,7 +333,9 @@ def test_an_administrator_replaces_the_texts_from_a_directory(client, tmp_path, 
     path = copy_shipped(tmp_path, "next_steps", "es")
     text = path.read_text("utf-8").replace(
         'contact = ""', 'contact = "Oficina de ejemplo, de lunes a viernes."').replace(
-        '"Vuelva a partir del {eligibility_date}', '"Regrese desde el {eligibility_date}')
+        '"Pida la pensión a {system} a partir del {eligibility_date}',
+        '"Regrese desde el {eligibility_date}').replace(
+        'phone = ""', 'phone = "(787) 000-0000"').replace('hours = ""', 'hours = "8:00 a 4:30"')
     path.write_text(text, "utf-8")
     monkeypatch.setenv(guidance.TEXTS_DIR_ENV, str(tmp_path))
     assert guidance.check_texts() == [path]
@@ -277,9 +343,14 @@ def test_an_administrator_replaces_the_texts_from_a_directory(client, tmp_path, 
     assert "Oficina de ejemplo, de lunes a viernes." in es
     assert "Regrese desde el 10 de mayo de 2028" in es
     en = next_steps_text(client.post("/calcular", data={**EXAMPLE_1, "lang": "en"}).text)
-    assert "Come back from May 10, 2028" in en  # no English file there: the shipped one
+    # the administrator's phone and hours, each under its label; no office given
+    assert "Teléfono (787) 000-0000" in es and "Horario 8:00 a 4:30" in es
+    assert "Oficina" not in es.replace("Oficina de ejemplo", "")
+    assert "Ask the Retirement Board" in en  # no English file there: the shipped one
+    assert "(787)" not in en
     monkeypatch.delenv(guidance.TEXTS_DIR_ENV)
-    assert "Vuelva a partir del" in next_steps_text(client.post("/calcular", data=EXAMPLE_1).text)
+    assert "Pida la pensión a la Junta de Retiro" in next_steps_text(
+        client.post("/calcular", data=EXAMPLE_1).text)
 
 
 @pytest.mark.parametrize("change, message", [
@@ -292,6 +363,8 @@ def test_an_administrator_replaces_the_texts_from_a_directory(client, tmp_path, 
         'pensión diferida."\nsteps', 'pensión diferida."]\nsteps'),
      ["eligible.intro: must be a text"]),
     (lambda s: s + "\n[broken", ["cannot be read as TOML"]),
+    (lambda s: s.replace('url = "https://', 'url = "javascript://'),
+     ["system.url: must start with https://"]),
 ])
 def test_a_mistaken_administrators_file_is_refused_with_its_name_and_key(
         tmp_path, monkeypatch, change, message):
@@ -375,7 +448,9 @@ def test_the_panel_at_phone_width_in_a_browser(browser, base_url):
         calculate(page)
         panel = page.locator("#escenarios")
         panel.scroll_into_view_if_needed()
-        assert "9.5" in visible_text(page, "#scenario-leave")
+        # after the Act 3-2013 freeze no row adds service: 8.5 in each
+        assert "8.5" in visible_text(page, "#scenario-leave")
+        assert "9.5" not in visible_text(page, "#scenario-leave")
         # nothing wider than the screen: no sideways scrolling to read the panel
         assert page.evaluate("document.documentElement.scrollWidth") <= 375
         page.fill("#f-scenario_date", "15/08/2028")
@@ -383,7 +458,7 @@ def test_the_panel_at_phone_width_in_a_browser(browser, base_url):
             page.click("form.scenario-date button")
         row = page.locator("#scenario-leave tr.typed")
         assert "(la fecha que escribió)" in row.inner_text()
-        assert "10.1666" in row.inner_text()
+        assert "8.5" in row.inner_text()
         assert page.evaluate("document.documentElement.scrollWidth") <= 375
         page.locator("#escenarios").screenshot(path=str(SHOTS / "guidance-scenarios-375-es.png"))
         page.locator("#next-steps").screenshot(path=str(SHOTS / "guidance-next-steps-375-es.png"))
@@ -408,3 +483,72 @@ def test_the_service_does_not_start_with_a_mistaken_texts_file(tmp_path, monkeyp
     assert result.exit_code == 1
     assert f"cannot start: {path}: terms.separacion: missing; terms.separation: unknown key" in (
         result.output)
+
+
+# ---------------------------------------------- round two: the rest of the page
+
+POLICE_NEW = {**EXAMPLE_1, "birth_date": "1971-02-14", "entry_date": "1992-08-15",
+              "separation_date": "2013-11-15", "creditable_service_years": "21.25",
+              "average_compensation": "38500", "group": "police"}
+
+
+@pytest.mark.parametrize("lang, says", [
+    ("es", "Hay dos lecturas de la ley para su caso: con una (la de este estimado), desde el "
+           "{one}; con la otra, desde el {other}."),
+    ("en", "There are two readings of the law for your case: under one (this estimate's), "
+           "from {one}; under the other, from {other}."),
+])
+def test_the_19_4_doubt_opens_with_one_plain_sentence(client, lang, says):
+    r = client.post("/calcular", data={**POLICE_NEW, "lang": lang})
+    d = diferida.evaluate({k: v for k, v in POLICE_NEW.items() if v}, lang=lang)
+    f = next(f for f in d.explanation if f.condition == "reading_19_4")
+    other = date.fromisoformat(f.values["other_eligibility_date"])
+    block = re.search(r'id="reading-used">(.*?)</div>', r.text, flags=re.S).group(1)
+    paragraphs = [text_of(p) for p in re.findall(r"<p\b.*?</p>", block, flags=re.S)]
+    assert paragraphs[0] == says.format(one=fmt_date(d.eligibility_date, lang),
+                                        other=fmt_date(other, lang))
+    assert "3 L.P.R.A. § 766" in paragraphs[1]  # the citations follow it
+    assert d.eligibility_date.year != other.year
+
+
+def test_someone_eligible_for_decades_is_told_what_happens_to_months_past(client):
+    since_1992 = {**EXAMPLE_1, "birth_date": "1934-04-20", "entry_date": "1958-03-01",
+                  "separation_date": "1980-06-30", "average_compensation": "9000"}
+    r = client.post("/calcular", data=since_1992)
+    said = text_of(re.search(r'id="past-months">(.*?)</p>', r.text, flags=re.S).group(1))
+    assert said.startswith("Es elegible desde el 20 de abril de 1992, así que la tabla empieza "
+                           "en la fecha de este cálculo")
+    assert "no que se paguen los meses anteriores a la solicitud" in said
+    rows = table_rows(r.text, "scenario-start")
+    assert rows[0][0].startswith("29 de noviembre de 2026")  # never before the calculation
+
+
+@pytest.mark.parametrize("path", ["/calcular", "/calcular/escenarios", "/calcular/fragmento",
+                                  "/determinacion/imprimir"])
+def test_a_get_on_an_address_only_posted_to_goes_to_the_calculator(client, path):
+    r = client.get(path, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/"
+    r = client.get(f"{path}?lang=en", follow_redirects=False)
+    assert r.headers["location"] == "/?lang=en"
+    assert client.get(path).status_code == 200
+
+
+def test_the_typed_scenario_date_posts_redirects_and_is_kept_by_the_token(client):
+    r = client.post("/calcular/escenarios", data={**EXAMPLE_1, "scenario_date": "01/01/2030"},
+                    follow_redirects=False)
+    assert r.status_code == 303
+    where = r.headers["location"]
+    assert re.fullmatch(r"/resultado/[A-Za-z0-9_-]+#escenarios", where)
+    page = client.get(where.split("#")[0])
+    printed = client.get(where.split("#")[0] + "/imprimir")
+    for html in (page.text, printed.text):  # reload and the printout: the same typed row
+        rows = table_rows(html, "scenario-start")
+        typed = [row for row in rows if "(la fecha que escribió)" in row[0]]
+        assert len(typed) == 1 and typed[0][0].startswith("1 de enero de 2030")
+        d = engine(EXAMPLE_1, requested_start_date="2030-01-01")
+        assert typed[0][1:] == [format_money(d.annual_amount), format_money(d.monthly_amount)]
+    # details with a mistake: no answer to redirect to, the messages as before
+    r = client.post("/calcular/escenarios", data={**EXAMPLE_1, "birth_date": "x",
+                                                  "scenario_date": "01/01/2030"},
+                    follow_redirects=False)
+    assert r.status_code == 422

@@ -206,7 +206,8 @@ def test_the_strict_reading_of_19_4_is_offered_and_applied(client):
     ({k: v for k, v in {**EXAMPLE_1, "refund_requested": "true"}.items()
       if k != "separation_date"}, "es",
      ["No se ha separado del servicio", "Solicitó el reembolso de sus aportaciones",
-      "Haría falta separarse del servicio", "Haría falta no haber pedido el reembolso"]),
+      "Haría falta separarse del servicio",
+      "Para confirmar si el reembolso se pidió y se pagó"]),
     # 30 years, separated after 55: both warnings of SPEC §7 are shown
     ({**EXAMPLE_1, "birth_date": "1950-01-01", "entry_date": "1985-01-01",
       "separation_date": "2012-01-31", "creditable_service_years": "30",

@@ -217,11 +217,13 @@ def test_someone_not_yet_eligible_is_told_from_which_date_it_may_be_requested(cl
     steps = text_of(section(served(client, FROM_2028, lang), 'section class="next-steps"'))
     since = fmt_date(date(2028, 5, 10), lang)
     if lang == "es":
-        assert (f"Vuelva a partir del {since} para pedir la pensión al Sistema de Retiro: "
-                "según la Regla 19.3, podrá solicitarla ese día") in steps
+        assert (f"Pida la pensión a la Junta de Retiro (Sistema de Retiro de los Empleados del "
+                f"Gobierno) a partir del {since}: según la Regla 19.3, podrá solicitarla ese "
+                "día") in steps
     else:
-        assert (f"Come back from {since} to ask the Retirement System for the pension: under "
-                "Rule 19.3 you may request it that day") in steps
+        assert (f"Ask the Retirement Board (Junta de Retiro, Government Employees Retirement "
+                f"System) for the pension from {since}: under Rule 19.3 you may request it "
+                "that day") in steps
 
 
 @pytest.mark.parametrize("where", SEEN_ON)

@@ -77,6 +77,9 @@ class FormState:
     # a date whose day and month could be swapped, asked back: the two dates
     # it may be, (ISO, in words), each offered as a button (action "pick")
     choices: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    # the date typed in the scenario panel ("Otra fecha"), kept with the
+    # answer's token so that its row is on the answer's page and its printout
+    scenario_date: str = ""
 
     def add_error(self, name: str, message: str) -> None:
         self.errors.setdefault(name, []).append(message[:1].upper() + message[1:])

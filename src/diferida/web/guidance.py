@@ -144,6 +144,9 @@ def _override(path: str, mtime_ns: int, size: int, name: str, lang: str) -> dict
         raise TextsError(f"{path}: cannot be read as TOML: {exc}") from None
     problems: list[str] = []
     _compare(data, _shipped(name, lang), "", problems)
+    url = data.get("system", {}).get("url") if name == "next_steps" else None
+    if isinstance(url, str) and url and not url.startswith("https://"):
+        problems.append(f"system.url: must start with https:// (or be empty), not {url!r}")
     if problems:
         raise TextsError(f"{path}: " + "; ".join(problems))
     return data
@@ -202,6 +205,31 @@ def _open_service(d: Determination) -> bool:
     return day is None or date.fromisoformat(day) > d.as_of
 
 
+def still_in_service(d: Determination) -> bool:
+    """No separation date at all (not a refund or Act 305 case alone): the
+    page says "not separated yet" and what leaving now would give, not a
+    plain "not entitled"."""
+    return (d.status == "not_entitled" and "not_separated" in d.reasons
+            and "not_covered" not in d.reasons)
+
+
+def leaving_now(state: FormState) -> Determination | None:
+    """For someone still in service, the core's answer if they left on the
+    determination's date (the headline's "si se separa el …"), with the
+    service they have then: the values the answer used, that date as the
+    separation date. None for anyone else, or when the core refuses it."""
+    d = state.determination
+    if d is None or not still_in_service(d):
+        return None
+    a = _ask(state, d, separation_date=d.as_of.isoformat(), requested_start_date="")
+    return None if isinstance(a, str) else a
+
+
+def leave_title(lang: str) -> str:
+    """The title of the table of separation dates, as sentences name it."""
+    return _shipped("scenarios", lang)["leave"]["title"]
+
+
 def leave_table_shown(d: Determination) -> bool:
     """Whether the scenario panel has the table "if you leave service on
     another date": for someone still in service or leaving after the
@@ -222,7 +250,9 @@ def next_steps(state: FormState) -> dict[str, Any]:
     words = _Words(law_words(rules_of(d), lang))
     words["eligibility_date"] = fmt_date(d.eligibility_date, lang)
     words["leave_table"] = _shipped("scenarios", lang)["leave"]["title"]
-    t = _fill(texts("next_steps", lang), words)
+    raw = texts("next_steps", lang)
+    words["system"] = raw["system"]["name"]
+    t = _fill(raw, words)
     section = t[d.status]
     intro, steps, blocks = section["intro"], section["steps"], []
     if d.status == "not_entitled" and "not_covered" in d.reasons:
@@ -239,8 +269,13 @@ def next_steps(state: FormState) -> dict[str, Any]:
             if table and reason in ("not_separated", "insufficient_service"):
                 reason_steps = reason_steps + r["table"]  # (the table implies open service)
             blocks.append({"title": r["title"], "steps": reason_steps})
+    system = t["system"]
+    # the administrator's phone, office and hours, each only when given
+    reach = [{"label": system[f"{k}_label"], "value": system[k]}
+             for k in ("phone", "office", "hours") if system[k].strip()]
     return {
         "title": t["title"], "decides": t["decides"], "contact": t["contact"],
+        "system": {**system, "reach": reach},
         "intro": intro, "steps": steps, "blocks": blocks,
         "list_title": section.get("list_title"), "list": section.get("list", []),
     }
@@ -328,6 +363,11 @@ def _start_rows(state: FormState, d: Determination, t: dict[str, Any],
     first = max(d.eligibility_date, d.as_of)
     days = [(first, t["row_eligibility"] if first == d.eligibility_date else t["row_now"], False)]
     days += [(add_years(first, n), plural(t["row_years"], n), False) for n in YEARS_LATER]
+    today = date.today()
+    if all(x < today for x, _, _ in days):
+        # a determination dated years ago (an analyst's "as of"): a row for
+        # today, so the rows are never all in the past
+        days.append((today, t["row_today"], False))
     if typed is not None and typed not in [x for x, _, _ in days]:
         days.append((typed, t["row_typed"], True))
     days.sort(key=lambda x: x[0])
@@ -358,35 +398,54 @@ def _months_to_reach(base: int, needed: int) -> int:
     return months
 
 
+def frozen_after(d: Determination) -> date:
+    """The last day whose service counts (Act 3-2013, from the rules data):
+    the separation-date rows never add service after it."""
+    return rules_of(d).act_3_2013.accruals_frozen_after
+
+
+def grown_service(d: Determination, base: int, day: date) -> int:
+    """`base` service units plus the time worked from the determination's
+    date until `day`, never past the freeze date."""
+    until = min(day, frozen_after(d))
+    return base + (service_growth(d.as_of, until) if until > d.as_of else 0)
+
+
 def _leave_rows(state: FormState, d: Determination, t: dict[str, Any], service: str,
                 typed: date | None) -> list[dict[str, Any]]:
     lang, c = d.lang, catalog(d.lang)
     base = _units(service)
-    days = [(add_years(d.as_of, n), plural(t["row_years"], n), False) for n in YEARS_LATER]
+    days = [(d.as_of, t["row_now"], False)] if still_in_service(d) else []
+    days += [(add_years(d.as_of, n), plural(t["row_years"], n), False) for n in YEARS_LATER]
     short = next((f for f in d.explanation if f.condition == "insufficient_service"), None)
     if short is not None and short.values and _units(short.values["needed"]) > base:
-        # the first separation date with the service the core says is missing
+        # the first separation date with the service the core says is
+        # missing, when it is reached before the freeze date
         needed = _units(short.values["needed"])
         day = add_months(d.as_of, _months_to_reach(base, needed))
-        label = t["row_needed"].format(needed=plain(Decimal(short.values["needed"])))
-        days = [x for x in days if x[0] != day] + [(day, label, False)]
+        if grown_service(d, base, day) >= needed:
+            label = t["row_needed"].format(needed=plain(Decimal(short.values["needed"])))
+            days = [x for x in days if x[0] != day] + [(day, label, False)]
     if typed is not None and typed not in [x for x, _, _ in days]:
         days.append((typed, t["row_typed"], True))
     days.sort(key=lambda x: x[0])
     rows = []
     for day, label, was_typed in days:
-        units = base + service_growth(d.as_of, day)
+        units = grown_service(d, base, day)
         grown = _service_text(units)
         a = _ask(state, d, separation_date=day.isoformat(),
                  creditable_service_years=f"{Decimal(units) / SERVICE_UNITS:.4f}",
                  requested_start_date="")
         row = {"day": day, "date": fmt_date(day, lang), "label": label, "typed": was_typed,
                "service": grown, "answer": None, "amount": t["no_amount"], "error": None,
-               "determination": None}
+               "determination": None, "warnings": []}
         if isinstance(a, str):
             row["error"] = a
         else:
             row["determination"] = a
+            # the row's own warnings, as `diferida evaluate` gives them for these facts
+            row["warnings"] = [estimate_words(f.text, lang) for w in a.warnings
+                               for f in a.explanation if f.condition == w]
             status = c["status"][a.status]
             if a.status in ENTITLED:
                 row["answer"] = t["eligible_from"].format(
@@ -433,14 +492,22 @@ def scenarios(state: FormState, typed_text: str = "") -> dict[str, Any]:
         same = len(amounts) == 1
         sentence = t["start"]["no_increase"] if same else t["start"]["changes"].format(
             rules_name=d.rules_name)
-        start = {**t["start"], "rows": rows, "same": same, "sentence": sentence}
+        past = None
+        if d.eligibility_date < d.as_of:
+            past = t["start"]["past_months"].format(
+                eligibility_date=fmt_date(d.eligibility_date, lang))
+        start = {**t["start"], "rows": rows, "same": same, "sentence": sentence,
+                 "past": past}
 
     leave = None
     service = _service_used(d)
     if leave_table_shown(d) and service is not None:
         rows = _leave_rows(state, d, t["leave"], service, typed)
-        assumptions = [t["leave"]["assumption_service"].format(
-            as_of=fmt_date(d.as_of, lang), service=plain(Decimal(service)))]
+        if d.as_of >= frozen_after(d):
+            assumptions = [t["leave"]["frozen"]]
+        else:
+            assumptions = [t["leave"]["assumption_service"].format(
+                as_of=fmt_date(d.as_of, lang), service=plain(Decimal(service)))]
         comp = next((r["determination"].formula.average_compensation for r in rows
                      if r["determination"] is not None
                      and r["determination"].formula is not None), None)

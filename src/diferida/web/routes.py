@@ -11,7 +11,9 @@
                                     (303 to the one below)
     GET  /resultado/{token}/imprimir  the printable estimate of that answer
     POST /calcular/escenarios       the answer again, with one more date (typed)
-                                    in the scenario panel
+                                    in the scenario panel: 303 to the answer's
+                                    own page, which keeps that date
+    GET  /calcular, /calcular/…     (an address only posted to) 303 to the calculator
     GET  /glosario                  the glossary (`?lang=en`; /glossary in English)
 
 A participant's details travel only in posted forms, never in a URL: URLs
@@ -37,9 +39,9 @@ from starlette.concurrency import run_in_threadpool
 from diferida.rules import builtin_names, load_rules
 
 from . import forms, guidance
-from .drafts import DRAFTS
+from .drafts import DRAFTS, MAX_VALUE_CHARS
 from .forms import FormState
-from .labels import choose_lang, labels, next_lang
+from .labels import DEFAULT_LANG, choose_lang, labels, next_lang
 from .view import carried, comparison_view, estimate_words, result_view
 
 STATIC_DIR = Path(str(resources.files("diferida.web") / "static"))
@@ -110,7 +112,8 @@ def _context(state: FormState, printable: bool) -> dict:
         "default_rules_version": default.version,
         "default_rules_name": default.name,
         "deferred_right_cutoff": load_rules(state.rules_name).deferred_right_cutoff.isoformat(),
-        "result": result_view(state, _today()) if state.determination else None,
+        "result": result_view(state, _today(), guidance.leaving_now(state),
+                              guidance.leave_title(lang)) if state.determination else None,
         "comparison": comparison_view(state) if state.comparison else None,
     }
 
@@ -145,9 +148,18 @@ async def _handle(request: Request) -> FormState:
     return await run_in_threadpool(forms.evaluate, state)
 
 
+# The key under which a draft keeps the scenario panel's typed date, beside
+# the form's inputs (it is not a field of the form).
+SCENARIO_KEY = "scenario_date"
+
+
 def _remember(state: FormState) -> str:
-    """Keep what was typed under a new token (web/drafts.py)."""
-    return DRAFTS.put(state.values, state.lang)
+    """Keep what was typed under a new token (web/drafts.py), the scenario
+    panel's typed date with it."""
+    values = dict(state.values)
+    if state.scenario_date:
+        values[SCENARIO_KEY] = state.scenario_date
+    return DRAFTS.put(values, state.lang)
 
 
 def _see_other(path: str) -> RedirectResponse:
@@ -198,7 +210,12 @@ async def _remembered(token: str) -> FormState | None:
     draft = DRAFTS.get(token)
     if draft is None:
         return None
-    state = FormState(lang=draft.lang, values=dict(draft.values), focus="calculate")
+    values = dict(draft.values)
+    typed = values.pop(SCENARIO_KEY, "")
+    # with a typed scenario date the page opens at the panel (#escenarios),
+    # not at the headline
+    state = FormState(lang=draft.lang, values=values, scenario_date=typed,
+                      focus=None if typed else "calculate")
     state = await run_in_threadpool(forms.evaluate, state)
     state.result_url = f"/resultado/{token}"
     return state
@@ -230,13 +247,31 @@ async def result_printable(request: Request, token: str) -> HTMLResponse:
 @router.post("/calcular/escenarios", response_class=HTMLResponse)
 async def scenario_date(request: Request) -> HTMLResponse:
     """The answer of the posted fields, with the date typed in the scenario
-    panel added to its tables (the panel's own small form)."""
+    panel added to its tables (the panel's own small form): post, redirect,
+    get, like the answer, so Back after Print never asks to post again and
+    the printout of that page has the typed row too."""
     form = await request.form()
     items = {k: v for k, v in form.items() if isinstance(v, str)}
     state = forms.read_form(items, choose_lang(items.get("lang")))
+    typed = items.get(SCENARIO_KEY, "")
+    if len(typed) > MAX_VALUE_CHARS:
+        typed = ""  # never kept; the panel then simply shows no typed row
+    state.scenario_date = typed.strip()
     state = await run_in_threadpool(forms.evaluate, state)
-    typed = items.get("scenario_date", "")
-    return _page("index.html", state, 422 if state.errors else 200, scenario_date=typed)
+    if state.determination is not None:
+        return _see_other(f"/resultado/{_remember(state)}#escenarios")
+    return _page("index.html", state, 422 if state.errors else 200)
+
+
+# Addresses that are only posted to: a GET (a bookmark, a reload of an old
+# page, a link checker) goes to the calculator, never to a bare "405".
+@router.api_route("/calcular", methods=["GET", "HEAD"])
+@router.api_route("/calcular/escenarios", methods=["GET", "HEAD"])
+@router.api_route("/calcular/fragmento", methods=["GET", "HEAD"])
+@router.api_route("/determinacion/imprimir", methods=["GET", "HEAD"])
+async def posted_only(request: Request) -> RedirectResponse:
+    lang = choose_lang(request.query_params.get("lang"))
+    return _see_other("/" if lang == DEFAULT_LANG else f"/?lang={lang}")
 
 
 @router.get("/glosario", response_class=HTMLResponse)

@@ -168,7 +168,55 @@ def carried(state: FormState, lang: str | None = None) -> dict[str, str]:
     return {k: q[k] for k in ("lang", "rules", "compare", *FIELD_NAMES) if k in q}
 
 
-def result_view(state: FormState, today: date) -> dict[str, Any]:
+def _in_service_headline(d: Determination, leaving: Determination,
+                         t: dict[str, Any]) -> str:
+    """"Todavía no se ha separado: si se separa el …, …": the core's answer
+    for a separation on the determination's date, in one sentence."""
+    lang = d.lang
+    day = fmt_date(d.as_of, lang)
+    if leaving.status != "not_entitled":
+        return t["in_service_entitled"].format(
+            date=day, eligibility_date=fmt_date(leaving.eligibility_date, lang),
+            annual=format_money(leaving.annual_amount),
+            monthly=format_money(leaving.monthly_amount))
+    reasons = "; ".join(reason_texts(leaving.reasons, rules_of(leaving), lang))
+    return t["in_service_not_entitled"].format(date=day,
+                                               reasons=estimate_words(reasons, lang))
+
+
+def _planned_note(d: Determination, t: dict[str, Any], leave_table: str) -> str | None:
+    """A separation date after the determination's: say which service the
+    answer counted (the one typed, nothing added until that date)."""
+    sep = _finding(d, "separated")
+    day = None if sep is None else sep.values.get("separation_date")
+    service = _finding(d, "service")
+    if day is None or day <= d.as_of.isoformat() or service is None:
+        return None
+    frozen = rules_of(d).act_3_2013.accruals_frozen_after
+    key = "planned" if d.as_of >= frozen else "planned_before_freeze"
+    return t[key].format(separation_date=fmt_date(date.fromisoformat(day), d.lang),
+                         service=plain(Decimal(service.values["service"])),
+                         leave_table=leave_table)
+
+
+def _reading_plain(d: Determination, t: dict[str, Any]) -> str | None:
+    """The doubt about 19.4, as one plain sentence: the date under each
+    reading (the citations follow it on the page)."""
+    f = _finding(d, "reading_19_4")
+    if f is None or d.eligibility_date is None:
+        return None
+    other = f.values.get("other_eligibility_date")
+    if other is None:
+        return t["reading_plain_none"].format(date=fmt_date(d.eligibility_date, d.lang))
+    return t["reading_plain"].format(date=fmt_date(d.eligibility_date, d.lang),
+                                     other_date=fmt_date(date.fromisoformat(other), d.lang))
+
+
+def result_view(state: FormState, today: date, leaving: Determination | None = None,
+                leave_table: str = "") -> dict[str, Any]:
+    """The answer laid out. `leaving`: for someone still in service, the
+    core's answer if they left on the determination's date (web/guidance.py
+    `leaving_now`), which the headline states instead of "not entitled"."""
     d = state.determination
     assert d is not None
     lang = state.lang
@@ -204,6 +252,8 @@ def result_view(state: FormState, today: date) -> dict[str, Any]:
                         for f in d.explanation if f.condition not in d.warnings],
         "reading": next((estimate_words(f.text, lang) for f in d.explanation
                          if f.condition == "reading_19_4"), None),
+        "reading_plain": _reading_plain(d, t),
+        "in_service": leaving is not None,
         "warnings": [estimate_words(f.text, lang)
                      for w in d.warnings if (f := _finding(d, w)) is not None],
         "data": _data_rows(state),
@@ -213,6 +263,13 @@ def result_view(state: FormState, today: date) -> dict[str, Any]:
         "carry": carried(state),
         "notes": list(state.notes.values()),
     }
+    if leaving is not None:
+        # not a red "not entitled": someone who has simply not left yet
+        out.update(status="in_service", status_text=t["in_service_status"], symbol="…",
+                   headline=_in_service_headline(d, leaving, t))
+    planned = _planned_note(d, t, leave_table)
+    if planned is not None:
+        out["notes"].append(planned)
     if d.status == "not_yet_eligible":
         y, m, dd = years_months_days(d.as_of, d.eligibility_date)
         out["wait"] = t["wait"].format(wait=fmt_wait(y, m, dd, lang), as_of=fmt_date(d.as_of, lang))
@@ -239,7 +296,10 @@ def result_view(state: FormState, today: date) -> dict[str, Any]:
     for reason, text in zip(reasons, reason_texts(reasons, rules_of(d), lang)):
         text = estimate_words(text, lang)
         out["why"].append(text[:1].upper() + text[1:])
-        if reason == "not_covered":
+        if reason in ("not_covered", "refund_requested"):
+            # a refund asked for cannot be undone by anything "needed": what a
+            # person can do (confirm with the System whether it was asked for
+            # and paid) is said under "Qué hacer ahora"
             continue
         f = _finding(d, REASON_FINDING[reason])
         values = f.values if f is not None else {}
