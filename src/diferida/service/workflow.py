@@ -62,6 +62,7 @@ from ..i18n import DEFAULT_LANG, LANGS, Keep, catalog, fmt_date
 from ..money import format_money
 from ..words import field_label
 from .participant import control_character, field_problem, id_problem, normalised_id, parse
+from .schemas import APPLICATION_FIELDS, ApplicationBody
 from .store import (
     STATE_AFTER,
     Application,
@@ -94,7 +95,6 @@ QUEUES = ("drafts", "returned", "awaiting", "issued")
 # what a user may do to a version, as listed in CaseView.can
 ACTIONS = ("correct", "submit", "approve", "return")
 # the application's own fields, besides SPEC §1's
-APPLICATION_FIELDS = ("name", "address", "application_date", "note")
 EXPORTS = ("cases", "events", "summary")
 FORMATS = ("csv", "xlsx")
 PER_PAGE = 50
@@ -412,7 +412,7 @@ class _Parsed:
 def _parse_application(application: Mapping[str, Any], lang: str,
                        today: date | None = None) -> _Parsed:
     body = {k: v for k, v in application.items() if k not in ("lang",)}
-    parsed = parse(body, APPLICATION_FIELDS)
+    parsed = parse(body, ApplicationBody)
     problems = [p for p in parsed.problems if p.get("field") != "lang"]
     texts: dict[str, str | None] = {}
     for name in ("name", "address", "note"):

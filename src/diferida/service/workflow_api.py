@@ -17,7 +17,7 @@ from ..i18n import LANGS
 from . import messages, workflow
 from .auth import Anyone, store_of
 from .errors import APIError, parse_json_object, problem
-from .schemas import Errors, participant_schema, request_body
+from .schemas import CaseBody, Errors
 
 __all__ = ["router"]
 
@@ -54,12 +54,20 @@ async def _call(request: Request, fn, *args, **kwargs):
         raise APIError(refusal.status, refusal.to_problems(_lang(request))) from None
 
 
+def request_body(schema: dict[str, Any]) -> dict[str, Any]:
+    """`openapi_extra` documenting a JSON body by its schema: the endpoint
+    reads the raw body itself (`errors.parse_json_object`), then the service
+    layer validates it (`schemas.ApplicationBody` through `participant.parse`)."""
+    return {"requestBody": {"required": True, "content": {"application/json": {
+        "schema": schema}}}}
+
+
 def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> JSONResponse:
     return JSONResponse(data, status_code=status, headers=headers)
 
 
 def _application_schema(reason: bool = False) -> dict[str, Any]:
-    schema = participant_schema(case=True)
+    schema = CaseBody.model_json_schema()
     props = dict(schema["properties"])
     for name in ("supersedes", "note", "rules"):
         props.pop(name, None)
