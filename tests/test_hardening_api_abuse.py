@@ -117,6 +117,8 @@ def test_public_requests_beyond_the_limit_get_429_with_retry_after(tmp_path):
         assert http.get("/health").status_code == 200
         auth = {"Authorization": f"Bearer {token}"}
         assert http.post(CASES, json=PERSON, headers=auth).status_code == 201
+        assert http.get("/api/v1/workbench/queues/drafts", headers=auth).status_code == 200
+        assert http.get("/analista", follow_redirects=False).status_code != 429
     store.dispose()
 
 

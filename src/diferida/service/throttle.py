@@ -24,8 +24,9 @@ from .store import NewEvent
 # Requests that are neither public work nor sign-in attempts: never limited.
 UNLIMITED_PATHS = ("/health",)
 UNLIMITED_PREFIXES = ("/web/static/",)
-# Every request under these is authenticated: failures are limited, not the requests.
-AUTH_PREFIXES = ("/api/v1/cases", "/api/v1/audit")
+# Every request under these is authenticated (a bearer token, or the
+# workbench's session): failures are limited, not the requests.
+AUTH_PREFIXES = ("/api/v1/cases", "/api/v1/audit", "/api/v1/workbench", "/analista")
 
 
 def parse_limit(name: str, text: str) -> RateLimitItem | None:
