@@ -157,9 +157,21 @@ class Members:
     monthly_cents: np.ndarray
     sex: np.ndarray
     kind: np.ndarray
+    # optional: the probability of each entry (a member whose start is
+    # uncertain is several entries, one per possible start: claims.py), the
+    # member each entry belongs to (per-member results are by member), and
+    # whether the entry is already in pay (never counted as a start)
+    weight: np.ndarray | None = None
+    owner: np.ndarray | None = None
+    in_pay: np.ndarray | None = None
+    owners: int | None = None  # the number of members (default: one per entry)
 
     def __len__(self) -> int:
         return len(self.birth)
+
+    @property
+    def n_owners(self) -> int:
+        return self.owners if self.owners is not None else len(self.birth)
 
 
 @dataclass
@@ -258,13 +270,26 @@ def project(members: Members, a: Assumptions, per_member: bool = True,
     ks = np.where(paid, fy_of_month[np.clip(s, 0, n_months)] - fy_v, 0)
     ke = np.where(paid, fy_of_month[np.clip(e, 0, n_months)] - fy_v, -1)
 
-    starts = np.bincount(ks[paid], minlength=n_fy).astype(np.int64)[:n_fy]
+    entry_weight = (members.weight.astype(np.float64) if members.weight is not None
+                    else np.ones(n))
+    owner = members.owner.astype(np.int64) if members.owner is not None else np.arange(n)
+    n_owner = members.n_owners
+    new = paid & (entry_weight > 0)
+    if members.in_pay is not None:
+        new &= ~members.in_pay.astype(bool)
+    counted = np.bincount(ks[new], weights=entry_weight[new], minlength=n_fy)[:n_fy]
+    whole = np.round(counted)
+    starts = whole.astype(np.int64) if np.array_equal(whole, counted) else counted
     in_pay = np.zeros(n_fy)
     payments = np.zeros(n_fy)
     pv = np.zeros((n_rates, n_fy))
-    member_pay = np.zeros(n)
-    member_pv = np.zeros((n_rates, n))
-    first_payment = np.where(paid, month_day(m0 + np.maximum(s, 0)), -1)
+    member_pay = np.zeros(n_owner)
+    member_pv = np.zeros((n_rates, n_owner))
+    first_entry = np.where(paid & (entry_weight > 0), month_day(m0 + np.maximum(s, 0)),
+                           np.iinfo(np.int64).max)
+    first_payment = np.full(n_owner, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(first_payment, owner, first_entry)
+    first_payment[first_payment == np.iinfo(np.int64).max] = -1
 
     if n_months == 0:
         return Projection(fys, starts, in_pay, payments, pv, first_payment, member_pay,
@@ -277,7 +302,7 @@ def project(members: Members, a: Assumptions, per_member: bool = True,
     idx = np.flatnonzero(paid)
     if a.table.none:
         rec_member = idx
-        rec_weight = np.ones(len(idx))
+        rec_weight = entry_weight[idx]
         rec_sex = np.zeros(len(idx), dtype=np.int64)
     else:
         sex = members.sex[idx].astype(np.int64)
@@ -285,9 +310,9 @@ def project(members: Members, a: Assumptions, per_member: bool = True,
         rec_member = np.concatenate([idx[~unknown], idx[unknown], idx[unknown]])
         rec_sex = np.concatenate([sex[~unknown], np.full(unknown.sum(), FEMALE),
                                   np.full(unknown.sum(), MALE)])
-        rec_weight = np.concatenate([np.ones((~unknown).sum()),
-                                     np.full(unknown.sum(), a.female_weight),
-                                     np.full(unknown.sum(), 1.0 - a.female_weight)])
+        w = entry_weight[idx]
+        rec_weight = np.concatenate([w[~unknown], w[unknown] * a.female_weight,
+                                     w[unknown] * (1.0 - a.female_weight)])
         keep = rec_weight > 0
         rec_member, rec_sex, rec_weight = rec_member[keep], rec_sex[keep], rec_weight[keep]
 
@@ -323,7 +348,7 @@ def project(members: Members, a: Assumptions, per_member: bool = True,
         weight = factor * rec_weight[r0:r1]
         _accumulate(cum, surv, local, members_here, weight, s, e, ks, ke, fy_first, fy_last,
                     members.monthly_cents, a.cola, in_pay, payments, pv, member_pay,
-                    member_pv, per_member)
+                    member_pv, per_member, owner)
         if progress is not None:
             progress(r1, len(keys))
     return Projection(fys, starts, in_pay, payments, pv, first_payment, member_pay, member_pv)
@@ -373,7 +398,7 @@ def _survival(table: MortalityTable, block_keys: np.ndarray, rec_member: np.ndar
 
 def _accumulate(cum, surv, local, rec_member, weight, s, e, ks, ke, fy_first, fy_last,
                 monthly, cola, in_pay, payments, pv, member_pay, member_pv,
-                per_member) -> None:
+                per_member, owner) -> None:
     """Add the records' expected payments to the fiscal-year totals (and the members')."""
     n_rates = cum.shape[0] - 1
     rs, re_, rks, rke = s[rec_member], e[rec_member], ks[rec_member], ke[rec_member]
@@ -409,5 +434,5 @@ def _accumulate(cum, surv, local, rec_member, weight, s, e, ks, ke, fy_first, fy
                 pv[i - 1] += totals[:len(payments)]
             if per_member:
                 target = member_pay if i == 0 else member_pv[i - 1]
-                target += np.bincount(rec_member[sl], weights=value.sum(axis=1),
+                target += np.bincount(owner[rec_member[sl]], weights=value.sum(axis=1),
                                       minlength=len(target))

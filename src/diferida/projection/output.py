@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -38,8 +39,8 @@ def table_frame(p: Projection, labels: list[str], lang: str) -> pl.DataFrame:
     names = [f"{h['fy']}{y}" for y in p.fiscal_years] + [h["total"]]
     cols: dict[str, pl.Series] = {
         h["fiscal_year"]: pl.Series(h["fiscal_year"], names, dtype=pl.String),
-        h["starts"]: pl.Series(h["starts"], [*p.starts.tolist(), int(p.starts.sum())],
-                               dtype=pl.Int64),
+        h["starts"]: pl.Series(h["starts"], [*p.starts.tolist(), p.starts.sum().item()],
+                               dtype=pl.Int64 if p.starts.dtype.kind == "i" else pl.Float64),
         h["members_in_pay"]: pl.Series(h["members_in_pay"],
                                        [*np.round(p.in_pay, 2).tolist(), None],
                                        dtype=pl.Float64),
@@ -84,9 +85,11 @@ def assumptions_rows(assumptions: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
-def workbook(table: pl.DataFrame, assumptions: dict[str, Any], lang: str) -> bytes:
+def workbook(table: pl.DataFrame, assumptions: dict[str, Any], lang: str,
+             more_sheets: Callable[[Any, dict[str, Any]], None] | None = None) -> bytes:
     """The table, a native column chart of payments by fiscal year, and the
-    assumptions on a sheet of their own."""
+    assumptions on a sheet of their own (`more_sheets(workbook, formats)`
+    adds the valuation's own sheets after them)."""
     import xlsxwriter
 
     h = HEADERS[lang]
@@ -142,6 +145,8 @@ def workbook(table: pl.DataFrame, assumptions: dict[str, Any], lang: str) -> byt
         wa.write_string(r, 1, v)
     wa.set_column(0, 0, 34)
     wa.set_column(1, 1, 90)
+    if more_sheets is not None:
+        more_sheets(wb, {"head": head, "money": money_fmt, "count": count_fmt})
     wb.close()
     return buf.getvalue()
 
