@@ -231,7 +231,7 @@ def project_file(
                                 str(side) if side else None, day)
     summary.valuation_date = v_date
     summary.valuation_extras = bool(has_status or claims is not None or dims or sensitivity
-                                    or scale != 1.0 or v_date != day)
+                                    or scale != 1.0 or valuation_date is not None)
     secs = summary.seconds
     sinks: list[Sink] = []
     passing: PopulationPass | None = None
@@ -316,8 +316,8 @@ def project_file(
         summary.totals["payments"] = str(last[h["payments"]])
         info = assumptions_of(summary, r, table, rates, cola_f, rule, horizon_n, blend, has_sex,
                             proj)
-        if summary.valuation_extras:
-            valuation.add_assumptions(info, summary, claims, table, dims, sensitivity)
+        # the claim rule and the method's properties are stated in every run
+        valuation.add_assumptions(info, summary, claims, table, dims, sensitivity)
         summary.assumptions = info
         if out_kind == "xlsx":
             sink = BytesSink(out, overwrite)
