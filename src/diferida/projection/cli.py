@@ -45,8 +45,8 @@ TEXT = {lang: {**catalog(lang)["project_run"], **batch_cli.RUN_TEXT[lang]} for l
                    "(needs diferida[plot]).")
 @click.option("--rules", "rules_name", default=None, metavar="NAME|PATH",
               help=f"Rules to apply: {', '.join(builtin_names())}, or a TOML file.")
-@file_options(as_of_help="Valuation date, also the date the determinations speak for "
-                         "(default: today).",
+@file_options(as_of_help="Date the determinations speak for, and the valuation date "
+                         "unless --valuation-date is given (default: today).",
               lang_help="Language of the headers and messages.")
 def project_cmd(input, output, discount, mortality, improvement, cola, start, horizon,
                 sex_blend, valuation_date, claim_rates, mortality_scale, by, sensitivity,
