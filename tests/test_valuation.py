@@ -13,6 +13,8 @@ import numpy as np
 import polars as pl
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from diferida.cli import main
 from diferida.core import evaluate_frame
@@ -362,3 +364,42 @@ def test_sensitivity_and_by_sheets_in_the_workbook(tmp_path):
     assert down["pv_0.005"][0] is None and down["pv_0.04"][0] > grid["pv_0.04"][0]
     by = pl.read_excel(out, sheet_name="by")
     assert by["age_band"].to_list()[:-1] == ["50-54", "60-64", "75-79"]
+
+
+# ----------------------------------------- survival computed once per birth month
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from([1940, 1952, 1968, 1975]), st.integers(1, 12),
+                          st.sampled_from([1, 2, 15, 28, 29, 30, 31]),
+                          st.integers(0, 365 * 30)), min_size=2, max_size=6))
+def test_members_of_one_birth_month_match_a_loop_day_by_day(rows):
+    # the survival of a birth month's key plus (day - 1) x its slope equals
+    # each member's own exact ages (29 February, the 1st and the 31st included)
+    import calendar
+
+    from diferida.projection import Assumptions, Members, project
+    from diferida.projection.engine import day_number
+
+    from .projection_helpers import gompertz_q
+
+    births = []
+    for y, m, d, _ in rows:
+        d = min(d, calendar.monthrange(y, m)[1])
+        births.append(date(y, m, d))
+    starts = [date.fromordinal(b.toordinal() + 55 * 365 + w) for b, (*_, w) in
+              zip(births, rows, strict=True)]
+    members = Members(np.array([day_number(b) for b in births]),
+                      np.array([day_number(s) for s in starts]),
+                      np.full(len(births), 100_000), np.ones(len(births), dtype=np.int8),
+                      np.zeros(len(births), dtype=np.int8))
+    v = date(2026, 11, 29)
+    p = project(members, Assumptions(v, [0.04], gompertz_table(before_scale=0.6), horizon=40),
+                per_member=True)
+    for i, (b, s) in enumerate(zip(births, starts, strict=True)):
+        ref = reference(b, s, 100_000, v, gompertz_q("M", 0.6), gompertz_q("M"), rate=0.04,
+                        horizon=40)
+        assert p.member_payments[i] == pytest.approx(sum(x[0] for x in ref.values()),
+                                                     rel=1e-9, abs=1e-6)
+        assert p.member_pv[0][i] == pytest.approx(sum(x[1] for x in ref.values()),
+                                                  rel=1e-9, abs=1e-6)

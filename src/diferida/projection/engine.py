@@ -46,7 +46,7 @@ from .mortality import AGES, KINDS, MAX_AGE, SEXES, MortalityTable
 
 DAYS_PER_YEAR = 365.25  # the discount's year: t = days / 365.25
 FEMALE, MALE, UNKNOWN = 0, 1, -1
-KEY_BLOCK_CELLS = 8_000_000  # keys x months held at once (x (rates + 2) float64 arrays)
+KEY_BLOCK_CELLS = 4_000_000  # keys x months held at once (x 2 (rates + 2) float64 arrays)
 RECORD_BLOCK_CELLS = 2_000_000  # member records x fiscal years held at once
 _EPOCH = date(1970, 1, 1)
 
@@ -316,16 +316,24 @@ def project(members: Members, a: Assumptions, per_member: bool = True,
         keep = rec_weight > 0
         rec_member, rec_sex, rec_weight = rec_member[keep], rec_sex[keep], rec_weight[keep]
 
+    # the survival of a key (birth month, sex, table kind) is computed once;
+    # a member born on day d of the month differs from the one born on the
+    # 1st by (d - 1) x B (see _survival); a 29 February birth is a key of its own
     if a.table.none:
         keys = np.zeros(len(rec_member), dtype=np.int64)
         key_values = np.zeros(1, dtype=np.int64)
+        offset = np.zeros(len(rec_member))
     else:
         rec_kind = members.kind[rec_member].astype(np.int64)
-        composite = birth[rec_member] * 4 + rec_sex * 2 + rec_kind
+        rm, rd = bm[rec_member], bd[rec_member]
+        feb29 = (rm == 2) & (rd == 29)
+        anchor = np.where(feb29, birth[rec_member], birth[rec_member] - (rd - 1))
+        offset = np.where(feb29, 0, rd - 1).astype(np.float64)
+        composite = anchor * 4 + rec_sex * 2 + rec_kind
         key_values, keys = np.unique(composite, return_inverse=True)
     order = np.argsort(keys, kind="stable")
-    rec_member, rec_sex, rec_weight, keys = (rec_member[order], rec_sex[order],
-                                             rec_weight[order], keys[order])
+    rec_member, rec_sex, rec_weight, keys, offset = (
+        rec_member[order], rec_sex[order], rec_weight[order], keys[order], offset[order])
 
     per_key = max(1, KEY_BLOCK_CELLS // (n_months + 1))
     bounds = np.searchsorted(keys, np.arange(0, len(key_values) + per_key, per_key))
@@ -339,25 +347,48 @@ def project(members: Members, a: Assumptions, per_member: bool = True,
         members_here = rec_member[r0:r1]
         if a.table.none:
             surv = np.ones((1, n_months))
+            slope = np.zeros((1, n_months))
             factor = np.ones(r1 - r0)
         else:
-            surv, factor = _survival(a.table, block_keys, members_here, local, birth, by, bm,
-                                     bd, switch, v_day, month_days[:n_months])
-        cum = np.zeros((n_rates + 1, len(block_keys), n_months + 1))
-        np.cumsum(surv[None, :, :] * discount[:, None, :], axis=2, out=cum[:, :, 1:])
+            surv, slope, factor = _survival(a.table, block_keys, members_here, local, by, bm,
+                                            bd, switch, v_day, month_days[:n_months])
+        cum = np.zeros((2, n_rates + 1, len(block_keys), n_months + 1))
+        for j, series in enumerate((surv, slope)):
+            np.cumsum(series[None, :, :] * discount[:, None, :], axis=2, out=cum[j, :, :, 1:])
         weight = factor * rec_weight[r0:r1]
-        _accumulate(cum, surv, local, members_here, weight, s, e, ks, ke, fy_first, fy_last,
-                    members.monthly_cents, a.cola, in_pay, payments, pv, member_pay,
-                    member_pv, per_member, owner)
+        _accumulate(cum, surv, slope, local, offset[r0:r1], members_here, weight, s, e, ks,
+                    ke, fy_first, fy_last, members.monthly_cents, a.cola, in_pay, payments, pv,
+                    member_pay, member_pv, per_member, owner)
         if progress is not None:
             progress(r1, len(keys))
     return Projection(fys, starts, in_pay, payments, pv, first_payment, member_pay, member_pv)
 
 
+def anchor_age(kby: np.ndarray, kbm: np.ndarray, days: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For a person born on the 1st of month kbm of year kby, at each payment
+    date (a 1st): (x, f, D) with the birthday of that day not yet counted
+    (f in (0, 1]: at the birthday x - 1 and f = 1, the same survival under
+    UDD), D the days from the last birthday before the day to the next. A
+    person born on day d >= 2 of the same month has, on a 1st, the same x
+    and D and f - (d - 1) / D (for any month but 29 February, D does not
+    depend on the day: each year's 29 February falls on the same side of
+    the birthdays of one month)."""
+    y, m, _ = civil_from_days(days)
+    x = y[None, :] - kby[:, None] - (m[None, :] <= kbm[:, None])
+    last = days_from_civil(kby[:, None] + x, kbm[:, None], 1)
+    nxt = days_from_civil(kby[:, None] + x + 1, kbm[:, None], 1)
+    span = nxt - last
+    return x, (days[None, :] - last) / span, span
+
+
 def _survival(table: MortalityTable, block_keys: np.ndarray, rec_member: np.ndarray,
-              local: np.ndarray, birth: np.ndarray, by, bm, bd, switch: np.ndarray,
-              v_day: int, month_days: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(S_a of each key at each payment date [keys, months], C of each record)."""
+              local: np.ndarray, by, bm, bd, switch: np.ndarray, v_day: int,
+              month_days: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(A, B, C): the after-start survival of a member of each key (born on
+    the key's day, or on day 1 + k of its month) at each payment date is
+    A + k B [keys, months]: S(x + f) = S(x) (1 - f q_x), linear in f, and f
+    linear in the birth day (anchor_age); C is each record's constant."""
     k_birth = block_keys // 4
     k_sex = (block_keys // 2) % 2
     k_kind = block_keys % 2
@@ -379,12 +410,18 @@ def _survival(table: MortalityTable, block_keys: np.ndarray, rec_member: np.ndar
         return surv_int[phase][rows, x] * (1.0 - f * q[phase][rows, x])
 
     # the after-start survival of each key at each payment date
-    x, f = grid_age(kby, kbm, kbd, month_days)
+    feb29 = (kbm == 2) & (kbd == 29)
+    x, f, span = anchor_age(kby, kbm, month_days)
+    if feb29.any():  # a key of its own, computed at its own exact ages
+        x[feb29], f[feb29] = grid_age(kby[feb29], kbm[feb29], kbd[feb29], month_days)
     rows = np.broadcast_to(np.arange(len(block_keys))[:, None], x.shape)
     over = x > MAX_AGE
     x = np.where(over, MAX_AGE, x)
     f = np.where(over, 0.0, f)
+    x = np.maximum(x, 0)
     surv = at("after", rows, x, f)
+    slope = np.where(over | feb29[:, None], 0.0,
+                     surv_int["after"][rows, x] * q["after"][rows, x] / span)
     # each record's constant: S_b(a_w) / S_b(a_V) / S_a(a_w)
     rb, rm, rd = by[rec_member], bm[rec_member], bd[rec_member]
     xv, fv = exact_age(rb, rm, rd, np.full(len(rec_member), v_day))
@@ -393,14 +430,16 @@ def _survival(table: MortalityTable, block_keys: np.ndarray, rec_member: np.ndar
         at("after", local, xw, fw)
     with np.errstate(divide="ignore", invalid="ignore"):
         factor = np.where((sb_v > 0) & (sa_w > 0), sb_w / sb_v / sa_w, 0.0)
-    return surv, factor
+    return surv, slope, factor
 
 
-def _accumulate(cum, surv, local, rec_member, weight, s, e, ks, ke, fy_first, fy_last,
-                monthly, cola, in_pay, payments, pv, member_pay, member_pv,
+def _accumulate(cum, surv, slope, local, offset, rec_member, weight, s, e, ks, ke, fy_first,
+                fy_last, monthly, cola, in_pay, payments, pv, member_pay, member_pv,
                 per_member, owner) -> None:
-    """Add the records' expected payments to the fiscal-year totals (and the members')."""
-    n_rates = cum.shape[0] - 1
+    """Add the records' expected payments to the fiscal-year totals (and the
+    members'): for each, sums over its months of (A + offset B) x discount,
+    as differences of the key's cumulative sums."""
+    n_rates = cum.shape[1] - 1
     rs, re_, rks, rke = s[rec_member], e[rec_member], ks[rec_member], ke[rec_member]
     spans = rke - rks + 1
     width_max = int(spans.max())
@@ -421,12 +460,16 @@ def _accumulate(cum, surv, local, rec_member, weight, s, e, ks, ke, fy_first, fy
         k_flat = kk[valid]
         june = fy_last[kk]
         paid_june = valid & (june >= rs[sl, None]) & (june <= re_[sl, None])
-        alive = np.where(paid_june, surv[rows, np.minimum(june, surv.shape[1] - 1)], 0.0)
+        at_june = np.minimum(june, surv.shape[1] - 1)
+        alive = np.where(paid_june, surv[rows, at_june]
+                         + offset[sl, None] * slope[rows, at_june], 0.0)
         in_pay += np.bincount(k_flat, weights=(alive * weight[sl, None])[valid],
                               minlength=len(in_pay))[:len(in_pay)]
+        off = offset[sl, None]
         for i in range(n_rates + 1):
-            c = cum[i]
-            value = np.where(valid, (c[rows, hi] - c[rows, lo]) * w, 0.0)
+            ca, cb = cum[0, i], cum[1, i]
+            value = np.where(valid, ((ca[rows, hi] - ca[rows, lo])
+                                     + off * (cb[rows, hi] - cb[rows, lo])) * w, 0.0)
             totals = np.bincount(k_flat, weights=value[valid], minlength=len(payments))
             if i == 0:
                 payments += totals[:len(payments)]
