@@ -403,3 +403,36 @@ def test_members_of_one_birth_month_match_a_loop_day_by_day(rows):
                                                      rel=1e-9, abs=1e-6)
         assert p.member_pv[0][i] == pytest.approx(sum(x[1] for x in ref.values()),
                                                   rel=1e-9, abs=1e-6)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.dates(date(1930, 1, 1), date(1990, 12, 31)),
+                          st.integers(-365 * 20, 365 * 30), st.integers(1, 500_000),
+                          st.sampled_from([-1, 0, 1]), st.sampled_from([0, 1]),
+                          st.sampled_from([1.0, 0.25])), min_size=1, max_size=12),
+       st.sampled_from([None, 3, 30]), st.sampled_from(["0", "0.02"]),
+       st.sampled_from(["gompertz", "none"]))
+def test_totals_by_key_equal_the_sums_member_by_member(rows, horizon, cola, mortality):
+    # the fiscal-year totals alone (added up per key) and with each member's
+    # values (member by member) are the same sums
+    from fractions import Fraction
+
+    from diferida.projection import Assumptions, Members, project
+    from diferida.projection.engine import day_number
+    from diferida.projection.mortality import no_mortality
+
+    v = date(2026, 11, 29)
+    members = Members(
+        np.array([day_number(b) for b, *_ in rows]),
+        np.array([day_number(v) + d for _, d, *_ in rows]),
+        np.array([c for _, _, c, *_ in rows]),
+        np.array([x[3] for x in rows], dtype=np.int8),
+        np.array([x[4] for x in rows], dtype=np.int8),
+        weight=np.array([x[5] for x in rows]),
+        in_pay=np.array([i % 2 == 0 for i in range(len(rows))]))
+    table = gompertz_table(before_scale=0.6) if mortality == "gompertz" else no_mortality()
+    a = Assumptions(v, [0.0, 0.04], table, Fraction(cola), horizon, 0.3)
+    one, many = project(members, a, per_member=False), project(members, a, per_member=True)
+    for got, want in ((one.payments, many.payments), (one.pv, many.pv),
+                      (one.in_pay, many.in_pay), (one.starts, many.starts)):
+        np.testing.assert_allclose(got, want, rtol=1e-11, atol=1e-6)

@@ -319,9 +319,8 @@ def project(members: Members, a: Assumptions, per_member: bool = True,
     # the survival of a key (birth month, sex, table kind) is computed once;
     # a member born on day d of the month differs from the one born on the
     # 1st by (d - 1) x B (see _survival); a 29 February birth is a key of its own
-    if a.table.none:
-        keys = np.zeros(len(rec_member), dtype=np.int64)
-        key_values = np.zeros(1, dtype=np.int64)
+    if a.table.none:  # everyone survives: a key is a last payment month
+        key_values, keys = np.unique(e[rec_member], return_inverse=True)
         offset = np.zeros(len(rec_member))
     else:
         rec_kind = members.kind[rec_member].astype(np.int64)
@@ -346,8 +345,8 @@ def project(members: Members, a: Assumptions, per_member: bool = True,
         local = keys[r0:r1] - k0
         members_here = rec_member[r0:r1]
         if a.table.none:
-            surv = np.ones((1, n_months))
-            slope = np.zeros((1, n_months))
+            surv = np.ones((len(block_keys), n_months))
+            slope = np.zeros((len(block_keys), n_months))
             factor = np.ones(r1 - r0)
         else:
             surv, slope, factor = _survival(a.table, block_keys, members_here, local, by, bm,
@@ -356,9 +355,14 @@ def project(members: Members, a: Assumptions, per_member: bool = True,
         for j, series in enumerate((surv, slope)):
             np.cumsum(series[None, :, :] * discount[:, None, :], axis=2, out=cum[j, :, :, 1:])
         weight = factor * rec_weight[r0:r1]
-        _accumulate(cum, surv, slope, local, offset[r0:r1], members_here, weight, s, e, ks,
-                    ke, fy_first, fy_last, members.monthly_cents, a.cola, in_pay, payments, pv,
-                    member_pay, member_pv, per_member, owner)
+        if per_member:
+            _accumulate(cum, surv, slope, local, offset[r0:r1], members_here, weight, s, e,
+                        ks, ke, fy_first, fy_last, members.monthly_cents, a.cola, in_pay,
+                        payments, pv, member_pay, member_pv, per_member, owner)
+        else:
+            _accumulate_by_key(cum, surv, slope, local, offset[r0:r1], members_here, weight,
+                               s, e, ks, ke, fy_first, fy_last, members.monthly_cents, a.cola,
+                               in_pay, payments, pv)
         if progress is not None:
             progress(r1, len(keys))
     return Projection(fys, starts, in_pay, payments, pv, first_payment, member_pay, member_pv)
@@ -431,6 +435,78 @@ def _survival(table: MortalityTable, block_keys: np.ndarray, rec_member: np.ndar
     with np.errstate(divide="ignore", invalid="ignore"):
         factor = np.where((sb_v > 0) & (sa_w > 0), sb_w / sb_v / sa_w, 0.0)
     return surv, slope, factor
+
+
+def _accumulate_by_key(cum, surv, slope, local, offset, rec_member, weight, s, e, ks, ke,
+                       fy_first, fy_last, monthly, cola, in_pay, payments, pv) -> None:
+    """The fiscal-year totals alone (no member's own values): the same sums
+    as `_accumulate`, arranged so that the work per member does not grow
+    with the number of rates. A key's last payment month `e` is the same
+    for all its members (the month of age MAX_AGE, or the horizon's last
+    June), so for every fiscal year after a member's first the months paid
+    are the key's: the year's sums of (A, B) x discount are computed once
+    per key (G), and the members' amounts are added up per key and year
+    (W) before they are multiplied. The first year, which starts at the
+    member's own month, is added member by member."""
+    n_keys, n_fy = cum.shape[2], len(payments)
+    n_rates = cum.shape[1] - 1
+    rs, re_, rks, rke = s[rec_member], e[rec_member], ks[rec_member], ke[rec_member]
+    # the key's last month and year (any member's: they are equal)
+    key_e = np.zeros(n_keys, dtype=np.int64)
+    key_e[local] = re_
+    key_ke = np.zeros(n_keys, dtype=np.int64)
+    key_ke[local] = rke
+    k_all = np.arange(n_fy)
+    lo_k = np.broadcast_to(fy_first[None, :], (n_keys, n_fy))
+    hi_k = np.minimum(key_e[:, None], fy_last[None, :]) + 1
+    hi_k = np.maximum(hi_k, lo_k)
+    rows = np.arange(n_keys)[:, None]
+    # G[j, i, key, k]: sum over the key's months of year k of series j x discount i
+    g = cum[:, :, rows, hi_k] - cum[:, :, rows, lo_k]
+    # W[j, key, k]: sum over the key's members paid in year k (after their
+    # first) of weight x (1, offset) x the year's amount
+    w_sum = np.zeros((2, n_keys * n_fy))
+    spans = rke - rks  # the years after the first
+    width_max = int(spans.max(initial=0))
+    if width_max > 0:
+        step = max(1, RECORD_BLOCK_CELLS // (width_max + 1))
+        for lo_r in range(0, len(rec_member), step):
+            sl = slice(lo_r, lo_r + step)
+            width = int(spans[sl].max(initial=0))
+            if width == 0:
+                continue
+            amounts = cola_amounts(monthly[rec_member[sl]], width + 1, cola)[:, 1:]
+            j = np.arange(1, width + 1)[None, :]
+            valid = j <= spans[sl, None]
+            cell = (local[sl, None] * n_fy + rks[sl, None] + j)[valid]
+            base = (weight[sl, None] * amounts)[valid]
+            w_sum[0] += np.bincount(cell, weights=base, minlength=n_keys * n_fy)
+            w_sum[1] += np.bincount(cell, weights=(base.reshape(-1) * np.broadcast_to(
+                offset[sl, None], valid.shape)[valid]), minlength=n_keys * n_fy)
+    w_sum = w_sum.reshape(2, n_keys, n_fy)
+    for i in range(n_rates + 1):
+        year = (g[0, i] * w_sum[0] + g[1, i] * w_sum[1]).sum(axis=0)
+        # the first year of each member, from its own first month
+        hi = np.minimum(re_, fy_last[rks]) + 1
+        first = ((cum[0, i, local, hi] - cum[0, i, local, rs])
+                 + offset * (cum[1, i, local, hi] - cum[1, i, local, rs])) * weight \
+            * monthly[rec_member]
+        year += np.bincount(rks, weights=first, minlength=n_fy)[:n_fy]
+        if i == 0:
+            payments += year
+        else:
+            pv[i - 1] += year
+    # expected members paid on each 1 June: a member counts from its first
+    # year to the key's last, in that last year only when it ends in June
+    count = np.zeros((2, n_keys * n_fy))
+    count[0] = np.bincount(local * n_fy + rks, weights=weight, minlength=n_keys * n_fy)
+    count[1] = np.bincount(local * n_fy + rks, weights=weight * offset,
+                           minlength=n_keys * n_fy)
+    count = np.cumsum(count.reshape(2, n_keys, n_fy), axis=2)
+    june = np.minimum(fy_last, surv.shape[1] - 1)
+    paid_june = (k_all[None, :] <= key_ke[:, None]) & (fy_last[None, :] <= key_e[:, None])
+    alive = surv[:, june] * count[0] + slope[:, june] * count[1]
+    in_pay += np.where(paid_june, alive, 0.0).sum(axis=0)
 
 
 def _accumulate(cum, surv, slope, local, offset, rec_member, weight, s, e, ks, ke, fy_first,
