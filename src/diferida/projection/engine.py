@@ -279,7 +279,8 @@ def project(members: Members, a: Assumptions, per_member: bool = True,
         new &= ~members.in_pay.astype(bool)
     counted = np.bincount(ks[new], weights=entry_weight[new], minlength=n_fy)[:n_fy]
     whole = np.round(counted)
-    starts = whole.astype(np.int64) if np.array_equal(whole, counted) else counted
+    # expected starts (claim rates) to the hundredth of a member
+    starts = whole.astype(np.int64) if np.array_equal(whole, counted) else np.round(counted, 2)
     in_pay = np.zeros(n_fy)
     payments = np.zeros(n_fy)
     pv = np.zeros((n_rates, n_fy))

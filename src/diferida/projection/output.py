@@ -39,7 +39,8 @@ def table_frame(p: Projection, labels: list[str], lang: str) -> pl.DataFrame:
     names = [f"{h['fy']}{y}" for y in p.fiscal_years] + [h["total"]]
     cols: dict[str, pl.Series] = {
         h["fiscal_year"]: pl.Series(h["fiscal_year"], names, dtype=pl.String),
-        h["starts"]: pl.Series(h["starts"], [*p.starts.tolist(), p.starts.sum().item()],
+        h["starts"]: pl.Series(h["starts"],
+                               [*p.starts.tolist(), np.round(p.starts.sum(), 2).item()],
                                dtype=pl.Int64 if p.starts.dtype.kind == "i" else pl.Float64),
         h["members_in_pay"]: pl.Series(h["members_in_pay"],
                                        [*np.round(p.in_pay, 2).tolist(), None],
