@@ -14,7 +14,8 @@ from xml.etree import ElementTree as ET
 NS = {"m": "http://schemas.openxmlformats.org/spreadsheetml/2006/main",
       "r": "http://schemas.openxmlformats.org/officeDocument/2006/relationships"}
 REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
-NUMBER_TEXT = re.compile(r"^-?[0-9][0-9,]*(\.[0-9]+)?$")
+# a count or an amount written as text ("4", "1,234.50"); not a code such as route "19.2"
+NUMBER_TEXT = re.compile(r"^-?([0-9]{1,3}(,[0-9]{3})+|[0-9]+)(\.[0-9]{2})?$")
 
 
 def _sheet_files(z: zipfile.ZipFile) -> dict[str, str]:

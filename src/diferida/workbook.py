@@ -20,7 +20,7 @@ from typing import Any
 
 import polars as pl
 
-from .i18n import catalog
+from .i18n import catalog, fmt_date
 
 MONEY = "#,##0.00"
 COUNT = "#,##0"
@@ -69,6 +69,7 @@ class Book:
         self.bold_money = f({"num_format": MONEY, "bold": True, "top": 1})
         self.bold_count = f({"num_format": COUNT, "bold": True, "top": 1})
         self.bold_ratio = f({"num_format": RATIO, "bold": True, "top": 1})
+        self.key = f({"font_color": "#666666", "valign": "top"})
         self.section = f({"bold": True, "font_size": 12, "bottom": 1})
         self.money_top = f({"num_format": MONEY, "valign": "top", "align": "left"})
         self.count_top = f({"num_format": COUNT, "valign": "top", "align": "left"})
@@ -138,13 +139,20 @@ class Book:
                             (self.wrap if len(text) > wrap_over else None))
 
     def pairs(self, name: str, heads: tuple[str, str], rows: list[tuple[str, Any]],
-              *, label_width: int = 40, value_width: int = 100) -> Any:
+              *, label_width: int = 40, value_width: int = 100,
+              keys: list[str] | None = None, key_head: str = "") -> Any:
         """A two-column sheet (what, its value): the label in bold, the
         value wrapped to the column's width; numbers and dates as such. A
-        row whose value is None is a section heading."""
+        row whose value is None is a section heading. `keys`: a third
+        column with each row's machine-readable name."""
         ws = self.wb.add_worksheet(name)
         ws.write_string(0, 0, heads[0], self.head)
         ws.write_string(0, 1, heads[1], self.head)
+        if keys is not None:
+            ws.write_string(0, 2, key_head, self.head)
+            for r, k in enumerate(keys, start=1):
+                ws.write_string(r, 2, k, self.key)
+            ws.set_column(2, 2, max(12, *(len(k) + 2 for k in keys)))
         for r, (label, v) in enumerate(rows, start=1):
             if v is None:
                 ws.write_string(r, 0, label, self.section)
@@ -175,12 +183,13 @@ class Book:
         return ws
 
     def chart_sheet(self, name: str, chart: Any, note: str | None = None) -> Any:
-        """A sheet of its own for a chart, fitted whole to one landscape page."""
+        """A sheet of its own for a chart, fitted whole to one landscape
+        page, with a line of text under it (`note`, or the report's title:
+        a sheet with no cell would stop a program reading every sheet)."""
         ws = self.wb.add_worksheet(name)
         chart.set_size(CHART_SIZE)
         ws.insert_chart(0, 0, chart, {"object_position": 3})
-        if note:
-            ws.write_string(37, 0, note)
+        ws.write_string(37, 0, note or self.title)
         self.printed(ws, header_row=None, rows_tall=1)
         ws.hide_gridlines(2)
         return ws
@@ -206,6 +215,14 @@ def fit_width(frame: pl.DataFrame, col: str, cap: int = 60) -> int:
     else:
         longest = 8
     return max(8, min(cap, max(head, longest + 2)))
+
+
+def partial_note(fy_label: str, end_year: int, valuation: date, lang: str) -> str | None:
+    """"FY2027 is a partial year: ..." when the valuation date is not 1 July."""
+    if valuation <= date(end_year - 1, 7, 1):
+        return None
+    return words(lang)["partial_note"].format(fy=fy_label, start=fmt_date(valuation, lang),
+                                              end=fmt_date(date(end_year, 6, 30), lang))
 
 
 def fiscal_period(end_year: int, valuation: date, lang: str) -> str:

@@ -90,7 +90,7 @@ def workbook(table: pl.DataFrame, assumptions: dict[str, Any], lang: str) -> byt
     labelled when partial), a native column chart of payments by fiscal
     year on a page of its own, and the assumptions in words; laid out to
     print (diferida/workbook.py)."""
-    from ..workbook import Book, fiscal_period
+    from ..workbook import Book, fiscal_period, partial_note
     from .statement import rules_text, statement
 
     h = HEADERS[lang]
@@ -124,12 +124,8 @@ def workbook(table: pl.DataFrame, assumptions: dict[str, Any], lang: str) -> byt
                           "interval_unit": max(1, last // 30)})
         chart.set_y_axis({"name": h["chart_y"], "num_format": "#,##0"})
         chart.set_legend({"none": True})
-        note = None
-        if valuation > date(years[0] - 1, 7, 1):
-            note = w["partial_note"].format(fy=f"{h['fy']}{years[0]}",
-                                            start=fmt_date(valuation, lang),
-                                            end=fmt_date(date(years[0], 6, 30), lang))
-        book.chart_sheet(w["chart_sheet"], chart, note)
+        book.chart_sheet(w["chart_sheet"], chart,
+                         partial_note(f"{h['fy']}{years[0]}", years[0], valuation, lang))
     book.pairs(h["assumptions"], (w["item"], w["value"]), statement(assumptions, lang))
     return book.data()
 
