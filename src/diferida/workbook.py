@@ -69,6 +69,7 @@ class Book:
         self.bold_money = f({"num_format": MONEY, "bold": True, "top": 1})
         self.bold_count = f({"num_format": COUNT, "bold": True, "top": 1})
         self.bold_ratio = f({"num_format": RATIO, "bold": True, "top": 1})
+        self.percent = f({"num_format": "0.0%"})
         self.key = f({"font_color": "#666666", "valign": "top"})
         self.section = f({"bold": True, "font_size": 12, "bottom": 1})
         self.money_top = f({"num_format": MONEY, "valign": "top", "align": "left"})
@@ -96,7 +97,8 @@ class Book:
     # ---- sheets ----------------------------------------------------------------
 
     def table(self, name: str, frame: pl.DataFrame, *, total_last: bool = False,
-              widths: dict[str, int] | None = None, wrap_over: int = 60) -> Any:
+              widths: dict[str, int] | None = None, wrap_over: int = 60,
+              percent: tuple[str, ...] = ()) -> Any:
         """A sheet holding `frame`: its header in row 1, each value by its
         type (Decimal money, integers counts, floats two decimals, dates,
         text as text, never a formula); the last row in bold when it is a
@@ -110,7 +112,10 @@ class Book:
         for r, row in enumerate(frame.iter_rows(), start=1):
             total = total_last and r == last
             for c, v in enumerate(row):
-                self.cell(ws, r, c, v, kinds[c], total, wrap_over)
+                if cols[c] in percent and v is not None:
+                    ws.write_number(r, c, v, self.percent)
+                else:
+                    self.cell(ws, r, c, v, kinds[c], total, wrap_over)
         for c, col in enumerate(cols):
             ws.set_column(c, c, (widths or {}).get(col) or fit_width(frame, col, wrap_over))
         ws.freeze_panes(1, 1 if cols and kinds[0] == pl.String else 0)
