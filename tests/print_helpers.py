@@ -64,10 +64,13 @@ def page_setup(path: Path, sheet: str) -> dict[str, str]:
     return out
 
 
-def numbers_as_text(path: Path) -> list[tuple[str, str, str]]:
-    """Text cells that read as a number ("4", "1,234.50"): (sheet, cell, text)."""
+def numbers_as_text(path: Path, allow: tuple[str, ...] = ()) -> list[tuple[str, str, str]]:
+    """Text cells that read as a number ("4", "1,234.50"): (sheet, cell, text);
+    `allow`: sheets whose text is meant (a field's value as a file wrote it)."""
     bad = []
     for name in sheet_names(path):
+        if name in allow:
+            continue
         for ref, (kind, v) in cells(path, name).items():
             if kind == "s" and NUMBER_TEXT.match(v.strip()):
                 bad.append((name, ref, v))

@@ -98,7 +98,7 @@ class Book:
 
     def table(self, name: str, frame: pl.DataFrame, *, total_last: bool = False,
               widths: dict[str, int] | None = None, wrap_over: int = 60,
-              percent: tuple[str, ...] = ()) -> Any:
+              percent: tuple[str, ...] = (), plain: tuple[str, ...] = ()) -> Any:
         """A sheet holding `frame`: its header in row 1, each value by its
         type (Decimal money, integers counts, floats two decimals, dates,
         text as text, never a formula); the last row in bold when it is a
@@ -114,6 +114,8 @@ class Book:
             for c, v in enumerate(row):
                 if cols[c] in percent and v is not None:
                     ws.write_number(r, c, v, self.percent)
+                elif cols[c] in plain and v is not None:
+                    ws.write_number(r, c, v)
                 else:
                     self.cell(ws, r, c, v, kinds[c], total, wrap_over)
         for c, col in enumerate(cols):

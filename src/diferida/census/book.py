@@ -48,7 +48,8 @@ def outlier_frame(review: Review, lang: str) -> pl.DataFrame:
     w = words(lang)
     return review.outliers.with_columns(
         pl.struct("check", "limit").map_elements(
-            lambda x: w["checks"][x["check"]].format(limit=x["limit"]),
+            lambda x: w["checks"][x["check"]].format(limit=f"{x['limit']:,.2f}".rstrip("0")
+                                                     .rstrip(".")),
             return_dtype=pl.String).alias("check"))
 
 
@@ -124,16 +125,18 @@ def workbook(review: Review, summary, rules: Rules, lang: str) -> bytes:
     charts.hide_gridlines(2)
 
     pct = (cols["share"],)
+    rows = (cols["row"], cols["prior_row"])  # a row's number, not a quantity: no separator
     book.table(sh["backlog"], named(review.backlog, lang), percent=pct)
-    book.table(sh["backlog_members"], named(review.backlog_members, lang))
+    book.table(sh["backlog_members"], named(review.backlog_members, lang), plain=rows)
     book.table(sh["outliers"], named(outlier_frame(review, lang), lang), widths={
-        cols["check"]: 60})
+        cols["check"]: 60}, plain=rows)
     book.pairs(sh["thresholds"], (cols["check"], cols["reason"]), threshold_rows(lang),
                label_width=60, value_width=90)
     if review.joiners is not None:
-        book.table(sh["joiners"], named(review.joiners, lang))
-        book.table(sh["leavers"], named(review.leavers, lang))
+        book.table(sh["joiners"], named(review.joiners, lang), plain=rows)
+        book.table(sh["leavers"], named(review.leavers, lang), plain=rows)
         fields = w["fields"]
         book.table(sh["changes"], named(review.changes.with_columns(
-            pl.col("field").replace_strict(dict(fields), return_dtype=pl.String)), lang))
+            pl.col("field").replace_strict(dict(fields), return_dtype=pl.String)), lang),
+            plain=rows)
     return book.data()

@@ -200,23 +200,22 @@ def review(members: pl.DataFrame, day: date, rules: Rules, lang: str, has_status
     k = float(o["pay"]["iqr_factor"])
     lo, hi = q1 - k * (q3 - q1), q3 + k * (q3 - q1)
     tol = float(o["service_over_span"]["tolerance_years"])
+    # (check, condition, the value measured, the limit it passed), all numbers
     checks = [
-        ("age_over", pl.col("age") > o["age_over"]["years"], pl.col("age").cast(pl.String),
-         str(o["age_over"]["years"])),
+        ("age_over", pl.col("age") > o["age_over"]["years"], pl.col("age"),
+         pl.lit(o["age_over"]["years"])),
         ("unclaimed", (pl.col("years_since_eligibility") >= o["unclaimed"]["years"])
-         & (pl.col(STATUS_COLUMN) == "deferred"),
-         pl.col("years_since_eligibility").cast(pl.String), str(o["unclaimed"]["years"])),
-        ("pay_high", pl.col("pay") > hi, pl.col("average_compensation").cast(pl.String),
-         f"{hi:,.2f}"),
-        ("pay_low", pl.col("pay") < lo, pl.col("average_compensation").cast(pl.String),
-         f"{lo:,.2f}"),
-        ("service_over_span", pl.col("service") > pl.col("span") + tol,
-         pl.format("{} > {}", pl.col("creditable_service_years").cast(pl.String),
-                   pl.col("span").round(2).cast(pl.String)), f"+{tol:g}"),
+         & (pl.col(STATUS_COLUMN) == "deferred"), pl.col("years_since_eligibility"),
+         pl.lit(o["unclaimed"]["years"])),
+        ("pay_high", pl.col("pay") > hi, pl.col("pay"), pl.lit(round(hi, 2))),
+        ("pay_low", pl.col("pay") < lo, pl.col("pay"), pl.lit(round(lo, 2))),
+        ("service_over_span", pl.col("service") > pl.col("span") + tol, pl.col("service"),
+         (pl.col("span") + tol).round(2)),
     ]
     found = [m.filter(cond.fill_null(False)).select(
-        "row", "participant_id", pl.lit(key).alias("check"), value.alias("value"),
-        pl.lit(limit).alias("limit")) for key, cond, value, limit in checks]
+        "row", "participant_id", pl.lit(key).alias("check"),
+        value.cast(pl.Float64).alias("value"), limit.cast(pl.Float64).alias("limit"))
+        for key, cond, value, limit in checks]
     outliers = pl.concat(found).sort(["row", "check"])
 
     r = Review(lang, m.height, has_status, counts, dist, backlog, backlog_members, outliers,

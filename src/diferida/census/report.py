@@ -54,13 +54,19 @@ def _value(v: Any) -> tuple[str, bool]:
 def table(frame: pl.DataFrame, caption: str, lang: str, limit: int | None = None,
           percent: tuple[str, ...] = ()) -> str:
     w = words(lang)
+    plain = (w["columns"]["row"], w["columns"]["prior_row"])  # row numbers: no separator
     shown = frame.head(limit) if limit is not None else frame
     out = [f"<div class=wide><table><caption>{e(caption)}</caption><thead><tr>",
            *[f"<th scope=col>{e(c)}</th>" for c in frame.columns], "</tr></thead><tbody>"]
     for row in shown.iter_rows():
         out.append("<tr>")
         for c, v in zip(frame.columns, row, strict=True):
-            text, num = (f"{v:.1%}", True) if c in percent and v is not None else _value(v)
+            if v is not None and c in percent:
+                text, num = f"{v:.1%}", True
+            elif v is not None and c in plain:
+                text, num = str(v), True
+            else:
+                text, num = _value(v)
             out.append(f"<td{' class=n' if num else ''}>{e(text)}</td>")
         out.append("</tr>")
     if not shown.height:
