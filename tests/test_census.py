@@ -189,7 +189,7 @@ def test_the_command_line(tmp_path):
                                   "--lang", "en", "--strict"])
     assert r.exit_code == 1, r.output  # rows rejected and --strict
     assert "rows read:         23" in r.output
-    assert sheet_names(tmp_path / "c.xlsx")[:3] == ["summary", "distributions", "charts"]
+    assert sheet_names(tmp_path / "c.xlsx")[:3] == ["summary", "distributions", "charts 1"]
     r = CliRunner().invoke(main, ["census", str(src), "--as-of", "2026-11-29"])
     assert r.exit_code == 2 and "--html" in r.output
     assert cells(tmp_path / "c.xlsx", "summary")["B2"] == ("n", str(len(ROWS)))

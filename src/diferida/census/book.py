@@ -14,7 +14,7 @@ from ..rules import Rules
 from ..workbook import Book
 from .profile import Review, words
 
-CHART_ROWS = 19  # rows a chart takes on the charts sheet: two a page
+CHART_ROWS = 19  # rows a chart takes on a charts sheet (two a sheet, a sheet a page)
 
 
 def subtitle(summary, rules: Rules, lang: str) -> str:
@@ -86,8 +86,8 @@ def workbook(review: Review, summary, rules: Rules, lang: str) -> bytes:
     # the distributions, one under the other, each with a chart on the charts sheet
     ws = book.wb.add_worksheet(sh["distributions"])
     cols = w["columns"]
-    charts = book.wb.add_worksheet(sh["charts"])
     r = 0
+    charts = None
     for i, (key, frame) in enumerate(review.distributions.items()):
         ws.write_string(r, 0, dn[key], book.section)
         ws.write_blank(r, 1, None, book.section)
@@ -112,17 +112,16 @@ def workbook(review: Review, summary, rules: Rules, lang: str) -> bytes:
         chart.set_y_axis({"name": cols["members"], "num_format": "#,##0"})
         chart.set_legend({"none": True})
         chart.set_size({"width": 1100, "height": 340})
-        charts.insert_chart(i * CHART_ROWS, 0, chart, {"object_position": 3})
+        if i % 2 == 0:  # two charts a sheet, each sheet fitted whole to one page
+            charts = book.wb.add_worksheet(f"{sh['charts']} {i // 2 + 1}")
+            charts.write_string(2 * CHART_ROWS, 0, book.title)
+            book.printed(charts, header_row=None, rows_tall=1)
+            charts.hide_gridlines(2)
+        charts.insert_chart((i % 2) * CHART_ROWS, 0, chart, {"object_position": 3})
         r = last + 2
     ws.set_column(0, 0, 48)
     ws.set_column(1, 2, 14)
     book.printed(ws, header_row=None)
-    n = len(review.distributions)
-    charts.write_string(((n + 1) // 2) * 2 * CHART_ROWS, 0, book.title)
-    charts.set_h_pagebreaks([k * 2 * CHART_ROWS for k in range(1, (n + 1) // 2)])
-    book.printed(charts, header_row=None)
-    charts.fit_to_pages(1, 0)
-    charts.hide_gridlines(2)
 
     pct = (cols["share"],)
     rows = (cols["row"], cols["prior_row"])  # a row's number, not a quantity: no separator

@@ -28,12 +28,15 @@ th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:
 td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 th{background:#f2f2f2}th[scope=row]{font-weight:normal}
 .wide{overflow-x:auto;max-width:100%}
+.wide td:first-child,.wide th:first-child{position:sticky;left:0;background:#fff}
+.wide thead th:first-child{background:#f2f2f2}
 .bar{display:inline-block;height:.8rem;background:#1f4e79;vertical-align:middle}
 td.b{width:40%;min-width:8rem}
 .note{background:#fff4e5;border-left:4px solid #c55a11;padding:.5rem 1rem}
 .grid{display:flex;flex-wrap:wrap;gap:0 2rem}
 @media print{body{margin:0;max-width:none}.wide{overflow:visible}h2{break-after:avoid}
-table{break-inside:auto}}
+table{break-inside:auto;font-size:.7rem}td.n{white-space:normal}
+.wide td:first-child,.wide th:first-child{position:static}}
 """
 
 
@@ -56,7 +59,8 @@ def table(frame: pl.DataFrame, caption: str, lang: str, limit: int | None = None
     w = words(lang)
     plain = (w["columns"]["row"], w["columns"]["prior_row"])  # row numbers: no separator
     shown = frame.head(limit) if limit is not None else frame
-    out = [f"<div class=wide><table><caption>{e(caption)}</caption><thead><tr>",
+    out = [f"<div class=wide tabindex=0 role=region aria-label=\"{e(caption)}\">"
+           f"<table><caption>{e(caption)}</caption><thead><tr>",
            *[f"<th scope=col>{e(c)}</th>" for c in frame.columns], "</tr></thead><tbody>"]
     for row in shown.iter_rows():
         out.append("<tr>")

@@ -74,9 +74,11 @@ def workbook(tables: dict[str, pl.DataFrame], assumptions: dict[str, Any], summa
             last = frame.height - 1  # rows 1..last are years; the TOTAL row is not charted
             cols = frame.columns
             chart = book.wb.add_chart({"type": "column"})
-            for col, colour in (("payments_a", "#1f4e79"), ("payments_b", "#c55a11")):
+            legend = catalog(lang)["compare_report"]["chart"]["legend"]
+            for col, colour, side, r in (("payments_a", "#1f4e79", "A", a),
+                                         ("payments_b", "#c55a11", "B", b)):
                 c = cols.index(col)
-                chart.add_series({"name": [sheet, 0, c],
+                chart.add_series({"name": legend.format(side=side, name=r.name),
                                   "categories": [sheet, 1, 0, last, 0],
                                   "values": [sheet, 1, c, last, c],
                                   "fill": {"color": colour}, "gap": 40})

@@ -218,8 +218,13 @@ th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:
 td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 th{background:#f2f2f2}th[scope=row]{font-weight:normal}
 .note{background:#fff4e5;border-left:4px solid #c55a11;padding:.5rem 1rem}
-figure{margin:1rem 0}.wide{overflow-x:auto}svg{max-width:100%;height:auto}
-@media print{body{margin:0}h2{break-after:avoid}}
+figure{margin:1rem 0}svg{max-width:100%;height:auto}
+.wide{overflow-x:auto;max-width:100%}
+.wide td:first-child,.wide th:first-child{position:sticky;left:0;background:#fff}
+.wide thead th:first-child{background:#f2f2f2}
+@media print{body{margin:0;max-width:none}h2{break-after:avoid}.wide{overflow:visible}
+table{font-size:.65rem}td.n{white-space:normal}th,td{padding:.1rem .25rem}
+.wide td:first-child,.wide th:first-child{position:static}}
 """
 
 e = html.escape
@@ -237,7 +242,10 @@ def table_html(frame: pl.DataFrame, caption: str, values: Values,
     cols = frame.columns
     heads = [column_label(c, lang) for c in cols]
     shown = frame.head(limit) if limit is not None else frame
-    out = [f"<div class=wide><table><caption>{e(caption)}</caption><thead><tr>",
+    # a table wider than the page scrolls inside its own box (which the
+    # keyboard can reach), its first column kept in view
+    out = [f"<div class=wide tabindex=0 role=region aria-label=\"{e(caption)}\">"
+           f"<table><caption>{e(caption)}</caption><thead><tr>",
            *[f"<th scope=col>{e(h)}</th>" for h in heads], "</tr></thead><tbody>"]
     for row in shown.iter_rows():
         out.append("<tr>")
@@ -379,7 +387,6 @@ def chart_svg(fiscal: pl.DataFrame, summary, assumptions: dict[str, Any], lang: 
 
     matplotlib.use("Agg", force=True)
     from matplotlib.figure import Figure
-    from matplotlib.ticker import FuncFormatter
 
     w = words(lang)["chart"]
     body = fiscal.filter(pl.col("fiscal_year") != "TOTAL")
@@ -405,19 +412,21 @@ def chart_svg(fiscal: pl.DataFrame, summary, assumptions: dict[str, Any], lang: 
         ax.legend(frameon=False, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2)
         ax2.bar(x, d, color=["#2e7d32" if v < 0 else "#b71c1c" for v in d], width=0.75)
         ax2.axhline(0, color="#444444", linewidth=0.8)
-        peak = max([*a, *b, *[abs(v) for v in d]], default=0)
-        millions = peak >= 1e6
-        scale = 1e6 if millions else 1.0
+        # each axis in its own round unit (USD, thousands, millions), ticks at
+        # 1, 2, 2.5 or 5 times a power of ten, written with the decimals they need
+        units = {}
+        for axis, values in ((ax, [*a, *b]), (ax2, d)):
+            units[axis] = round_axis(axis, values)
         for axis in (ax, ax2):
-            axis.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / scale:,.0f}"))
             axis.grid(axis="y", color="#dddddd")
             axis.set_axisbelow(True)
             for side in ("top", "right"):
                 axis.spines[side].set_visible(False)
         step = max(1, len(years) // 20)
         ax2.set_xticks(x[::step], years[::step], rotation=45, ha="right", fontsize=8)
-        ax.set_ylabel(w["y_millions" if millions else "y"])
-        ax2.set_ylabel(w["y_difference_millions" if millions else "y_difference"])
+        suffix = {"": "", "thousands": "_thousands", "millions": "_millions"}
+        ax.set_ylabel(w["y" + suffix[units[ax]]])
+        ax2.set_ylabel(w["y_difference" + suffix[units[ax2]]])
         ax2.set_xlabel(w["x"])
         ax.set_title(w["title"], fontsize=12, pad=24)
         fig.text(0.5, 0.005, subtitle, ha="center", fontsize=8, color="#444444")
@@ -435,6 +444,38 @@ def chart_svg(fiscal: pl.DataFrame, summary, assumptions: dict[str, Any], lang: 
     return (f'{head} role="img" aria-labelledby="chart-title chart-desc">'
             f'<title id="chart-title">{e(w["title"])}</title>'
             f'<desc id="chart-desc">{e(desc)}</desc>{rest}')
+
+
+UNITS = ((1e6, "millions"), (1e3, "thousands"), (1.0, ""))
+
+
+def round_axis(axis, values: list[float]) -> str:
+    """Set the y axis of `axis` to ticks at round values in the unit its
+    largest value calls for; returns the unit ("", "thousands", "millions").
+    A tick is written with the decimals its step needs (0.25, not 0), and
+    zero never as −0."""
+    import math
+
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    peak = max((abs(v) for v in values), default=0.0)
+    scale, unit = next(((s, u) for s, u in UNITS if peak >= s), UNITS[-1])
+    axis.yaxis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]))
+
+    def text(v: float, _pos: int) -> str:
+        ticks = axis.yaxis.get_majorticklocs()
+        steps = [abs(y - x) for x, y in zip(ticks, ticks[1:], strict=False) if y != x]
+        step = min(steps, default=scale) / scale
+        places = 0
+        while places < 6 and abs(step * 10 ** places - round(step * 10 ** places)) > 1e-6:
+            places += 1
+        x = v / scale
+        if abs(x) < 0.5 * 10 ** -places or math.isclose(x, 0.0, abs_tol=1e-12):
+            x = 0.0
+        return f"{x:,.{places}f}".replace("-", "\u2212")
+
+    axis.yaxis.set_major_formatter(FuncFormatter(text))
+    return unit
 
 
 def html_report(tables: dict[str, pl.DataFrame], assumptions: dict[str, Any], summary,
