@@ -70,6 +70,20 @@ def test_every_sheet_prints_landscape_one_page_wide(books, name):
     assert "_xlnm.Print_Titles" in names
 
 
+@pytest.mark.parametrize("mortality", ["none", pytest.param("pub2010", marks=pytest.mark.slow)])
+def test_every_recorded_assumption_is_stated_in_words(members, tmp_path, mortality):
+    from diferida.projection.statement import statement, unstated
+
+    s = project_file(members, tmp_path / "f.csv", discount="0.04", mortality=mortality,
+                     horizon=40, cola="0.015", as_of=AS_OF, lang="es")
+    assert unstated(s.assumptions) == []  # no key left for a reader to decode
+    rows = dict(statement(s.assumptions, "es"))
+    assert rows["Miembros proyectados"] == s.projected  # a count, stored as a number
+    assert rows["Fecha de valoración"] == AS_OF
+    assert "1.5%" in rows["Ajuste por costo de vida"]
+    assert rows["Horizonte"] == "40 años fiscales: el último pago es el de junio de 2066."
+
+
 def test_the_html_axes_read_in_round_units():
     import matplotlib
 
