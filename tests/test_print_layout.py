@@ -90,7 +90,7 @@ def test_the_html_axes_read_in_round_units():
     matplotlib.use("Agg", force=True)
     from matplotlib.figure import Figure
 
-    from diferida.compare.report import round_axis
+    from diferida.axes import round_axis
 
     for values, unit in (([0, -250_000, -980_000, -40_000], "thousands"),
                          ([0, -1_250_000, -3_000, 120_000], "millions"),

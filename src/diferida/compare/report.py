@@ -23,6 +23,7 @@ from typing import Any
 
 import polars as pl
 
+from ..axes import round_axis
 from ..core import codes
 from ..explain import cite, listing, pct, regime_text
 from ..i18n import catalog, fmt_date
@@ -444,38 +445,6 @@ def chart_svg(fiscal: pl.DataFrame, summary, assumptions: dict[str, Any], lang: 
     return (f'{head} role="img" aria-labelledby="chart-title chart-desc">'
             f'<title id="chart-title">{e(w["title"])}</title>'
             f'<desc id="chart-desc">{e(desc)}</desc>{rest}')
-
-
-UNITS = ((1e6, "millions"), (1e3, "thousands"), (1.0, ""))
-
-
-def round_axis(axis, values: list[float]) -> str:
-    """Set the y axis of `axis` to ticks at round values in the unit its
-    largest value calls for; returns the unit ("", "thousands", "millions").
-    A tick is written with the decimals its step needs (0.25, not 0), and
-    zero never as −0."""
-    import math
-
-    from matplotlib.ticker import FuncFormatter, MaxNLocator
-
-    peak = max((abs(v) for v in values), default=0.0)
-    scale, unit = next(((s, u) for s, u in UNITS if peak >= s), UNITS[-1])
-    axis.yaxis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]))
-
-    def text(v: float, _pos: int) -> str:
-        ticks = axis.yaxis.get_majorticklocs()
-        steps = [abs(y - x) for x, y in zip(ticks, ticks[1:], strict=False) if y != x]
-        step = min(steps, default=scale) / scale
-        places = 0
-        while places < 6 and abs(step * 10 ** places - round(step * 10 ** places)) > 1e-6:
-            places += 1
-        x = v / scale
-        if abs(x) < 0.5 * 10 ** -places or math.isclose(x, 0.0, abs_tol=1e-12):
-            x = 0.0
-        return f"{x:,.{places}f}".replace("-", "\u2212")
-
-    axis.yaxis.set_major_formatter(FuncFormatter(text))
-    return unit
 
 
 def html_report(tables: dict[str, pl.DataFrame], assumptions: dict[str, Any], summary,

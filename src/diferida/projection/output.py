@@ -136,7 +136,8 @@ def picture(table: pl.DataFrame, kind: str, lang: str, subtitle: str) -> bytes:
 
     matplotlib.use("Agg", force=True)
     from matplotlib.figure import Figure
-    from matplotlib.ticker import FuncFormatter
+
+    from ..axes import round_axis
 
     h = HEADERS[lang]
     body = table.slice(0, table.height - 1)
@@ -148,9 +149,8 @@ def picture(table: pl.DataFrame, kind: str, lang: str, subtitle: str) -> bytes:
     step = max(1, len(years) // 20)
     ax.set_xticks(range(0, len(years), step), years[::step], rotation=45, ha="right",
                   fontsize=8)
-    scale, unit = (1e6, " M") if max(pay, default=0) >= 1e6 else (1.0, "")
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / scale:,.0f}{unit}"))
-    ax.set_ylabel(h["chart_y"])
+    unit = round_axis(ax, pay)
+    ax.set_ylabel(h["chart_y"] + (catalog(lang)["workbook"][f"unit_{unit}"] if unit else ""))
     ax.set_xlabel(h["chart_x"])
     ax.set_title(h["chart_title"], fontsize=12)
     fig.text(0.5, 0.005, subtitle, ha="center", fontsize=8, color="#444444")
