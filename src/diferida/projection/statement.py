@@ -61,7 +61,7 @@ def method_rows(a: dict[str, Any], lang: str) -> list[tuple[str, Any]]:
     out.append((w["discount"], w["discount_value"].format(rates=rates)))
     cola = Decimal(str(a["cola"]))
     out.append((w["cola"], w["cola_none"] if cola == 0 else
-                w["cola_value"].format(cola=pct(cola)) + " " + ww["cola_rule"]))
+                ww["cola_rule"].format(cola=pct(cola))))
     out.append((w["rounding"], ww["rounding_value"]))
     out.append((ww["section_mortality"], None))
     out += mortality_rows(a, lang)
