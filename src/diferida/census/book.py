@@ -72,8 +72,13 @@ def threshold_rows(lang: str) -> list[tuple[str, str]]:
 
 
 def named(frame: pl.DataFrame, lang: str) -> pl.DataFrame:
-    """The columns in words."""
+    """The columns in words, and the determination's status too."""
+    from ..i18n import catalog
+
     cols = words(lang)["columns"]
+    if "status" in frame.columns:
+        frame = frame.with_columns(pl.col("status").replace_strict(
+            dict(catalog(lang)["status"]), default=pl.col("status"), return_dtype=pl.String))
     return frame.rename({c: cols[c] for c in frame.columns if c in cols})
 
 
