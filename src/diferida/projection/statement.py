@@ -19,9 +19,11 @@ from .mortality import MAX_AGE
 # the record's items stated below; any other is listed with its key
 STATED = {"rules", "valuation_date", "fiscal_year", "payments", "start_rule",
           "horizon_fiscal_years", "mortality", "sex", "discount_rates", "discount", "cola",
-          "cola_rule", "rounding"}
+          "cola_rule", "rounding", "determinations_as_of", "valuation_date_rule",
+          "benefit_status", "claim", "claim_notes", "claim_rates", "by", "sensitivity",
+          "properties"}
 STATED_MORTALITY = {"table", "description", "improvement", "improvement_source", "base_year",
-                    "source", "notes", "fractional_ages", "switch", "last_age"}
+                    "source", "notes", "fractional_ages", "switch", "last_age", "scale"}
 
 
 def rate_text(label: str) -> str:
@@ -45,11 +47,20 @@ def method_rows(a: dict[str, Any], lang: str) -> list[tuple[str, Any]]:
         out.append((ww["rules"], w["rules_value"].format(name=r["name"], title=r["title"],
                                                          version=r["version"])))
     out.append((ww["valuation_date"], date.fromisoformat(a["valuation_date"])))
+    if "determinations_as_of" in a:
+        as_of = date.fromisoformat(a["determinations_as_of"])
+        out.append((ww["determinations_as_of"], as_of))
+        out.append((ww["valuation_date_rule"], ww["valuation_date_rule_value"].format(
+            as_of=fmt_date(as_of, lang))))
     out.append((w["fiscal_year"], w["fiscal_year_value"]))
     out.append((w["payments"], w["payments_value"].format(last_age=last_age)))
     rule = str(a["start_rule"])
     out.append((w["start"], w["start_age"].format(age=int(rule[4:].split()[0]))
                 if rule.startswith("age:") else w["start_eligibility"]))
+    if "benefit_status" in a:
+        out.append((ww["benefit_status"], ww["benefit_status_value"]))
+    if "claim" in a:
+        out += claim_rows(a, lang)
     horizon = a.get("horizon_fiscal_years")
     if horizon is None:
         out.append((w["horizon"], w["horizon_none"].format(last_age=last_age)))
@@ -65,6 +76,42 @@ def method_rows(a: dict[str, Any], lang: str) -> list[tuple[str, Any]]:
     out.append((w["rounding"], ww["rounding_value"]))
     out.append((ww["section_mortality"], None))
     out += mortality_rows(a, lang)
+    out += valuation_rows(a, lang)
+    return out
+
+
+def claim_rows(a: dict[str, Any], lang: str) -> list[tuple[str, Any]]:
+    """When the members who could be paid at the valuation date claim."""
+    ww = catalog(lang)["workbook"]["assumptions"]
+    rates = a.get("claim_rates")
+    if not rates:
+        return [(ww["claim"], ww["claim_valuation"])]
+    out: list[tuple[str, Any]] = [(ww["claim"], ww["claim_rates"].format(
+        basis=ww[f"basis_{rates['basis']}"], file=rates["file"], sha256=rates["sha256"]))]
+    if rates["basis"] == "age" and int(rates["first"]) > 0:
+        out.append((ww["claim_notes"], ww["claim_first_age"].format(age=int(rates["first"]))))
+    return out
+
+
+def valuation_rows(a: dict[str, Any], lang: str) -> list[tuple[str, Any]]:
+    """The breakdown, the sensitivity grid and the method's properties."""
+    from .options import AGE_BAND_YEARS, SENSITIVITY_MORTALITY, SENSITIVITY_STEP
+
+    ww = catalog(lang)["workbook"]["assumptions"]
+    out: list[tuple[str, Any]] = []
+    if "by" in a or "sensitivity" in a or "properties" in a:
+        out.append((ww["section_valuation"], None))
+    if "by" in a:
+        dims = str(a["by"]).split(" ")[0].split(",")
+        out.append((ww["by"], ww["by_value"].format(
+            dims=", ".join(ww[f"dim_{d}"] for d in dims), years=AGE_BAND_YEARS)))
+    if "sensitivity" in a:
+        low, high = (f"{x:g}" for x in SENSITIVITY_MORTALITY)
+        out.append((ww["sensitivity"], ww["sensitivity_value"].format(
+            step=pct(SENSITIVITY_STEP), low=low, high=high)))
+    if "properties" in a:
+        out.append((ww["properties"], "\n".join(
+            ww[f"property_{k}"] for k in ("rounding", "switch", "horizon"))))
     return out
 
 
@@ -96,6 +143,8 @@ def mortality_rows(a: dict[str, Any], lang: str) -> list[tuple[str, Any]]:
                                                            sha256=src.get("sha256", "—"))))
     if mort.get("notes"):
         out.append((ww["notes"], "\n".join(str(n) for n in mort["notes"])))
+    if "scale" in mort:
+        out.append((ww["mortality_scale"], float(mort["scale"])))
     out.append((ww["fractional_ages"], ww["fractional_ages_value"]))
     out.append((ww["switch"], ww["switch_value"]))
     out.append((w["sex"], sex_text(str(a["sex"]), lang)))
