@@ -21,14 +21,15 @@ from .print_helpers import cells, numbers_as_text, sheet_names
 AS_OF = date(2026, 11, 29)
 HEADER = ("participant_id,birth_date,entry_date,separation_date,creditable_service_years,"
           "average_compensation,group,refund_requested,deferred_right_1960,"
-          "requested_start_date,benefit_status")
+          "requested_start_date,benefit_status,monthly_in_pay,in_pay_since")
+BENEFIT = ["benefit_status", "monthly_in_pay", "in_pay_since"]
 
 
 def ordinary(i: int, pay: str = "30000.00", status: str = "deferred") -> str:
     return f"M{i:02d},1975-03-10,1998-01-05,2015-06-30,17.5,{pay},general,false,,,{status}"
 
 
-ROWS = [
+_ROWS = [
     # eligible since the 1990s, never claimed: in the backlog, and an outlier (unclaimed)
     "OLD1,1940-05-01,1960-07-01,1985-06-30,25,28000.00,general,false,,,deferred",
     # 106 years old: over the age limit (and eligible long ago, unclaimed too)
@@ -48,6 +49,8 @@ ROWS = [
     "BAD3,1975-13-10,1998-01-05,2015-06-30,17.5,30000.00,general,false,,,deferred",
     "M03,1975-03-10,1998-01-05,2015-06-30,17.5,30000.00,general,false,,,deferred",
 ]
+# in pay: the amount being paid and since when (checked as `diferida project` checks them)
+ROWS = [r + (",2100.00,2005-06-01" if r.startswith("PAID") else ",,") for r in _ROWS]
 REJECTED = {"BAD1", "BAD2", "BAD3", "M03"}
 
 
@@ -66,7 +69,7 @@ def census(tmp_path):
     prior_rows = [r.replace("2010-01-01", "2011-01-01") if r.startswith("SPAN") else r
                   for r in prior_rows]
     prior_rows.append("LEFT,1960-01-01,1980-01-01,2000-01-01,20,20000.00,general,false,,,"
-                      "deferred")
+                      "deferred,,")
     prior = write(tmp_path / "last-year.csv", prior_rows)
     out, page, rej = tmp_path / "c.xlsx", tmp_path / "c.html", tmp_path / "r.csv"
     s = census_file(src, out, page, rej, prior=prior, as_of=AS_OF, lang="en", chunk_rows=5)
@@ -74,7 +77,7 @@ def census(tmp_path):
 
 
 def expected_statuses(src) -> pl.DataFrame:
-    det = diferida.evaluate_frame(pl.read_csv(src, infer_schema=False).drop("benefit_status"),
+    det = diferida.evaluate_frame(pl.read_csv(src, infer_schema=False).drop(BENEFIT),
                                   as_of=AS_OF).determinations
     return det.filter(~pl.col("participant_id").is_in(list(REJECTED))
                       | (pl.col("participant_id") == "M03"))
@@ -100,7 +103,7 @@ def test_distributions_and_counts_agree_with_the_file(census):
     s, out, _, _, src = census
     kept = pl.read_csv(src, infer_schema=False).head(len(ROWS) - 4)
     n = kept.height
-    det = diferida.evaluate_frame(kept.drop("benefit_status"), as_of=AS_OF).determinations
+    det = diferida.evaluate_frame(kept.drop(BENEFIT), as_of=AS_OF).determinations
     want_status = dict(det["status"].value_counts().iter_rows())
     assert s.figures["counts"]["status"] == want_status
     assert s.figures["counts"]["group"] == {"general": n - 2, "police": 1, "firefighter": 1}
@@ -173,8 +176,8 @@ def test_changes_since_the_prior_file_field_by_field(census):
 
 
 def test_a_file_without_status_takes_everyone_as_deferred(tmp_path):
-    rows = [",".join(r.split(",")[:-1]) for r in ROWS if not r.startswith(("BAD1", "BAD2"))]
-    src = write(tmp_path / "m.csv", rows, HEADER.rsplit(",", 1)[0])
+    rows = [",".join(r.split(",")[:-3]) for r in ROWS if not r.startswith(("BAD1", "BAD2"))]
+    src = write(tmp_path / "m.csv", rows, HEADER.rsplit(",", 3)[0])
     s = census_file(src, html=tmp_path / "c.html", as_of=AS_OF, lang="es")
     assert s.rows_read == len(rows) and s.rows_rejected == 2  # BAD3 and the repeated id
     assert s.figures["counts"]["benefit_status"] == {"deferred": len(rows) - 2}

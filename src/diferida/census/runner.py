@@ -5,9 +5,10 @@ The file is read and decided exactly as `diferida project` does (the same
 reader, column map, limits, engine, rules and sex check; the same rejects
 with human row numbers), in the one population pass (batch/population.py).
 Rows read = members kept + rows rejected, checked; the outputs appear only
-when complete, all of them or none. The optional `benefit_status` column
-(deferred, in_pay, deceased, refunded) is checked value by value: an empty
-or unknown value rejects the row, named with its row, id and value.
+when complete, all of them or none. The optional benefit columns
+(`benefit_status`, `monthly_in_pay`, `in_pay_since`) are checked by the
+projection's own check (projection/status.py), so a row the census keeps is
+a row `diferida project` keeps, rejected with the same messages.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import polars as pl
 
 from ..batch.columns import ColumnsArg
@@ -33,19 +33,18 @@ from ..batch.population import (
     PopulationPass,
     check_other_target,
     check_table_target,
-    reject_rows,
 )
 from ..core import MONEY, OUTPUT_NAMES, evaluate_frame
 from ..fields import FIELD_NAMES
-from ..i18n import LANGS, catalog
+from ..i18n import LANGS
 from ..projection.options import OptionError
-from ..projection.runner import with_sex
+from ..projection.runner import with_sex, with_status
 from ..projection.sex import SEX_COLUMN
+from ..projection.status import COLUMNS as STATUS_COLUMNS
+from ..projection.status import STATUS_COLUMN, STATUSES
 from ..rules import Rules, load_rules
 from . import profile
 
-STATUS_COLUMN = "benefit_status"
-STATUSES = ("deferred", "in_pay", "deceased", "refunded")
 # the input fields the census keeps, typed as validated (the two numbers are
 # read from the file's own cells of the rows kept: they are valid numbers)
 NUMBERS = {"creditable_service_years": pl.Decimal(38, 4), "average_compensation": MONEY}
@@ -115,29 +114,6 @@ class CensusSummary:
         return d
 
 
-def check_status(frame: pl.DataFrame, lang: str) -> pl.DataFrame:
-    """One error per row whose benefit_status is empty or not one of
-    STATUSES (`row` the 0-based position in `frame`)."""
-    raw = frame.get_column(STATUS_COLUMN)
-    text = (raw if raw.dtype == pl.String else raw.cast(pl.String)).str.strip_chars()
-    bad = (text.is_null() | ~text.is_in(list(STATUSES))).to_numpy()
-    pos = np.flatnonzero(bad)
-    ids = frame.get_column("participant_id").cast(pl.String).str.strip_chars()
-    values = text.gather(pos)
-    w = catalog(lang)["census"]["status_error"]
-    label = f"{w['field']} ({STATUS_COLUMN})"
-    messages = [f"{label}: " + (w["empty"] if v in (None, "") else w["unknown"].format(value=v))
-                for v in values.to_list()]
-    return pl.DataFrame({
-        "row": pl.Series(pos, dtype=pl.Int64),
-        "participant_id": ids.gather(pos).replace("", None),
-        "field": pl.Series([STATUS_COLUMN] * len(pos), dtype=pl.String),
-        "code": pl.Series(["invalid_benefit_status"] * len(pos), dtype=pl.String),
-        "value": values,
-        "message": pl.Series(messages, dtype=pl.String),
-    })
-
-
 def read_members(path: Path, *, day: date, rules: Rules, lang: str, separator: str | None,
                  columns: ColumnsArg, chunk_rows: int, limits: Limits | None,
                  rejects: Sink | None, sample_rejects: int,
@@ -146,9 +122,10 @@ def read_members(path: Path, *, day: date, rules: Rules, lang: str, separator: s
     """Every row of `path` decided; the members kept (KEPT columns, one row
     each, in the file's order), the count, a sample of the rejects."""
     src = open_source(path, separator=separator, columns=columns, limits=limits,
-                      extra_fields=(SEX_COLUMN, STATUS_COLUMN))
-    has_sex, has_status = SEX_COLUMN in src.columns, STATUS_COLUMN in src.columns
-    count = FileCount(str(path), has_status=has_status)
+                      extra_fields=(SEX_COLUMN, *STATUS_COLUMNS))
+    has_sex = SEX_COLUMN in src.columns
+    checked = any(c in src.columns for c in STATUS_COLUMNS)  # as `diferida project` does
+    count = FileCount(str(path), has_status=STATUS_COLUMN in src.columns)
     parts: list[pl.DataFrame] = []
     passing = PopulationPass(src, chunk_rows, lang=lang, rejects=rejects,
                              sample_rejects=sample_rejects, progress=progress)
@@ -157,8 +134,8 @@ def read_members(path: Path, *, day: date, rules: Rules, lang: str, separator: s
         res = evaluate_frame(frame, as_of=day, rules=rules, lang=lang, require_id=True,
                              inputs=INPUTS)
         kept, bad = with_sex(frame, (res.determinations,), res.rejected, has_sex, lang)
-        if has_status:
-            kept, bad = reject_rows(kept, bad, check_status(frame, lang), frame.height)
+        if checked:
+            kept, bad = with_status(frame, kept, bad, day, lang)
         return kept, bad
 
     def use(d: Decided) -> None:
@@ -167,8 +144,9 @@ def read_members(path: Path, *, day: date, rules: Rules, lang: str, separator: s
         det = det.with_columns(
             raw.get_column(name).cast(pl.String).str.strip_chars().str.strip_prefix("+")
             .cast(dtype).alias(name) for name, dtype in NUMBERS.items())
-        status = (det.get_column(STATUS_COLUMN).cast(pl.String).str.strip_chars()
-                  if has_status else pl.Series([STATUSES[0]] * det.height, dtype=pl.String))
+        status = (det.get_column("_bstatus").replace_strict(
+            dict(enumerate(STATUSES)), return_dtype=pl.String) if checked
+            else pl.Series([STATUSES[0]] * det.height, dtype=pl.String))
         parts.append(det.with_columns(
             pl.Series("row", d.chunk.rows[d.positions], dtype=pl.Int64),
             status.alias(STATUS_COLUMN),
