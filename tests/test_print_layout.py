@@ -18,7 +18,15 @@ from diferida.compare import Projecting, compare_file
 from diferida.projection import project_file
 
 from .conftest import need_part
-from .print_helpers import PDFTOTEXT, SOFFICE, page_setup, sheet_names, to_pdf
+from .print_helpers import (
+    PDFTOTEXT,
+    SOFFICE,
+    cells,
+    numbers_as_text,
+    page_setup,
+    sheet_names,
+    to_pdf,
+)
 
 AS_OF = date(2026, 11, 29)
 AGE67 = "reform-19_2-age-67"
@@ -37,10 +45,11 @@ def members(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def books(members, tmp_path_factory):
-    """The three workbooks, each in a folder of its own, in English."""
+    """The workbooks, each in a folder of its own, in English; `valuation`:
+    a projection with the breakdown and the sensitivity grid."""
     base = tmp_path_factory.mktemp("books")
     out = {}
-    for name in ("project", "compare", "census"):
+    for name in ("project", "compare", "census", "valuation"):
         (base / name).mkdir()
         out[name] = base / name / f"{name}.xlsx"
     project_file(members, out["project"], discount="0.04,0.0625", mortality="none",
@@ -48,6 +57,9 @@ def books(members, tmp_path_factory):
     compare_file(members, out["compare"], ["article19", AGE67], as_of=AS_OF, lang="en",
                  projecting=Projecting(discount="0.04", mortality="none"))
     census_file(members, out["census"], as_of=AS_OF, lang="en")
+    project_file(members, out["valuation"], discount="0.04,0.0625", mortality="none",
+                 cola="0.015", by="group,regime,age_band,eligible_now", sensitivity=True,
+                 valuation_date=date(2026, 6, 30), as_of=AS_OF, lang="en")
     return out
 
 
@@ -56,7 +68,7 @@ def _defined_names(path) -> str:
         return z.read("xl/workbook.xml").decode()
 
 
-@pytest.mark.parametrize("name", ["project", "compare", "census"])
+@pytest.mark.parametrize("name", ["project", "compare", "census", "valuation"])
 def test_every_sheet_prints_landscape_one_page_wide(books, name):
     path = books[name]
     names = _defined_names(path)
@@ -149,6 +161,39 @@ def test_the_projection_workbook_prints_with_its_chart_whole_on_one_page(books):
     for i in table:
         assert "pv_0.0625" in pages[i] and "period" in pages[i]
     assert "Method" in pages[-1] and "Discount rates" in pages[-1]
+
+
+def test_the_valuation_sheets_are_tables_laid_out_like_the_others(books):
+    path = books["valuation"]
+    assert sheet_names(path)[-2:] == ["by", "sensitivity"]
+    names = _defined_names(path)
+    for sheet in ("by", "sensitivity"):
+        assert f"'{sheet}'!$1:$1" in names or f"{sheet}!$1:$1" in names, names  # header
+    assert numbers_as_text(path) == []  # every number stored as a number
+    by = cells(path, "by")
+    assert by["A1"] == ("s", "group") and by["E1"] == ("s", "members")
+    assert by["E2"][0] == "n" and by["F2"][0] == "n"  # a count and an amount, numbers
+    grid = cells(path, "sensitivity")
+    assert grid["A1"] == ("s", "scenario")
+    assert [grid[f"A{r}"][1] for r in range(2, 6)] == [
+        "base", "discount -1 point", "discount +1 point", "COLA 0"]
+    assert grid["B3"] == ("n", "-0.01") and grid["E5"] == ("n", "0")  # shift, COLA
+
+
+@pytest.mark.slow
+def test_the_valuation_sheets_print_one_page_wide_with_their_header(books):
+    _need_office()
+    pages = to_pdf(books["valuation"])
+    by = _pages_with(pages, "eligible_now")
+    grid = _pages_with(pages, "discount -1 point")
+    assert by and grid and not set(by) & set(grid)
+    for i in by:  # every column on each page, the header repeated, the title
+        assert "members" in pages[i] and "pv_0.0625" in pages[i]
+        assert "Deferred pensions: expected payments by fiscal year" in pages[i]
+    assert "TOTAL" in pages[by[-1]]
+    page = pages[grid[0]]
+    assert "-1.0%" in page and "1.5%" in page and "pv_0.0625" in page
+    assert "Valuation date: June 30, 2026" in page
 
 
 @pytest.mark.slow

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..i18n import catalog
 from .engine import Members, anniversary, civil_from_days, exact_age
 from .mortality import MAX_AGE, TableError
 
@@ -51,81 +52,80 @@ class ClaimRates:
     notes: list[str] = field(default_factory=list)
 
 
-def _fail(path: str, line: int | None, text: str) -> TableError:
-    where = f"{path}, line {line}" if line is not None else path
+def _fail(path: str, line: int | None, text: str, lang: str = "en") -> TableError:
+    m = catalog(lang)["claim_table"]
+    where = m["where_line"].format(file=path, line=line) if line is not None else path
     return TableError(f"--claim-rates {where}: {text}")
 
 
-def load_claim_rates(path: str | Path) -> ClaimRates:
+def load_claim_rates(path: str | Path, lang: str = "en") -> ClaimRates:
+    """The table of `path`, checked line by line; TableError names the line
+    and what is wrong, in `lang` (i18n/<lang>/valuation.toml)."""
     name = str(path)
+    m = catalog(lang)["claim_table"]
+
+    def fail(line: int | None, key: str, **kw) -> TableError:
+        return _fail(name, line, m[key].format(**kw), lang)
+
     try:
         with Path(path).open("rb") as fh:
             data = fh.read(MAX_CLAIM_BYTES + 1)
     except FileNotFoundError:
-        raise _fail(name, None, "no such file") from None
+        raise fail(None, "no_file") from None
     except OSError as exc:
-        raise _fail(name, None, f"cannot be read: {exc.strerror or exc}") from None
+        raise fail(None, "unreadable", reason=exc.strerror or exc) from None
     if len(data) > MAX_CLAIM_BYTES:
-        raise _fail(name, None, f"more than {MAX_CLAIM_BYTES:,} bytes is not a table of "
-                                f"claim rates")
+        raise fail(None, "too_big", bytes=f"{MAX_CLAIM_BYTES:,}")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise _fail(name, data.count(b"\n", 0, exc.start) + 1,
-                    f"the text is not UTF-8 (byte {exc.start})") from None
+        raise fail(data.count(b"\n", 0, exc.start) + 1, "not_utf8", byte=exc.start) from None
     if not text.strip():
-        raise _fail(name, None, "the file is empty")
+        raise fail(None, "empty")
     lines = text.replace("\r\n", "\n").split("\n")
     for n, line in enumerate(lines, start=1):
         if "\r" in line:
-            raise _fail(name, n, "holds a bare CR; save it with LF or CRLF line ends")
+            raise fail(n, "bare_cr")
         if len(line) > 200:
-            raise _fail(name, n, f"has {len(line):,} characters, not a line of a table of "
-                                 f"claim rates")
+            raise fail(n, "long_line", chars=f"{len(line):,}")
         if line.count('"') % 2:
-            raise _fail(name, n, "a quoted value is not closed on its line")
+            raise fail(n, "open_quote")
     rows = list(csv.reader(lines))
     header = [h.strip().lower() for h in rows[0]]
     if len(header) != 2 or header[0] not in BASES or header[1] != "rate":
-        raise _fail(name, 1, "the header must be 'age,rate' or "
-                             "'years_since_eligibility,rate'; found "
-                             f"{','.join(header) or 'none'}")
+        raise fail(1, "header", found=",".join(header) or "—")
     basis = header[0]
     seen: dict[int, tuple[float, int]] = {}
     for n, row in enumerate(rows[1:], start=2):
         if not row or all(not c.strip() for c in row):
             continue
         if len(row) != 2:
-            raise _fail(name, n, f"has {len(row)} values; the header has 2")
+            raise fail(n, "values", n=len(row))
         key_t, rate_t = row[0].strip(), row[1].strip()
         if len(key_t) > MAX_FIELD_CHARS or len(rate_t) > MAX_FIELD_CHARS:
-            raise _fail(name, n, "a value too long for a table of claim rates")
+            raise fail(n, "long_value")
         if not _WHOLE.fullmatch(key_t) or int(key_t) > MAX_AGE:
-            raise _fail(name, n, f"{basis} '{key_t}' is not a whole number 0..{MAX_AGE} "
-                                 f"(in the digits 0-9)")
+            raise fail(n, "not_whole", basis=basis, value=key_t, max=MAX_AGE)
         if not _RATE.fullmatch(rate_t):
-            raise _fail(name, n, f"rate '{rate_t}' is not a number (in the digits 0-9, with "
-                                 f"a decimal point)")
+            raise fail(n, "not_number", value=rate_t)
         rate = float(rate_t)
         if not (math.isfinite(rate) and 0.0 <= rate <= 1.0):
-            raise _fail(name, n, f"rate {rate_t} is not a probability between 0 and 1")
+            raise fail(n, "not_probability", value=rate_t)
         k = int(key_t)
         if k in seen:
-            raise _fail(name, n, f"{basis} {k} is repeated (first on line {seen[k][1]})")
+            raise fail(n, "repeated", basis=basis, value=k, first=seen[k][1])
         seen[k] = (rate, n)
     if not seen:
-        raise _fail(name, None, "no rates")
+        raise fail(None, "no_rates")
     lo, hi = min(seen), max(seen)
     missing = [k for k in range(lo, hi + 1) if k not in seen]
     if missing:
         shown = ", ".join(map(str, missing[:10])) + (" ..." if len(missing) > 10 else "")
-        raise _fail(name, None, f"the rates have gaps: no {basis} {shown}")
+        raise fail(None, "gaps", basis=basis, missing=shown)
     if seen[hi][0] != 1.0:
-        raise _fail(name, seen[hi][1], f"the last rate ({basis} {hi}) is {seen[hi][0]:g}; "
-                                       f"it must be 1 (everyone has claimed by then)")
+        raise fail(seen[hi][1], "last_not_one", basis=basis, value=hi, rate=f"{seen[hi][0]:g}")
     if basis == "years_since_eligibility" and lo != 0:
-        raise _fail(name, None, f"the rates by years since eligibility start at {lo}; they "
-                                f"must start at 0")
+        raise fail(None, "years_not_from_zero", first=lo)
     rate = np.ones(MAX_AGE + 1)
     rate[:lo] = 0.0
     for k, (r, _) in seen.items():

@@ -88,12 +88,12 @@ def assumptions_rows(assumptions: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def workbook(table: pl.DataFrame, assumptions: dict[str, Any], lang: str,
-             more_sheets: Callable[[Any, dict[str, Any]], None] | None = None) -> bytes:
+             more_sheets: Callable[[Any], None] | None = None) -> bytes:
     """The table (with the days each fiscal year covers, the first one
     labelled when partial), a native column chart of payments by fiscal
     year on a page of its own, and the assumptions in words; laid out to
-    print (diferida/workbook.py). `more_sheets(workbook, formats)` adds the
-    valuation's own sheets after them."""
+    print (diferida/workbook.py). `more_sheets(book)` adds the valuation's
+    own sheets after them (with `Book.table`)."""
     from ..workbook import Book, fiscal_period, partial_note
     from .statement import rules_text, statement
 
@@ -132,7 +132,7 @@ def workbook(table: pl.DataFrame, assumptions: dict[str, Any], lang: str,
                          partial_note(f"{h['fy']}{years[0]}", years[0], valuation, lang))
     book.pairs(h["assumptions"], (w["item"], w["value"]), statement(assumptions, lang))
     if more_sheets is not None:
-        more_sheets(book.wb, {"head": book.head, "money": book.money, "count": book.count})
+        more_sheets(book)
     return book.data()
 
 

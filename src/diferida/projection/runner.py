@@ -180,7 +180,7 @@ def project_file(
         raise OptionError("--improvement: give the improved rates in the table itself")
     if scale != 1.0:
         table = scaled(table, scale)
-    claims = load_claim_rates(claim_rates) if claim_rates is not None else None
+    claims = load_claim_rates(claim_rates, lang) if claim_rates is not None else None
 
     inp, out = Path(input), Path(output_path)
     rej = Path(rejects) if rejects is not None else None
@@ -322,8 +322,8 @@ def project_file(
         if out_kind == "xlsx":
             sink = BytesSink(out, overwrite)
             sinks.insert(0, sink)
-            sink.data = output.workbook(tbl, info, lang, (lambda wb, formats: [
-                valuation.sheet(wb, valuation.TEXT[lang][f"sheet_{name}"], frame, formats)
+            sink.data = output.workbook(tbl, info, lang, (lambda book: [
+                valuation.sheet(book, valuation.TEXT[lang][f"sheet_{name}"], frame)
                 for name, frame in extra_tables]) if extra_tables else None)
         else:
             sink = open_sink(out, overwrite)

@@ -154,10 +154,11 @@ def sensitivity(arrays: Members, a: Assumptions, rates: list[tuple[str, Decimal]
         name = t[f"scenario_{sc['key']}"].format(scale=f"{sc['scale']:g}")
         row: dict[str, Any] = {
             t["scenario"]: name,
-            t["discount_shift"]: f"{sc['shift']:+}" if sc["shift"] else "0",
-            t["mortality_scale"]: f"{table.scale:g}",
+            # numbers as numbers (a rate, a factor); the workbook prints them as such
+            t["discount_shift"]: float(sc["shift"]),
+            t["mortality_scale"]: float(table.scale),
             t["improvement"]: table.improvement.name if table.improvement else "none",
-            t["cola"]: str(Decimal(sc["cola"].numerator) / Decimal(sc["cola"].denominator)),
+            t["cola"]: float(Decimal(sc["cola"].numerator) / Decimal(sc["cola"].denominator)),
             h["payments"]: int(output.cents(p.payments).sum()),
         }
         for i, (label, _) in enumerate(rates):
@@ -190,6 +191,7 @@ def add_assumptions(info: dict[str, Any], summary: Any, claims: ClaimRates | Non
                       f"claim by yearly rates by {claims.basis.replace('_', ' ')} (file "
                       f"{claims.source['file']}, sha256 {claims.source['sha256']}), on the "
                       f"valuation date and each of its anniversaries")
+        a["claim_rates"] = {"basis": claims.basis, "first": claims.first, **claims.source}
         if claims.notes:
             a["claim_notes"] = claims.notes
     a["mortality"]["scale"] = f"{table.scale:g}"
@@ -213,20 +215,11 @@ def add_assumptions(info: dict[str, Any], summary: Any, claims: ClaimRates | Non
               "starts_first_year": summary.starts_first_year})
 
 
-def sheet(wb: Any, name: str, frame: pl.DataFrame, formats: dict[str, Any]) -> None:
-    """A table of this module on a sheet of its own (numbers stored as numbers)."""
-    ws = wb.add_worksheet(name)
-    for c, col in enumerate(frame.columns):
-        ws.write_string(0, c, col, formats["head"])
-    for r, row in enumerate(frame.iter_rows(), start=1):
-        for c, v in enumerate(row):
-            if v is None:
-                continue
-            if isinstance(v, str):
-                ws.write_string(r, c, v)
-            elif isinstance(v, int):
-                ws.write_number(r, c, v, formats["count"])
-            else:
-                ws.write_number(r, c, float(v), formats["money"])
-    ws.set_column(0, max(0, frame.width - 1), 18)
-    ws.freeze_panes(1, 0)
+def sheet(book: Any, name: str, frame: pl.DataFrame) -> None:
+    """A table of this module on a sheet of its own, laid out to print as
+    the fiscal-year table is (diferida/workbook.py `Book.table`): money as
+    money, counts as counts, the TOTAL row of `--by` in bold."""
+    h, t = output.HEADERS[book.lang], TEXT[book.lang]
+    total = frame.height > 0 and frame.row(frame.height - 1)[0] == h["total"]
+    book.table(name, frame, total_last=total,
+               percent=tuple(c for c in (t["discount_shift"], t["cola"]) if c in frame.columns))
