@@ -48,10 +48,9 @@ def method_rows(a: dict[str, Any], lang: str) -> list[tuple[str, Any]]:
                                                          version=r["version"])))
     out.append((ww["valuation_date"], date.fromisoformat(a["valuation_date"])))
     if "determinations_as_of" in a:
-        as_of = date.fromisoformat(a["determinations_as_of"])
-        out.append((ww["determinations_as_of"], as_of))
-        out.append((ww["valuation_date_rule"], ww["valuation_date_rule_value"].format(
-            as_of=fmt_date(as_of, lang))))
+        # the label states the rule (valuation_date_rule): measured from the valuation
+        # date, determined as of this day
+        out.append((ww["determinations_as_of"], date.fromisoformat(a["determinations_as_of"])))
     out.append((w["fiscal_year"], w["fiscal_year_value"]))
     out.append((w["payments"], w["payments_value"].format(last_age=last_age)))
     rule = str(a["start_rule"])
@@ -99,7 +98,10 @@ def valuation_rows(a: dict[str, Any], lang: str) -> list[tuple[str, Any]]:
 
     ww = catalog(lang)["workbook"]["assumptions"]
     out: list[tuple[str, Any]] = []
-    if "by" in a or "sensitivity" in a or "properties" in a:
+    # the method's properties (`properties`) are stated where they arise: the
+    # rounding row (per member, per group, a first payment past the horizon)
+    # and the switch of rates (mortality)
+    if "by" in a or "sensitivity" in a:
         out.append((ww["section_valuation"], None))
     if "by" in a:
         dims = str(a["by"]).split(" ")[0].split(",")
@@ -109,9 +111,6 @@ def valuation_rows(a: dict[str, Any], lang: str) -> list[tuple[str, Any]]:
         low, high = (f"{x:g}" for x in SENSITIVITY_MORTALITY)
         out.append((ww["sensitivity"], ww["sensitivity_value"].format(
             step=pct(SENSITIVITY_STEP), low=low, high=high)))
-    if "properties" in a:
-        out.append((ww["properties"], "\n".join(
-            ww[f"property_{k}"] for k in ("rounding", "switch", "horizon"))))
     return out
 
 
