@@ -20,6 +20,7 @@ from diferida.cli import main
 from diferida.core import evaluate_frame
 from diferida.projection import project_file
 
+from .print_helpers import numbers_as_text
 from .projection_helpers import (
     add_months,
     constant_table,
@@ -196,6 +197,44 @@ def test_default_claim_rule_is_stated(tmp_path):
     assert "start at the valuation date" in a["When the eligible claim"]
     assert "Other recorded items" not in a
     assert json.loads(r.output)["starts_first_year"] == 1  # A1 starts in FY2027
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_every_valuation_assumption_is_stated_in_words(tmp_path, lang):
+    from diferida.projection.statement import statement, unstated
+
+    table = tmp_path / "g.csv"
+    table_csv(table, gompertz_table(), phased=True)
+    rates = tmp_path / "claims.csv"
+    rates.write_text("age,rate\n61,0.5\n62,1\n")
+    header = HEADER + ",benefit_status,monthly_in_pay,in_pay_since"
+    src = write(tmp_path, [A1 + ",deferred,,", A2 + ",deferred,,",
+                           A4 + ",in_pay,1500.00,2015-06-01", A3 + ",deceased,,"], header)
+    s = project_file(src, tmp_path / "f.xlsx", discount="0.04", mortality="none",
+                     cola="0.015", as_of=date.fromisoformat(V),
+                     valuation_date=date(2026, 6, 30), claim_rates=rates,
+                     mortality_scale="1.1", by="group,age_band", sensitivity=True,
+                     lang=lang)
+    s2 = project_file(src, tmp_path / "f2.csv", discount="0.04", mortality=str(table),
+                      as_of=date.fromisoformat(V), claim_rates=rates, mortality_scale="1.1",
+                      lang=lang)
+    for info in (s.assumptions, s2.assumptions):
+        assert unstated(info) == []  # no record key left for a reader to decode
+    rows = statement(s2.assumptions, lang)
+    values = [v for _, v in rows]
+    assert 1.1 in values  # the mortality scale, a number
+    assert date(2026, 11, 29) in values  # the determinations' date, a date
+    texts = " ".join(str(v) for v in values)
+    assert "claims.csv" in texts and s2.assumptions["assumptions"]["claim_rates"]["sha256"] \
+        in texts
+    sheet = "supuestos" if lang == "es" else "assumptions"
+    a = dict(pl.read_excel(tmp_path / "f.xlsx", sheet_name=sheet).rows())
+    counts = {"es": ("Miembros en pago (proyectados desde el importe que se paga)",
+                     "Fallecidos (contados y excluidos)"),
+              "en": ("Members in pay (projected from the amount being paid)",
+                     "Deceased (counted and left out)")}[lang]
+    assert a[counts[0]] == "1" and a[counts[1]] == "1"
+    assert numbers_as_text(tmp_path / "f.xlsx") == []
 
 
 @pytest.mark.parametrize("body,says", [
