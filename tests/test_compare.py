@@ -19,6 +19,7 @@ from diferida.batch import evaluate_file
 from diferida.compare import Projecting, compare_file, table_paths
 from diferida.rules import RulesError, load_rules
 from tests.conftest import AS_OF, cli_command
+from tests.print_helpers import cells, numbers_as_text
 
 STRICT = "article19-strict-19_4"
 AGE67 = "reform-19_2-age-67"
@@ -206,7 +207,7 @@ def test_workbook_sheets_and_columns(tmp_path):
                  projecting=Projecting(discount="0.04,0.06", mortality="none"))
     sheets = pl.read_excel(out, sheet_id=0)
     assert list(sheets) == ["summary", "transitions", "changed members", "eligibility shifts",
-                            "amount changes", "fiscal years", "assumptions"]
+                            "amount changes", "fiscal years", "chart", "assumptions"]
     cm = sheets["changed members"]
     for c in ("participant_id", "status_a", "status_b", "route_a", "route_b",
               "eligibility_date_a", "eligibility_date_b", "annual_amount_a", "annual_amount_b",
@@ -214,10 +215,15 @@ def test_workbook_sheets_and_columns(tmp_path):
         assert c in cm.columns
     assert {"payments_a", "payments_b", "payments_difference", "pv_0.04_a", "pv_0.06_b",
             "pv_0.06_difference"} <= set(sheets["fiscal years"].columns)
-    items = dict(sheets["summary"].iter_rows())
-    assert items["members_changed"] == "1" and items["rules_b"] == STRICT
+    # the summary in words, each value stored as what it is (its key beside it)
+    summary = cells(out, "summary")
+    keys = {v: ref[1:] for ref, (kind, v) in summary.items() if ref.startswith("C")}
+    assert summary["B" + keys["members_changed"]] == ("n", "1")
+    assert summary["A" + keys["members_changed"]] == ("s", "Members whose determination changes")
+    assert summary["B" + keys["rules_b"]] == ("s", STRICT)
+    assert numbers_as_text(out) == []
     a = dict(sheets["assumptions"].iter_rows())
-    assert a["rules.b.name"] == STRICT and a["projection.discount_rates"] == "0.04; 0.06"
+    assert a["Discount rates"].startswith("4% and 6%")
 
 
 def test_csv_tables_are_written_all_together(tmp_path):

@@ -47,7 +47,8 @@ WORDS = {
                       "Tendrá derecho a una pensión diferida", "Regla 19.4(a)", "Regla 19.2",
                       "$13,590.02", "29 de noviembre de 2026", "2026-2027", "sí"],
            "chart": ["Pagos esperados de pensiones diferidas por año fiscal", "Año fiscal",
-                     "Pagos (USD)", "Reglas A: article19",
+                     # each axis in its own round unit: thousands for this small file
+                     "Pagos (miles de USD)", "B − A (miles)", "Reglas A: article19",
                      "Reglas B: article19-strict-19_4"],
            "foreign": ["Expected", "Fiscal year", "Rules A", "Payments", "Summary", "under A"]},
     "en": {"heading": "Who changes under the rules article19-strict-19_4 instead of article19",
@@ -63,7 +64,8 @@ WORDS = {
                       "Rule 19.4(a)", "Rule 19.2", "$13,590.02", "November 29, 2026",
                       "FY2027", "yes"],
            "chart": ["Expected deferred pension payments by fiscal year", "Fiscal year",
-                     "Payments (USD)", "Rules A: article19", "Rules B: article19-strict-19_4"],
+                     "Payments (USD thousands)", "B − A (thousands)", "Rules A: article19",
+                     "Rules B: article19-strict-19_4"],
            "foreign": ["Pagos", "Año fiscal", "Reglas A", "Resumen", "según A"]},
 }
 

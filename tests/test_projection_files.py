@@ -20,6 +20,7 @@ from diferida.core import evaluate_frame
 from diferida.projection import load_csv_table, project_file, resolve
 from diferida.projection.mortality import TableError
 
+from .print_helpers import numbers_as_text
 from .projection_helpers import add_months, first_first, fy, gompertz_table, table_csv
 
 V = "2026-11-29"
@@ -157,15 +158,19 @@ def test_xlsx_has_the_table_a_native_chart_and_the_assumptions(tmp_path):
     names = zipfile.ZipFile(out).namelist()
     assert "xl/charts/chart1.xml" in names
     t = pl.read_excel(out, sheet_name="projection")
+    # the printed workbook adds the days each fiscal year covers, the first labelled partial
     assert t.columns == ["fiscal_year", "starts", "members_in_pay", "payments", "pv_0.04",
-                         "pv_0.0625"]
+                         "pv_0.0625", "period"]
     assert t["fiscal_year"][0] == "FY2027" and t["fiscal_year"][-1] == "TOTAL"
+    assert t["period"][0] == "2026-11-29 to 2027-06-30 (partial year: from the valuation date)"
+    assert t["period"][1] == "2027-07-01 to 2028-06-30"
     body = t.slice(0, t.height - 1)
     assert body["pv_0.0625"].sum() < body["pv_0.04"].sum() < body["payments"].sum()
+    # the assumptions in words (the record's keys stay in the JSON sidecar of CSV/Parquet)
     a = dict(pl.read_excel(out, sheet_name="assumptions").rows())
-    assert a["assumptions.mortality.table"] == "pub2010"
-    assert a["assumptions.mortality.improvement"] == "mp2020"
-    assert a["counts.projected"] == "4"
+    assert a["Mortality"] == "Table pub2010; improvement: mp2020."
+    assert a["Members projected"] == "4"
+    assert numbers_as_text(out) == []  # every number is stored as a number
     assert (tmp_path / "c.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not (tmp_path / "flows.assumptions.json").exists()
 

@@ -69,6 +69,7 @@ class LazyGroup(click.Group):
         "batch": "diferida.batch.cli:batch_cmd",
         "project": "diferida.projection.cli:project_cmd",
         "compare": "diferida.compare.cli:compare_cmd",
+        "census": "diferida.census.cli:census_cmd",
         "serve": "diferida.service.cli:serve_cmd",
         "db": "diferida.service.cli:db_group",
         "users": "diferida.service.cli:users_group",

@@ -6,7 +6,6 @@ machine-readable column names; only the HTML report puts them in words."""
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Iterable
 from datetime import date
@@ -14,7 +13,7 @@ from typing import Any
 
 import polars as pl
 
-from ..projection.output import assumptions_rows
+from ..i18n import catalog, fmt_date
 from .report import chart_svg, html_report  # noqa: F401  (the runner writes the page)
 
 SHEETS = {"summary": "summary", "transitions": "transitions",
@@ -37,77 +36,74 @@ def json_bytes(data: dict[str, Any]) -> bytes:
     return (json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n").encode()
 
 
-def workbook(tables: dict[str, pl.DataFrame], assumptions: dict[str, Any], summary) -> bytes:
-    """One sheet per table, then the assumptions; the fiscal-year sheet has
-    a native column chart of the payments under A and under B."""
-    import xlsxwriter
+def workbook(tables: dict[str, pl.DataFrame], assumptions: dict[str, Any], summary,
+             lang: str = "en") -> bytes:
+    """One sheet per table, laid out to print (diferida/workbook.py): the
+    summary in words with its values as numbers (and each item's key), the
+    tables under their machine-readable column names, the chart of the
+    fiscal years on a page of its own, the assumptions in words."""
+    from ..workbook import Book, fiscal_period, partial_note
+    from .report import assumption_rows, summary_label
 
-    buf = io.BytesIO()
-    wb = xlsxwriter.Workbook(buf, {"in_memory": True})
-    head = wb.add_format({"bold": True, "bottom": 1, "text_wrap": True, "valign": "top"})
-    money_fmt = wb.add_format({"num_format": "#,##0.00"})
-    count_fmt = wb.add_format({"num_format": "#,##0"})
-    date_fmt = wb.add_format({"num_format": "yyyy-mm-dd"})
-    wrap = wb.add_format({"text_wrap": True, "valign": "top"})
+    w = catalog(lang)["workbook"]
+    a, b = summary.rules_a, summary.rules_b
+    book = Book(lang, w["compare_title"], w["subtitle_compare"].format(
+        date=fmt_date(summary.as_of, lang),
+        a=w["rules"].format(name=a.name, version=a.version),
+        b=w["rules"].format(name=b.name, version=b.version)))
     for name, frame in tables.items():
-        ws = wb.add_worksheet(SHEETS[name])
-        _sheet(ws, frame, head, money_fmt, count_fmt, date_fmt, wrap)
+        sheet = SHEETS[name]
+        if name == "summary":
+            rows = [(summary_label(k, lang), _typed(k, v, summary)) for k, v in summary.items()]
+            book.pairs(sheet, (w["item"], w["value"]), rows,
+                       keys=[k for k, _ in summary.items()], key_head=w["summary_sheet_item"])
+            continue
+        shown = frame
+        valuation = summary.as_of
+        if name == "fiscal_years" and "projection" in assumptions and frame.height:
+            valuation = date.fromisoformat(assumptions["projection"]["valuation_date"])
+            years = [int(y[2:]) for y in frame["fiscal_year"].to_list()[:-1]]
+            periods = [fiscal_period(y, valuation, lang) for y in years]
+            periods.append(w["period_total"].format(start=valuation.isoformat(),
+                                                    end=date(years[-1], 6, 30).isoformat())
+                           if years else None)
+            shown = frame.with_columns(pl.Series(w["period_column"], periods, dtype=pl.String))
+        book.table(sheet, shown, total_last=name == "fiscal_years",
+                   widths={c: 60 for c in frame.columns if c.startswith("finding_under")})
         if name == "fiscal_years" and frame.height > 1:
             last = frame.height - 1  # rows 1..last are years; the TOTAL row is not charted
             cols = frame.columns
-            chart = wb.add_chart({"type": "column"})
-            for col, colour in (("payments_a", "#1f4e79"), ("payments_b", "#c55a11")):
+            chart = book.wb.add_chart({"type": "column"})
+            legend = catalog(lang)["compare_report"]["chart"]["legend"]
+            for col, colour, side, r in (("payments_a", "#1f4e79", "A", a),
+                                         ("payments_b", "#c55a11", "B", b)):
                 c = cols.index(col)
-                chart.add_series({"name": [SHEETS[name], 0, c],
-                                  "categories": [SHEETS[name], 1, 0, last, 0],
-                                  "values": [SHEETS[name], 1, c, last, c],
+                chart.add_series({"name": legend.format(side=side, name=r.name),
+                                  "categories": [sheet, 1, 0, last, 0],
+                                  "values": [sheet, 1, c, last, c],
                                   "fill": {"color": colour}, "gap": 40})
-            chart.set_title({"name": "Expected payments by fiscal year: rules A and rules B"})
-            chart.set_x_axis({"name": "fiscal year", "num_font": {"rotation": -45}})
-            chart.set_y_axis({"name": "payments (USD)", "num_format": "#,##0"})
-            chart.set_size({"width": 960, "height": 420})
-            ws.insert_chart(1, len(cols) + 1, chart)
-    wa = wb.add_worksheet("assumptions")
-    wa.write_string(0, 0, "item", head)
-    wa.write_string(0, 1, "value", head)
-    for r, (k, v) in enumerate(assumptions_rows(assumptions), start=1):
-        wa.write_string(r, 0, k)
-        wa.write_string(r, 1, v)
-    wa.set_column(0, 0, 40)
-    wa.set_column(1, 1, 100)
-    wb.close()
-    return buf.getvalue()
+            chart.set_title({"name": catalog(lang)["compare_report"]["chart"]["title"]})
+            chart.set_x_axis({"name": catalog(lang)["compare_report"]["chart"]["x"],
+                              "num_font": {"rotation": -45},
+                              "interval_unit": max(1, last // 30)})
+            chart.set_y_axis({"name": catalog(lang)["compare_report"]["chart"]["y"],
+                              "num_format": "#,##0"})
+            chart.set_legend({"position": "top"})
+            first = frame["fiscal_year"][0]
+            book.chart_sheet(w["chart_sheet"], chart, partial_note(
+                first, int(first[2:]), valuation, lang) if "projection" in assumptions else None)
+    book.pairs("assumptions", (w["item"], w["value"]),
+               assumption_rows(assumptions, summary, lang))
+    return book.data()
 
 
-def _sheet(ws, frame: pl.DataFrame, head, money_fmt, count_fmt, date_fmt, wrap) -> None:
-    cols = frame.columns
-    for c, name in enumerate(cols):
-        ws.write_string(0, c, name, head)
-    kinds = [frame.schema[c] for c in cols]
-    for r, row in enumerate(frame.iter_rows(), start=1):
-        for c, v in enumerate(row):
-            if v is None:
-                continue
-            k = kinds[c]
-            if isinstance(k, pl.Decimal):
-                ws.write_number(r, c, float(v), money_fmt)
-            elif k.is_integer():
-                ws.write_number(r, c, v, count_fmt)
-            elif k == pl.Boolean:
-                ws.write_boolean(r, c, v)
-            elif k == pl.Date:
-                ws.write_datetime(r, c, _dt(v), date_fmt)
-            else:
-                # text is written as text: never a formula
-                ws.write_string(r, c, str(v), wrap if len(str(v)) > 60 else None)
-    for c, name in enumerate(cols):
-        width = 60 if name.startswith("finding_under") else max(12, min(28, len(name) + 2))
-        ws.set_column(c, c, width)
-    ws.freeze_panes(1, 0)
-    if frame.height:
-        ws.autofilter(0, 0, frame.height, len(cols) - 1)
-
-
-def _dt(d: date):
-    from datetime import datetime
-    return datetime(d.year, d.month, d.day)
+def _typed(item: str, v: Any, summary) -> Any:
+    """A summary value as the workbook stores it: money and counts as
+    numbers, the date as a date, the rest as text."""
+    if item == "as_of":
+        return summary.as_of
+    if item.endswith("_note"):
+        return str(v)
+    if v is None:
+        return "—"
+    return v

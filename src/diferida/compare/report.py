@@ -23,6 +23,7 @@ from typing import Any
 
 import polars as pl
 
+from ..axes import round_axis
 from ..core import codes
 from ..explain import cite, listing, pct, regime_text
 from ..i18n import catalog, fmt_date
@@ -218,8 +219,13 @@ th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:
 td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 th{background:#f2f2f2}th[scope=row]{font-weight:normal}
 .note{background:#fff4e5;border-left:4px solid #c55a11;padding:.5rem 1rem}
-figure{margin:1rem 0}.wide{overflow-x:auto}svg{max-width:100%;height:auto}
-@media print{body{margin:0}h2{break-after:avoid}}
+figure{margin:1rem 0}svg{max-width:100%;height:auto}
+.wide{overflow-x:auto;max-width:100%}
+.wide td:first-child,.wide th:first-child{position:sticky;left:0;background:#fff}
+.wide thead th:first-child{background:#f2f2f2}
+@media print{body{margin:0;max-width:none}h2{break-after:avoid}.wide{overflow:visible}
+table{font-size:.65rem}td.n{white-space:normal}th,td{padding:.1rem .25rem}
+.wide td:first-child,.wide th:first-child{position:static}}
 """
 
 e = html.escape
@@ -237,7 +243,10 @@ def table_html(frame: pl.DataFrame, caption: str, values: Values,
     cols = frame.columns
     heads = [column_label(c, lang) for c in cols]
     shown = frame.head(limit) if limit is not None else frame
-    out = [f"<div class=wide><table><caption>{e(caption)}</caption><thead><tr>",
+    # a table wider than the page scrolls inside its own box (which the
+    # keyboard can reach), its first column kept in view
+    out = [f"<div class=wide tabindex=0 role=region aria-label=\"{e(caption)}\">"
+           f"<table><caption>{e(caption)}</caption><thead><tr>",
            *[f"<th scope=col>{e(h)}</th>" for h in heads], "</tr></thead><tbody>"]
     for row in shown.iter_rows():
         out.append("<tr>")
@@ -379,7 +388,6 @@ def chart_svg(fiscal: pl.DataFrame, summary, assumptions: dict[str, Any], lang: 
 
     matplotlib.use("Agg", force=True)
     from matplotlib.figure import Figure
-    from matplotlib.ticker import FuncFormatter
 
     w = words(lang)["chart"]
     body = fiscal.filter(pl.col("fiscal_year") != "TOTAL")
@@ -405,19 +413,21 @@ def chart_svg(fiscal: pl.DataFrame, summary, assumptions: dict[str, Any], lang: 
         ax.legend(frameon=False, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2)
         ax2.bar(x, d, color=["#2e7d32" if v < 0 else "#b71c1c" for v in d], width=0.75)
         ax2.axhline(0, color="#444444", linewidth=0.8)
-        peak = max([*a, *b, *[abs(v) for v in d]], default=0)
-        millions = peak >= 1e6
-        scale = 1e6 if millions else 1.0
+        # each axis in its own round unit (USD, thousands, millions), ticks at
+        # 1, 2, 2.5 or 5 times a power of ten, written with the decimals they need
+        units = {}
+        for axis, values in ((ax, [*a, *b]), (ax2, d)):
+            units[axis] = round_axis(axis, values)
         for axis in (ax, ax2):
-            axis.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / scale:,.0f}"))
             axis.grid(axis="y", color="#dddddd")
             axis.set_axisbelow(True)
             for side in ("top", "right"):
                 axis.spines[side].set_visible(False)
         step = max(1, len(years) // 20)
         ax2.set_xticks(x[::step], years[::step], rotation=45, ha="right", fontsize=8)
-        ax.set_ylabel(w["y_millions" if millions else "y"])
-        ax2.set_ylabel(w["y_difference_millions" if millions else "y_difference"])
+        suffix = {"": "", "thousands": "_thousands", "millions": "_millions"}
+        ax.set_ylabel(w["y" + suffix[units[ax]]])
+        ax2.set_ylabel(w["y_difference" + suffix[units[ax2]]])
         ax2.set_xlabel(w["x"])
         ax.set_title(w["title"], fontsize=12, pad=24)
         fig.text(0.5, 0.005, subtitle, ha="center", fontsize=8, color="#444444")

@@ -331,7 +331,7 @@ def compare_file(
         if out_kind == "xlsx":
             sink = BytesSink(out, overwrite)
             sinks.insert(0, sink)
-            sink.data = out_mod.workbook(tables, assumptions, summary)
+            sink.data = out_mod.workbook(tables, assumptions, summary, lang)
             summary.files.append(str(out))
         else:
             paths = table_paths(out)

@@ -22,7 +22,7 @@ from ..batch.errors import FileProblem
 from ..batch.options import file_options
 from ..i18n import LANGS, catalog
 from ..rules import RulesError, builtin_names
-from .options import OptionError, projection_options
+from .options import OptionError, projection_options, valuation_options
 
 EXIT_STRICT, EXIT_UNUSABLE, EXIT_ACCOUNTING, EXIT_INTERRUPTED = 1, 2, 3, 130
 
@@ -36,6 +36,7 @@ TEXT = {lang: {**catalog(lang)["project_run"], **batch_cli.RUN_TEXT[lang]} for l
               help="The fiscal-year table: .csv, .parquet (each with a .assumptions.json "
                    "beside it) or .xlsx (with a chart and an assumptions sheet).")
 @projection_options(required=True)
+@valuation_options()
 @click.option("--per-member", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Also write one row per member: first payment, expected payments, present "
                    "values (.csv, .parquet or .xlsx).")
@@ -44,11 +45,12 @@ TEXT = {lang: {**catalog(lang)["project_run"], **batch_cli.RUN_TEXT[lang]} for l
                    "(needs diferida[plot]).")
 @click.option("--rules", "rules_name", default=None, metavar="NAME|PATH",
               help=f"Rules to apply: {', '.join(builtin_names())}, or a TOML file.")
-@file_options(as_of_help="Valuation date, also the date the determinations speak for "
-                         "(default: today).",
+@file_options(as_of_help="Date the determinations speak for, and the valuation date "
+                         "unless --valuation-date is given (default: today).",
               lang_help="Language of the headers and messages.")
 def project_cmd(input, output, discount, mortality, improvement, cola, start, horizon,
-                sex_blend, per_member, chart, rejects, as_of, rules_name, lang, separator,
+                sex_blend, valuation_date, claim_rates, mortality_scale, by, sensitivity,
+                per_member, chart, rejects, as_of, rules_name, lang, separator,
                 columns_map, strict, overwrite, quiet, as_json, chunk_rows) -> None:
     """Project the deferred pensions of every entitled member of INPUT (.csv,
     .parquet or .xlsx) fiscal year by fiscal year (1 July - 30 June): members
@@ -66,6 +68,14 @@ def project_cmd(input, output, discount, mortality, improvement, cola, start, ho
         except ValueError:
             click.echo(f"--as-of: '{as_of}' is not a valid YYYY-MM-DD date", err=True)
             sys.exit(EXIT_UNUSABLE)
+    v_day = None
+    if valuation_date is not None:
+        try:
+            v_day = date.fromisoformat(valuation_date)
+        except ValueError:
+            click.echo(f"--valuation-date: '{valuation_date}' is not a valid YYYY-MM-DD date",
+                       err=True)
+            sys.exit(EXIT_UNUSABLE)
     bars = batch_cli.PhaseBars(TEXT[lang], enabled=not quiet and sys.stderr.isatty())
     with batch_cli.Interruptible(t["interrupted"], bars.close) as run:
         try:
@@ -75,7 +85,9 @@ def project_cmd(input, output, discount, mortality, improvement, cola, start, ho
                 sex_blend=sex_blend, per_member=per_member, chart=chart, as_of=day,
                 rules=rules_name, lang=lang, separator=separator, columns=columns_map,
                 overwrite=overwrite, chunk_rows=chunk_rows, progress=bars,
-                on_rename=batch_cli.start_placing)
+                on_rename=batch_cli.start_placing, valuation_date=v_day,
+                claim_rates=claim_rates, mortality_scale=mortality_scale, by=by,
+                sensitivity=sensitivity)
         except (OptionError, TableError) as exc:
             bars.close()
             click.echo(str(exc), err=True)
@@ -117,9 +129,11 @@ def _report(summary, lang: str, no_rejects_file: bool, quiet: bool, as_json: boo
     if quiet:
         return
     lines = [t["title"].format(input=summary.input), t["read"].format(n=summary.rows_read),
-             t["projected"].format(n=summary.projected),
-             t["not_entitled"].format(n=summary.not_entitled),
-             t["rejected"].format(n=summary.rows_rejected, p=summary.problems)]
+             t["projected"].format(n=summary.projected)]
+    if summary.valuation_extras:
+        lines += valuation_lines(summary, lang)
+    lines += [t["not_entitled"].format(n=summary.not_entitled),
+              t["rejected"].format(n=summary.rows_rejected, p=summary.problems)]
     if summary.assumptions["assumptions"]["mortality"]["table"] != "none":
         lines.append(t["sex"].format(given=summary.sex_given, blended=summary.sex_blended))
     lines.append(t["payments"].format(v=f"{float(summary.totals['payments']):,.2f}"))
@@ -127,8 +141,21 @@ def _report(summary, lang: str, no_rejects_file: bool, quiet: bool, as_json: boo
         if rate != "payments":
             lines.append(t["pv"].format(rate=rate, v=f"{float(v):,.2f}"))
     lines.append(t["output"].format(path=summary.output))
-    for p in (summary.assumptions_file, summary.per_member, summary.chart, summary.rejects):
+    for p in (summary.assumptions_file, *summary.extra_files, summary.per_member,
+              summary.chart, summary.rejects):
         if p:
             lines.append(t["file"].format(path=p))
     lines.append(t["time"].format(**summary.seconds))
     click.echo("\n".join(lines))
+
+
+def valuation_lines(summary, lang: str) -> list[str]:
+    """What a valuation adds to the summary: in pay, left out, the starts of
+    the first fiscal year, the two dates."""
+    v = catalog(lang)["valuation"]
+    n = summary.starts_first_year
+    return [v["in_pay_line"].format(n=summary.in_pay),
+            v["excluded_line"].format(deceased=summary.deceased, refunded=summary.refunded),
+            v["starts_line"].format(n=f"{n:,}" if isinstance(n, int) else f"{n:,.2f}"),
+            v["valuation_line"].format(valuation=summary.valuation_date.isoformat(),
+                                       as_of=summary.as_of.isoformat())]

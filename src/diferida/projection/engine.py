@@ -46,7 +46,7 @@ from .mortality import AGES, KINDS, MAX_AGE, SEXES, MortalityTable
 
 DAYS_PER_YEAR = 365.25  # the discount's year: t = days / 365.25
 FEMALE, MALE, UNKNOWN = 0, 1, -1
-KEY_BLOCK_CELLS = 8_000_000  # keys x months held at once (x (rates + 2) float64 arrays)
+KEY_BLOCK_CELLS = 4_000_000  # keys x months held at once (x 2 (rates + 2) float64 arrays)
 RECORD_BLOCK_CELLS = 2_000_000  # member records x fiscal years held at once
 _EPOCH = date(1970, 1, 1)
 
@@ -157,9 +157,21 @@ class Members:
     monthly_cents: np.ndarray
     sex: np.ndarray
     kind: np.ndarray
+    # optional: the probability of each entry (a member whose start is
+    # uncertain is several entries, one per possible start: claims.py), the
+    # member each entry belongs to (per-member results are by member), and
+    # whether the entry is already in pay (never counted as a start)
+    weight: np.ndarray | None = None
+    owner: np.ndarray | None = None
+    in_pay: np.ndarray | None = None
+    owners: int | None = None  # the number of members (default: one per entry)
 
     def __len__(self) -> int:
         return len(self.birth)
+
+    @property
+    def n_owners(self) -> int:
+        return self.owners if self.owners is not None else len(self.birth)
 
 
 @dataclass
@@ -258,13 +270,27 @@ def project(members: Members, a: Assumptions, per_member: bool = True,
     ks = np.where(paid, fy_of_month[np.clip(s, 0, n_months)] - fy_v, 0)
     ke = np.where(paid, fy_of_month[np.clip(e, 0, n_months)] - fy_v, -1)
 
-    starts = np.bincount(ks[paid], minlength=n_fy).astype(np.int64)[:n_fy]
+    entry_weight = (members.weight.astype(np.float64) if members.weight is not None
+                    else np.ones(n))
+    owner = members.owner.astype(np.int64) if members.owner is not None else np.arange(n)
+    n_owner = members.n_owners
+    new = paid & (entry_weight > 0)
+    if members.in_pay is not None:
+        new &= ~members.in_pay.astype(bool)
+    counted = np.bincount(ks[new], weights=entry_weight[new], minlength=n_fy)[:n_fy]
+    whole = np.round(counted)
+    # expected starts (claim rates) to the hundredth of a member
+    starts = whole.astype(np.int64) if np.array_equal(whole, counted) else np.round(counted, 2)
     in_pay = np.zeros(n_fy)
     payments = np.zeros(n_fy)
     pv = np.zeros((n_rates, n_fy))
-    member_pay = np.zeros(n)
-    member_pv = np.zeros((n_rates, n))
-    first_payment = np.where(paid, month_day(m0 + np.maximum(s, 0)), -1)
+    member_pay = np.zeros(n_owner)
+    member_pv = np.zeros((n_rates, n_owner))
+    first_entry = np.where(paid & (entry_weight > 0), month_day(m0 + np.maximum(s, 0)),
+                           np.iinfo(np.int64).max)
+    first_payment = np.full(n_owner, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(first_payment, owner, first_entry)
+    first_payment[first_payment == np.iinfo(np.int64).max] = -1
 
     if n_months == 0:
         return Projection(fys, starts, in_pay, payments, pv, first_payment, member_pay,
@@ -277,7 +303,7 @@ def project(members: Members, a: Assumptions, per_member: bool = True,
     idx = np.flatnonzero(paid)
     if a.table.none:
         rec_member = idx
-        rec_weight = np.ones(len(idx))
+        rec_weight = entry_weight[idx]
         rec_sex = np.zeros(len(idx), dtype=np.int64)
     else:
         sex = members.sex[idx].astype(np.int64)
@@ -285,22 +311,29 @@ def project(members: Members, a: Assumptions, per_member: bool = True,
         rec_member = np.concatenate([idx[~unknown], idx[unknown], idx[unknown]])
         rec_sex = np.concatenate([sex[~unknown], np.full(unknown.sum(), FEMALE),
                                   np.full(unknown.sum(), MALE)])
-        rec_weight = np.concatenate([np.ones((~unknown).sum()),
-                                     np.full(unknown.sum(), a.female_weight),
-                                     np.full(unknown.sum(), 1.0 - a.female_weight)])
+        w = entry_weight[idx]
+        rec_weight = np.concatenate([w[~unknown], w[unknown] * a.female_weight,
+                                     w[unknown] * (1.0 - a.female_weight)])
         keep = rec_weight > 0
         rec_member, rec_sex, rec_weight = rec_member[keep], rec_sex[keep], rec_weight[keep]
 
-    if a.table.none:
-        keys = np.zeros(len(rec_member), dtype=np.int64)
-        key_values = np.zeros(1, dtype=np.int64)
+    # the survival of a key (birth month, sex, table kind) is computed once;
+    # a member born on day d of the month differs from the one born on the
+    # 1st by (d - 1) x B (see _survival); a 29 February birth is a key of its own
+    if a.table.none:  # everyone survives: a key is a last payment month
+        key_values, keys = np.unique(e[rec_member], return_inverse=True)
+        offset = np.zeros(len(rec_member))
     else:
         rec_kind = members.kind[rec_member].astype(np.int64)
-        composite = birth[rec_member] * 4 + rec_sex * 2 + rec_kind
+        rm, rd = bm[rec_member], bd[rec_member]
+        feb29 = (rm == 2) & (rd == 29)
+        anchor = np.where(feb29, birth[rec_member], birth[rec_member] - (rd - 1))
+        offset = np.where(feb29, 0, rd - 1).astype(np.float64)
+        composite = anchor * 4 + rec_sex * 2 + rec_kind
         key_values, keys = np.unique(composite, return_inverse=True)
     order = np.argsort(keys, kind="stable")
-    rec_member, rec_sex, rec_weight, keys = (rec_member[order], rec_sex[order],
-                                             rec_weight[order], keys[order])
+    rec_member, rec_sex, rec_weight, keys, offset = (
+        rec_member[order], rec_sex[order], rec_weight[order], keys[order], offset[order])
 
     per_key = max(1, KEY_BLOCK_CELLS // (n_months + 1))
     bounds = np.searchsorted(keys, np.arange(0, len(key_values) + per_key, per_key))
@@ -313,26 +346,54 @@ def project(members: Members, a: Assumptions, per_member: bool = True,
         local = keys[r0:r1] - k0
         members_here = rec_member[r0:r1]
         if a.table.none:
-            surv = np.ones((1, n_months))
+            surv = np.ones((len(block_keys), n_months))
+            slope = np.zeros((len(block_keys), n_months))
             factor = np.ones(r1 - r0)
         else:
-            surv, factor = _survival(a.table, block_keys, members_here, local, birth, by, bm,
-                                     bd, switch, v_day, month_days[:n_months])
-        cum = np.zeros((n_rates + 1, len(block_keys), n_months + 1))
-        np.cumsum(surv[None, :, :] * discount[:, None, :], axis=2, out=cum[:, :, 1:])
+            surv, slope, factor = _survival(a.table, block_keys, members_here, local, by, bm,
+                                            bd, switch, v_day, month_days[:n_months])
+        cum = np.zeros((2, n_rates + 1, len(block_keys), n_months + 1))
+        for j, series in enumerate((surv, slope)):
+            np.cumsum(series[None, :, :] * discount[:, None, :], axis=2, out=cum[j, :, :, 1:])
         weight = factor * rec_weight[r0:r1]
-        _accumulate(cum, surv, local, members_here, weight, s, e, ks, ke, fy_first, fy_last,
-                    members.monthly_cents, a.cola, in_pay, payments, pv, member_pay,
-                    member_pv, per_member)
+        if per_member:
+            _accumulate(cum, surv, slope, local, offset[r0:r1], members_here, weight, s, e,
+                        ks, ke, fy_first, fy_last, members.monthly_cents, a.cola, in_pay,
+                        payments, pv, member_pay, member_pv, per_member, owner)
+        else:
+            _accumulate_by_key(cum, surv, slope, local, offset[r0:r1], members_here, weight,
+                               s, e, ks, ke, fy_first, fy_last, members.monthly_cents, a.cola,
+                               in_pay, payments, pv)
         if progress is not None:
             progress(r1, len(keys))
     return Projection(fys, starts, in_pay, payments, pv, first_payment, member_pay, member_pv)
 
 
+def anchor_age(kby: np.ndarray, kbm: np.ndarray, days: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For a person born on the 1st of month kbm of year kby, at each payment
+    date (a 1st): (x, f, D) with the birthday of that day not yet counted
+    (f in (0, 1]: at the birthday x - 1 and f = 1, the same survival under
+    UDD), D the days from the last birthday before the day to the next. A
+    person born on day d >= 2 of the same month has, on a 1st, the same x
+    and D and f - (d - 1) / D (for any month but 29 February, D does not
+    depend on the day: each year's 29 February falls on the same side of
+    the birthdays of one month)."""
+    y, m, _ = civil_from_days(days)
+    x = y[None, :] - kby[:, None] - (m[None, :] <= kbm[:, None])
+    last = days_from_civil(kby[:, None] + x, kbm[:, None], 1)
+    nxt = days_from_civil(kby[:, None] + x + 1, kbm[:, None], 1)
+    span = nxt - last
+    return x, (days[None, :] - last) / span, span
+
+
 def _survival(table: MortalityTable, block_keys: np.ndarray, rec_member: np.ndarray,
-              local: np.ndarray, birth: np.ndarray, by, bm, bd, switch: np.ndarray,
-              v_day: int, month_days: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(S_a of each key at each payment date [keys, months], C of each record)."""
+              local: np.ndarray, by, bm, bd, switch: np.ndarray, v_day: int,
+              month_days: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(A, B, C): the after-start survival of a member of each key (born on
+    the key's day, or on day 1 + k of its month) at each payment date is
+    A + k B [keys, months]: S(x + f) = S(x) (1 - f q_x), linear in f, and f
+    linear in the birth day (anchor_age); C is each record's constant."""
     k_birth = block_keys // 4
     k_sex = (block_keys // 2) % 2
     k_kind = block_keys % 2
@@ -354,12 +415,18 @@ def _survival(table: MortalityTable, block_keys: np.ndarray, rec_member: np.ndar
         return surv_int[phase][rows, x] * (1.0 - f * q[phase][rows, x])
 
     # the after-start survival of each key at each payment date
-    x, f = grid_age(kby, kbm, kbd, month_days)
+    feb29 = (kbm == 2) & (kbd == 29)
+    x, f, span = anchor_age(kby, kbm, month_days)
+    if feb29.any():  # a key of its own, computed at its own exact ages
+        x[feb29], f[feb29] = grid_age(kby[feb29], kbm[feb29], kbd[feb29], month_days)
     rows = np.broadcast_to(np.arange(len(block_keys))[:, None], x.shape)
     over = x > MAX_AGE
     x = np.where(over, MAX_AGE, x)
     f = np.where(over, 0.0, f)
+    x = np.maximum(x, 0)
     surv = at("after", rows, x, f)
+    slope = np.where(over | feb29[:, None], 0.0,
+                     surv_int["after"][rows, x] * q["after"][rows, x] / span)
     # each record's constant: S_b(a_w) / S_b(a_V) / S_a(a_w)
     rb, rm, rd = by[rec_member], bm[rec_member], bd[rec_member]
     xv, fv = exact_age(rb, rm, rd, np.full(len(rec_member), v_day))
@@ -368,14 +435,88 @@ def _survival(table: MortalityTable, block_keys: np.ndarray, rec_member: np.ndar
         at("after", local, xw, fw)
     with np.errstate(divide="ignore", invalid="ignore"):
         factor = np.where((sb_v > 0) & (sa_w > 0), sb_w / sb_v / sa_w, 0.0)
-    return surv, factor
+    return surv, slope, factor
 
 
-def _accumulate(cum, surv, local, rec_member, weight, s, e, ks, ke, fy_first, fy_last,
-                monthly, cola, in_pay, payments, pv, member_pay, member_pv,
-                per_member) -> None:
-    """Add the records' expected payments to the fiscal-year totals (and the members')."""
-    n_rates = cum.shape[0] - 1
+def _accumulate_by_key(cum, surv, slope, local, offset, rec_member, weight, s, e, ks, ke,
+                       fy_first, fy_last, monthly, cola, in_pay, payments, pv) -> None:
+    """The fiscal-year totals alone (no member's own values): the same sums
+    as `_accumulate`, arranged so that the work per member does not grow
+    with the number of rates. A key's last payment month `e` is the same
+    for all its members (the month of age MAX_AGE, or the horizon's last
+    June), so for every fiscal year after a member's first the months paid
+    are the key's: the year's sums of (A, B) x discount are computed once
+    per key (G), and the members' amounts are added up per key and year
+    (W) before they are multiplied. The first year, which starts at the
+    member's own month, is added member by member."""
+    n_keys, n_fy = cum.shape[2], len(payments)
+    n_rates = cum.shape[1] - 1
+    rs, re_, rks, rke = s[rec_member], e[rec_member], ks[rec_member], ke[rec_member]
+    # the key's last month and year (any member's: they are equal)
+    key_e = np.zeros(n_keys, dtype=np.int64)
+    key_e[local] = re_
+    key_ke = np.zeros(n_keys, dtype=np.int64)
+    key_ke[local] = rke
+    k_all = np.arange(n_fy)
+    lo_k = np.broadcast_to(fy_first[None, :], (n_keys, n_fy))
+    hi_k = np.minimum(key_e[:, None], fy_last[None, :]) + 1
+    hi_k = np.maximum(hi_k, lo_k)
+    rows = np.arange(n_keys)[:, None]
+    # G[j, i, key, k]: sum over the key's months of year k of series j x discount i
+    g = cum[:, :, rows, hi_k] - cum[:, :, rows, lo_k]
+    # W[j, key, k]: sum over the key's members paid in year k (after their
+    # first) of weight x (1, offset) x the year's amount
+    w_sum = np.zeros((2, n_keys * n_fy))
+    spans = rke - rks  # the years after the first
+    width_max = int(spans.max(initial=0))
+    if width_max > 0:
+        step = max(1, RECORD_BLOCK_CELLS // (width_max + 1))
+        for lo_r in range(0, len(rec_member), step):
+            sl = slice(lo_r, lo_r + step)
+            width = int(spans[sl].max(initial=0))
+            if width == 0:
+                continue
+            amounts = cola_amounts(monthly[rec_member[sl]], width + 1, cola)[:, 1:]
+            j = np.arange(1, width + 1)[None, :]
+            valid = j <= spans[sl, None]
+            cell = (local[sl, None] * n_fy + rks[sl, None] + j)[valid]
+            base = (weight[sl, None] * amounts)[valid]
+            w_sum[0] += np.bincount(cell, weights=base, minlength=n_keys * n_fy)
+            w_sum[1] += np.bincount(cell, weights=(base.reshape(-1) * np.broadcast_to(
+                offset[sl, None], valid.shape)[valid]), minlength=n_keys * n_fy)
+    w_sum = w_sum.reshape(2, n_keys, n_fy)
+    for i in range(n_rates + 1):
+        year = (g[0, i] * w_sum[0] + g[1, i] * w_sum[1]).sum(axis=0)
+        # the first year of each member, from its own first month
+        hi = np.minimum(re_, fy_last[rks]) + 1
+        first = ((cum[0, i, local, hi] - cum[0, i, local, rs])
+                 + offset * (cum[1, i, local, hi] - cum[1, i, local, rs])) * weight \
+            * monthly[rec_member]
+        year += np.bincount(rks, weights=first, minlength=n_fy)[:n_fy]
+        if i == 0:
+            payments += year
+        else:
+            pv[i - 1] += year
+    # expected members paid on each 1 June: a member counts from its first
+    # year to the key's last, in that last year only when it ends in June
+    count = np.zeros((2, n_keys * n_fy))
+    count[0] = np.bincount(local * n_fy + rks, weights=weight, minlength=n_keys * n_fy)
+    count[1] = np.bincount(local * n_fy + rks, weights=weight * offset,
+                           minlength=n_keys * n_fy)
+    count = np.cumsum(count.reshape(2, n_keys, n_fy), axis=2)
+    june = np.minimum(fy_last, surv.shape[1] - 1)
+    paid_june = (k_all[None, :] <= key_ke[:, None]) & (fy_last[None, :] <= key_e[:, None])
+    alive = surv[:, june] * count[0] + slope[:, june] * count[1]
+    in_pay += np.where(paid_june, alive, 0.0).sum(axis=0)
+
+
+def _accumulate(cum, surv, slope, local, offset, rec_member, weight, s, e, ks, ke, fy_first,
+                fy_last, monthly, cola, in_pay, payments, pv, member_pay, member_pv,
+                per_member, owner) -> None:
+    """Add the records' expected payments to the fiscal-year totals (and the
+    members'): for each, sums over its months of (A + offset B) x discount,
+    as differences of the key's cumulative sums."""
+    n_rates = cum.shape[1] - 1
     rs, re_, rks, rke = s[rec_member], e[rec_member], ks[rec_member], ke[rec_member]
     spans = rke - rks + 1
     width_max = int(spans.max())
@@ -396,12 +537,16 @@ def _accumulate(cum, surv, local, rec_member, weight, s, e, ks, ke, fy_first, fy
         k_flat = kk[valid]
         june = fy_last[kk]
         paid_june = valid & (june >= rs[sl, None]) & (june <= re_[sl, None])
-        alive = np.where(paid_june, surv[rows, np.minimum(june, surv.shape[1] - 1)], 0.0)
+        at_june = np.minimum(june, surv.shape[1] - 1)
+        alive = np.where(paid_june, surv[rows, at_june]
+                         + offset[sl, None] * slope[rows, at_june], 0.0)
         in_pay += np.bincount(k_flat, weights=(alive * weight[sl, None])[valid],
                               minlength=len(in_pay))[:len(in_pay)]
+        off = offset[sl, None]
         for i in range(n_rates + 1):
-            c = cum[i]
-            value = np.where(valid, (c[rows, hi] - c[rows, lo]) * w, 0.0)
+            ca, cb = cum[0, i], cum[1, i]
+            value = np.where(valid, ((ca[rows, hi] - ca[rows, lo])
+                                     + off * (cb[rows, hi] - cb[rows, lo])) * w, 0.0)
             totals = np.bincount(k_flat, weights=value[valid], minlength=len(payments))
             if i == 0:
                 payments += totals[:len(payments)]
@@ -409,5 +554,5 @@ def _accumulate(cum, surv, local, rec_member, weight, s, e, ks, ke, fy_first, fy
                 pv[i - 1] += totals[:len(payments)]
             if per_member:
                 target = member_pay if i == 0 else member_pv[i - 1]
-                target += np.bincount(rec_member[sl], weights=value.sum(axis=1),
+                target += np.bincount(owner[rec_member[sl]], weights=value.sum(axis=1),
                                       minlength=len(target))

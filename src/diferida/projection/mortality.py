@@ -25,7 +25,7 @@ import hashlib
 import math
 import re
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -102,6 +102,7 @@ class MortalityTable:
     improvement: Improvement | None = None
     notes: list[str] = field(default_factory=list)
     source: dict = field(default_factory=dict)
+    scale: float = 1.0  # --mortality-scale: every rate x scale, capped at 1
 
     @property
     def none(self) -> bool:
@@ -124,7 +125,19 @@ class MortalityTable:
             out *= np.exp(self.improvement.log_factor(
                 sex, np.broadcast_to(ages, years.shape), years, self.base_year))
             np.minimum(out, 1.0, out=out)
+        if self.scale != 1.0:
+            out *= self.scale
+            np.minimum(out, 1.0, out=out)
         return out
+
+
+def scaled(table: MortalityTable, factor: float) -> MortalityTable:
+    """The same table with every rate (after improvement) x `factor`, capped at 1."""
+    return replace(table, scale=table.scale * factor)
+
+
+def without_improvement(table: MortalityTable) -> MortalityTable:
+    return replace(table, improvement=None)
 
 
 def no_mortality() -> MortalityTable:

@@ -29,6 +29,11 @@ MAX_HORIZON = int(_BOUNDS["max_horizon"])
 MAX_COLA_PLACES = int(_BOUNDS["max_cola_places"])
 TABLE_LAST_AGE = int(_BOUNDS["table_last_age"])
 START_AGE_RANGE = (int(_BOUNDS["start_age_min"]), TABLE_LAST_AGE)
+MAX_MORTALITY_SCALE = Decimal(_BOUNDS["max_mortality_scale"])
+AGE_BAND_YEARS = int(_BOUNDS["age_band_years"])
+SENSITIVITY_STEP = Decimal(_BOUNDS["sensitivity_discount_step"])
+SENSITIVITY_MORTALITY = tuple(Decimal(x) for x in _BOUNDS["sensitivity_mortality"])
+BY_DIMENSIONS = ("group", "regime", "age_band", "eligible_now")
 
 # the improvement scales --improvement names, with the pymort table ids (SOA
 # mort.soa.org identities) of each one's tables by sex; here, not in
@@ -152,6 +157,54 @@ def parse_sex_blend(value: str | float) -> float:
     f = float(w)
     assert math.isfinite(f)
     return f
+
+
+def parse_mortality_scale(value: str | float | None) -> float:
+    """--mortality-scale F: every mortality rate x F (capped at 1); default 1."""
+    if value is None:
+        return 1.0
+    f = _decimal("--mortality-scale", str(value))
+    if not (0 <= f <= MAX_MORTALITY_SCALE):
+        raise OptionError(f"--mortality-scale: {value} is outside 0 .. {MAX_MORTALITY_SCALE} "
+                          f"(a factor: 0.9 is 90% of the table's rates)")
+    return float(f)
+
+
+def parse_by(value: str | list[str] | tuple[str, ...] | None) -> list[str]:
+    """--by group,regime,age_band,eligible_now (any of them, in the order given)."""
+    if value is None:
+        return []
+    parts = value.split(",") if isinstance(value, str) else [str(v) for v in value]
+    parts = [p.strip() for p in parts]
+    bad = [p for p in parts if p not in BY_DIMENSIONS]
+    if not parts or bad:
+        raise OptionError(f"--by: {', '.join(repr(b) for b in bad) or 'nothing given'}; give "
+                          f"one or more of {','.join(BY_DIMENSIONS)}, separated by commas")
+    if len(set(parts)) != len(parts):
+        raise OptionError("--by: a dimension is given twice")
+    return parts
+
+
+def valuation_options() -> Callable[[Any], Any]:
+    """`project` only: --valuation-date, --claim-rates, --mortality-scale, --by,
+    --sensitivity."""
+    return apply_options([
+        click.option("--valuation-date", default=None, metavar="YYYY-MM-DD",
+                     help="Date the projection and present values are measured from "
+                          "(default: --as-of, the date the determinations speak for)."),
+        click.option("--claim-rates", default=None, metavar="RATES.csv",
+                     help="Yearly claim rates of members who could be paid and have not "
+                          "claimed: age,rate or years_since_eligibility,rate (default: they "
+                          "start at the valuation date)."),
+        click.option("--mortality-scale", default=None, metavar="F",
+                     help="Every mortality rate x F, capped at 1 (default 1)."),
+        click.option("--by", default=None, metavar=",".join(BY_DIMENSIONS),
+                     help="Also the present value and members by these dimensions (a sheet, "
+                          "or a .by file beside the table)."),
+        click.option("--sensitivity", is_flag=True,
+                     help="Also the total present values under the standard grid (discount "
+                          "-/+1 point, mortality x0.9 and x1.1, no improvement, COLA 0)."),
+    ])
 
 
 def projection_options(*, required: bool) -> Callable[[Any], Any]:

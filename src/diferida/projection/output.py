@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
+from datetime import date
 from typing import Any
 
 import numpy as np
 import polars as pl
 
-from ..i18n import LANGS, catalog
+from ..i18n import LANGS, catalog, fmt_date
 from .engine import Projection
 
 MONEY = pl.Decimal(20, 2)
@@ -38,8 +40,9 @@ def table_frame(p: Projection, labels: list[str], lang: str) -> pl.DataFrame:
     names = [f"{h['fy']}{y}" for y in p.fiscal_years] + [h["total"]]
     cols: dict[str, pl.Series] = {
         h["fiscal_year"]: pl.Series(h["fiscal_year"], names, dtype=pl.String),
-        h["starts"]: pl.Series(h["starts"], [*p.starts.tolist(), int(p.starts.sum())],
-                               dtype=pl.Int64),
+        h["starts"]: pl.Series(h["starts"],
+                               [*p.starts.tolist(), np.round(p.starts.sum(), 2).item()],
+                               dtype=pl.Int64 if p.starts.dtype.kind == "i" else pl.Float64),
         h["members_in_pay"]: pl.Series(h["members_in_pay"],
                                        [*np.round(p.in_pay, 2).tolist(), None],
                                        dtype=pl.Float64),
@@ -84,44 +87,36 @@ def assumptions_rows(assumptions: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
-def workbook(table: pl.DataFrame, assumptions: dict[str, Any], lang: str) -> bytes:
-    """The table, a native column chart of payments by fiscal year, and the
-    assumptions on a sheet of their own."""
-    import xlsxwriter
+def workbook(table: pl.DataFrame, assumptions: dict[str, Any], lang: str,
+             more_sheets: Callable[[Any], None] | None = None) -> bytes:
+    """The table (with the days each fiscal year covers, the first one
+    labelled when partial), a native column chart of payments by fiscal
+    year on a page of its own, and the assumptions in words; laid out to
+    print (diferida/workbook.py). `more_sheets(book)` adds the valuation's
+    own sheets after them (with `Book.table`)."""
+    from ..workbook import Book, fiscal_period, partial_note
+    from .statement import rules_text, statement
 
     h = HEADERS[lang]
-    buf = io.BytesIO()
-    wb = xlsxwriter.Workbook(buf, {"in_memory": True})
-    head = wb.add_format({"bold": True, "bottom": 1})
-    money_fmt = wb.add_format({"num_format": "#,##0.00"})
-    count_fmt = wb.add_format({"num_format": "#,##0"})
-    ratio_fmt = wb.add_format({"num_format": "#,##0.00"})
-    bold_money = wb.add_format({"num_format": "#,##0.00", "bold": True, "top": 1})
-    bold = wb.add_format({"bold": True, "top": 1})
-    ws = wb.add_worksheet(h["sheet"])
-    cols = table.columns
-    for c, name in enumerate(cols):
-        ws.write_string(0, c, name, head)
+    w = catalog(lang)["workbook"]
+    a = assumptions["assumptions"]
+    valuation = date.fromisoformat(a["valuation_date"])
+    subtitle = w["subtitle"].format(date=fmt_date(valuation, lang),
+                                    rules=rules_text(a["rules"], lang))
+    book = Book(lang, w["project_title"], subtitle)
+    years = [int(y[len(h["fy"]):]) for y in table[h["fiscal_year"]].to_list()[:-1]]
+    periods = [fiscal_period(y, valuation, lang) for y in years]
+    if years:
+        periods.append(w["period_total"].format(start=valuation.isoformat(),
+                                                end=date(years[-1], 6, 30).isoformat()))
+    else:
+        periods.append(None)
+    shown = table.with_columns(pl.Series(w["period_column"], periods, dtype=pl.String))
+    book.table(h["sheet"], shown, total_last=True)
     last = table.height - 1
-    for r, row in enumerate(table.iter_rows(), start=1):
-        total = r - 1 == last
-        for c, v in enumerate(row):
-            if v is None:
-                continue
-            if c == 0:
-                ws.write_string(r, c, v, bold if total else None)
-            elif cols[c] == h["starts"]:
-                ws.write_number(r, c, v, bold if total else count_fmt)
-            elif cols[c] == h["members_in_pay"]:
-                ws.write_number(r, c, v, ratio_fmt)
-            else:
-                ws.write_number(r, c, float(v), bold_money if total else money_fmt)
-    ws.set_column(0, 0, 12)
-    ws.set_column(1, len(cols) - 1, 18)
-    ws.freeze_panes(1, 1)
     if last > 0:
-        pay_col = cols.index(h["payments"])
-        chart = wb.add_chart({"type": "column"})
+        pay_col = table.columns.index(h["payments"])
+        chart = book.wb.add_chart({"type": "column"})
         chart.add_series({
             "name": h["payments"],
             "categories": [h["sheet"], 1, 0, last, 0],
@@ -129,21 +124,16 @@ def workbook(table: pl.DataFrame, assumptions: dict[str, Any], lang: str) -> byt
             "fill": {"color": "#1f4e79"}, "gap": 30,
         })
         chart.set_title({"name": h["chart_title"]})
-        chart.set_x_axis({"name": h["chart_x"], "num_font": {"rotation": -45}})
+        chart.set_x_axis({"name": h["chart_x"], "num_font": {"rotation": -45},
+                          "interval_unit": max(1, last // 30)})
         chart.set_y_axis({"name": h["chart_y"], "num_format": "#,##0"})
         chart.set_legend({"none": True})
-        chart.set_size({"width": 960, "height": 420})
-        ws.insert_chart(1, len(cols) + 1, chart)
-    wa = wb.add_worksheet(h["assumptions"])
-    wa.write_string(0, 0, h["item"], head)
-    wa.write_string(0, 1, h["value"], head)
-    for r, (k, v) in enumerate(assumptions_rows(assumptions), start=1):
-        wa.write_string(r, 0, k)
-        wa.write_string(r, 1, v)
-    wa.set_column(0, 0, 34)
-    wa.set_column(1, 1, 90)
-    wb.close()
-    return buf.getvalue()
+        book.chart_sheet(w["chart_sheet"], chart,
+                         partial_note(f"{h['fy']}{years[0]}", years[0], valuation, lang))
+    book.pairs(h["assumptions"], (w["item"], w["value"]), statement(assumptions, lang))
+    if more_sheets is not None:
+        more_sheets(book)
+    return book.data()
 
 
 def picture(table: pl.DataFrame, kind: str, lang: str, subtitle: str) -> bytes:
@@ -152,7 +142,8 @@ def picture(table: pl.DataFrame, kind: str, lang: str, subtitle: str) -> bytes:
 
     matplotlib.use("Agg", force=True)
     from matplotlib.figure import Figure
-    from matplotlib.ticker import FuncFormatter
+
+    from ..axes import round_axis
 
     h = HEADERS[lang]
     body = table.slice(0, table.height - 1)
@@ -164,9 +155,8 @@ def picture(table: pl.DataFrame, kind: str, lang: str, subtitle: str) -> bytes:
     step = max(1, len(years) // 20)
     ax.set_xticks(range(0, len(years), step), years[::step], rotation=45, ha="right",
                   fontsize=8)
-    scale, unit = (1e6, " M") if max(pay, default=0) >= 1e6 else (1.0, "")
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / scale:,.0f}{unit}"))
-    ax.set_ylabel(h["chart_y"])
+    unit = round_axis(ax, pay)
+    ax.set_ylabel(h["chart_y"] + (catalog(lang)["workbook"][f"unit_{unit}"] if unit else ""))
     ax.set_xlabel(h["chart_x"])
     ax.set_title(h["chart_title"], fontsize=12)
     fig.text(0.5, 0.005, subtitle, ha="center", fontsize=8, color="#444444")

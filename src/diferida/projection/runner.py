@@ -36,19 +36,24 @@ from ..batch.population import (
 from ..core import evaluate_frame
 from ..i18n import LANGS
 from ..rules import Rules, load_rules
-from . import engine, output
+from . import engine, output, valuation
+from .claims import expand, load_claim_rates
 from .engine import Assumptions, Members, day_date
-from .mortality import KIND_OF_GROUP, MAX_AGE, MortalityTable, resolve
+from .mortality import KIND_OF_GROUP, MAX_AGE, MortalityTable, resolve, scaled
 from .options import (
     OptionError,
     StartRule,
+    parse_by,
     parse_cola,
     parse_horizon,
+    parse_mortality_scale,
     parse_rates,
     parse_sex_blend,
     parse_start,
 )
 from .sex import SEX_COLUMN, check_sex
+from .status import COLUMNS as STATUS_COLUMNS
+from .status import DECEASED, DEFERRED, IN_PAY, REFUNDED, check_status
 
 Progress = Callable[[str, int, int], None]
 
@@ -66,6 +71,12 @@ class ProjectionSummary:
     projected: int = 0
     not_entitled: int = 0
     rows_rejected: int = 0
+    in_pay: int = 0
+    deceased: int = 0
+    refunded: int = 0
+    starts_first_year: float = 0
+    valuation_date: date | None = None
+    extra_files: list[str] = field(default_factory=list)
     problems: int = 0
     blank: int = 0
     sex_given: int = 0
@@ -76,11 +87,15 @@ class ProjectionSummary:
         default_factory=lambda: {"read_and_decide": 0.0, "project": 0.0, "write": 0.0,
                                  "total": 0.0})
     sample: pl.DataFrame | None = None
+    valuation_extras: bool = False  # a valuation option or column was used
 
     def check(self) -> None:
-        if self.rows_read != self.projected + self.not_entitled + self.rows_rejected:
+        # rows in = projected + in pay + excluded (deceased, refunded) + not entitled + rejected
+        if self.rows_read != (self.projected + self.in_pay + self.deceased + self.refunded
+                              + self.not_entitled + self.rows_rejected):
             raise AccountingError(
-                f"{self.rows_read} rows read, {self.projected} projected, {self.not_entitled} "
+                f"{self.rows_read} rows read, {self.projected} projected, {self.in_pay} in pay, "
+                f"{self.deceased} deceased, {self.refunded} refunded, {self.not_entitled} "
                 f"not entitled, {self.rows_rejected} rejected")
 
     def to_dict(self) -> dict[str, Any]:
@@ -92,6 +107,10 @@ class ProjectionSummary:
             "not_entitled": self.not_entitled, "rows_rejected": self.rows_rejected,
             "problems": self.problems, "blank_lines": self.blank,
             "present_values": self.totals,
+            **({"in_pay": self.in_pay, "deceased": self.deceased, "refunded": self.refunded,
+                "valuation_date": (self.valuation_date or self.as_of).isoformat(),
+                "starts_first_year": self.starts_first_year, "files": self.extra_files}
+               if self.valuation_extras else {}),
             "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
         }
 
@@ -135,6 +154,11 @@ def project_file(
     limits: Limits | None = None,
     on_rename: Callable[[], None] | None = None,
     table: MortalityTable | None = None,
+    valuation_date: date | None = None,
+    claim_rates: str | Path | None = None,
+    mortality_scale: str | float | None = None,
+    by: str | Sequence[str] | None = None,
+    sensitivity: bool = False,
 ) -> ProjectionSummary:
     """Project every entitled member of a file (CSV, Parquet or .xlsx). Raises
     OptionError or TableError for an option that cannot be used, FileProblem
@@ -148,10 +172,15 @@ def project_file(
     rule = parse_start(start)
     horizon_n = parse_horizon(horizon)
     blend = parse_sex_blend(sex_blend)
+    scale = parse_mortality_scale(mortality_scale)
+    dims = parse_by(by)
     if table is None:
         table = resolve(mortality, improvement)
     elif improvement not in (None, "none"):
         raise OptionError("--improvement: give the improved rates in the table itself")
+    if scale != 1.0:
+        table = scaled(table, scale)
+    claims = load_claim_rates(claim_rates, lang) if claim_rates is not None else None
 
     inp, out = Path(input), Path(output_path)
     rej = Path(rejects) if rejects is not None else None
@@ -160,9 +189,15 @@ def project_file(
     kind_of(inp)
     out_kind = kind_of(out)
     side = sidecar_path(out) if out_kind != "xlsx" else None
+    by_file = valuation.beside(out, "by") if dims and out_kind != "xlsx" else None
+    grid_file = valuation.beside(out, "sensitivity") if sensitivity and out_kind != "xlsx" \
+        else None
     check_table_target(out, [inp], overwrite)
     outputs = [("-o/--output", out)]
     for extra, kind, option in ((rej, "table", "--rejects"), (mem, "table", "--per-member"),
+                                (by_file, "table", f"--by ({by_file.name})" if by_file else ""),
+                                (grid_file, "table",
+                                 f"--sensitivity ({grid_file.name})" if grid_file else ""),
                                 (pic, "picture", "--chart"),
                                 (side, "json", f"-o/--output ({side.name})" if side else "")):
         if extra is None:
@@ -185,13 +220,18 @@ def project_file(
                               "install it with: pip install 'diferida[plot]'") from None
     r = load_rules(rules)
     day = as_of or date.today()
+    v_date = valuation_date or day
 
     src = open_source(inp, separator=separator, columns=columns, limits=limits,
-                      extra_fields=(SEX_COLUMN,))
+                      extra_fields=(SEX_COLUMN, *STATUS_COLUMNS))
     has_sex = SEX_COLUMN in src.columns
+    has_status = any(c in src.columns for c in STATUS_COLUMNS)
     summary = ProjectionSummary(str(inp), str(out), str(rej) if rej else None,
                                 str(mem) if mem else None, str(pic) if pic else None,
                                 str(side) if side else None, day)
+    summary.valuation_date = v_date
+    summary.valuation_extras = bool(has_status or claims is not None or dims or sensitivity
+                                    or scale != 1.0 or valuation_date is not None)
     secs = summary.seconds
     sinks: list[Sink] = []
     passing: PopulationPass | None = None
@@ -208,12 +248,25 @@ def project_file(
         def decide(frame: pl.DataFrame) -> tuple[tuple[pl.DataFrame, ...], pl.DataFrame]:
             res = evaluate_frame(frame, as_of=day, rules=r, lang=lang, require_id=True,
                                  inputs=("birth_date", "group"))
-            return with_sex(frame, (res.determinations,), res.rejected, has_sex, lang)
+            kept, bad = with_sex(frame, (res.determinations,), res.rejected, has_sex, lang)
+            if has_status:
+                kept, bad = with_status(frame, kept, bad, day, lang)
+            return kept, bad
 
         def use(d: Decided) -> None:
             det = d.kept[0]
+            if has_status:
+                code = det["_bstatus"]
+                summary.in_pay += int((code == IN_PAY).sum())
+                summary.deceased += int((code == DECEASED).sum())
+                summary.refunded += int((code == REFUNDED).sum())
+                paid = det.filter(code == IN_PAY)
+                det = det.filter(code == DEFERRED)
             summary.not_entitled += int((det["status"] == "not_entitled").sum())
-            parts.append(members_frame(det, rule))
+            part = members_frame(det, rule, extra=True)
+            if has_status and paid.height:
+                part = pl.concat([part, in_pay_frame(paid, part.schema)])
+            parts.append(part)
 
         tally = passing.run(decide, use)
         summary.rows_read, summary.rows_rejected = tally.rows_read, tally.rows_rejected
@@ -223,28 +276,36 @@ def project_file(
         if summary.rows_read == 0:
             raise FileProblem("no_rows", file=str(inp))
         members = pl.concat(parts) if parts else None
-        summary.projected = members.height if members is not None else 0
+        summary.projected = (members.height if members is not None else 0) - summary.in_pay
         summary.check()
         if members is None:
-            members = pl.DataFrame(schema={"participant_id": pl.String, "status": pl.String,
-                                           "monthly_amount": output.MONEY, "_sex": pl.Int8,
-                                           "_birth": pl.Int32, "start_date": pl.Date,
-                                           "_kind": pl.Int8, "_cents": pl.Int64})
+            members = pl.DataFrame(schema=MEMBER_SCHEMA)
         summary.sex_given = int((members["_sex"] >= 0).sum())
-        summary.sex_blended = summary.projected - summary.sex_given
+        summary.sex_blended = members.height - summary.sex_given
 
         tick = time.perf_counter()
         labels = [label for label, _ in rates]
-        assumptions = Assumptions(day, [float(v) for _, v in rates], table, cola_f, horizon_n,
-                                  blend)
+        assumptions = Assumptions(v_date, [float(v) for _, v in rates], table, cola_f,
+                                  horizon_n, blend)
         arrays = Members(
             members["_birth"].to_numpy().astype(np.int64),
             members["start_date"].cast(pl.Int32).to_numpy().astype(np.int64),
             members["_cents"].to_numpy(), members["_sex"].to_numpy(),
-            members["_kind"].to_numpy())
-        proj = engine.project(arrays, assumptions, per_member=mem is not None,
+            members["_kind"].to_numpy(), in_pay=members["_in_pay"].to_numpy())
+        if claims is not None:
+            arrays = expand(arrays, members["eligibility_date"].cast(pl.Int32).to_numpy()
+                            .astype(np.int64), claims, engine.day_number(v_date))
+        proj = engine.project(arrays, assumptions, per_member=mem is not None or bool(dims),
                               progress=(lambda d, t: progress("project", d, t))
                               if progress is not None else None)
+        summary.starts_first_year = valuation.first_year_starts(proj, v_date)
+        extra_tables: list[tuple[str, pl.DataFrame]] = []
+        if dims:
+            extra_tables.append(("by", valuation.breakdown(members, proj, labels, dims, v_date,
+                                                          lang)))
+        if sensitivity:
+            extra_tables.append(("sensitivity", valuation.sensitivity(
+                arrays, assumptions, rates, cola_f, proj, lang)))
         secs["project"] = time.perf_counter() - tick
 
         tick = time.perf_counter()
@@ -255,15 +316,25 @@ def project_file(
         summary.totals["payments"] = str(last[h["payments"]])
         info = assumptions_of(summary, r, table, rates, cola_f, rule, horizon_n, blend, has_sex,
                             proj)
+        # the claim rule and the method's properties are stated in every run
+        valuation.add_assumptions(info, summary, claims, table, dims, sensitivity)
         summary.assumptions = info
         if out_kind == "xlsx":
             sink = BytesSink(out, overwrite)
             sinks.insert(0, sink)
-            sink.data = output.workbook(tbl, info, lang)
+            sink.data = output.workbook(tbl, info, lang, (lambda book: [
+                valuation.sheet(book, valuation.TEXT[lang][f"sheet_{name}"], frame)
+                for name, frame in extra_tables]) if extra_tables else None)
         else:
             sink = open_sink(out, overwrite)
             sinks.insert(0, sink)
             sink.write(tbl)
+            for (_, frame), target in zip(extra_tables, [f for f in (by_file, grid_file) if f],
+                                          strict=True):
+                extra_sink = open_sink(target, overwrite)
+                sinks.append(extra_sink)
+                extra_sink.write(frame)
+                summary.extra_files.append(str(target))
         if side is not None:
             js = BytesSink(side, overwrite)
             sinks.append(js)
@@ -294,9 +365,10 @@ def project_file(
     return summary
 
 
-def members_frame(det: pl.DataFrame, rule: StartRule) -> pl.DataFrame:
+def members_frame(det: pl.DataFrame, rule: StartRule, extra: bool = False) -> pl.DataFrame:
     """The entitled members of a table of determinations (with `_sex`), as
-    the projection's engine reads them."""
+    the projection's engine reads them (`extra`: with what the valuation's
+    breakdown and claim assumption read too)."""
     det = det.filter(pl.col("status") != "not_entitled")
     return det.select(
         "participant_id", "status", "monthly_amount", "_sex",
@@ -304,7 +376,53 @@ def members_frame(det: pl.DataFrame, rule: StartRule) -> pl.DataFrame:
         start_days(det, rule).alias("start_date"),
         pl.col("group").replace_strict(KIND_OF_GROUP, return_dtype=pl.Int8).alias("_kind"),
         (pl.col("monthly_amount") * 100).cast(pl.Int64).alias("_cents"),
+        *([pl.lit(False).alias("_in_pay"), "group", "regime", "eligibility_date"]
+          if extra else []),
     )
+
+
+MEMBER_SCHEMA = {"participant_id": pl.String, "status": pl.String,
+                 "monthly_amount": output.MONEY, "_sex": pl.Int8, "_birth": pl.Int32,
+                 "start_date": pl.Date, "_kind": pl.Int8, "_cents": pl.Int64,
+                 "_in_pay": pl.Boolean, "group": pl.String, "regime": pl.String,
+                 "eligibility_date": pl.Date}
+
+
+def in_pay_frame(det: pl.DataFrame, schema: pl.Schema) -> pl.DataFrame:
+    """Members already in pay: projected from the amount being paid (never
+    recomputed) from the date payments began; status `in_pay`."""
+    return det.select(
+        "participant_id", pl.lit("in_pay").alias("status"),
+        (pl.col("_pay_cents").cast(output.MONEY) / 100).cast(output.MONEY)
+        .alias("monthly_amount"), "_sex",
+        pl.col("birth_date").cast(pl.Int32).alias("_birth"),
+        pl.col("_pay_since").cast(pl.Int32).cast(pl.Date).alias("start_date"),
+        pl.col("group").replace_strict(KIND_OF_GROUP, return_dtype=pl.Int8).alias("_kind"),
+        pl.col("_pay_cents").alias("_cents"), pl.lit(True).alias("_in_pay"), "group",
+        "regime", "eligibility_date",
+    ).cast(schema)
+
+
+def with_status(frame: pl.DataFrame, kept: tuple[pl.DataFrame, ...], bad: pl.DataFrame,
+                as_of: date, lang: str) -> tuple[tuple[pl.DataFrame, ...], pl.DataFrame]:
+    """The kept tables with each member's benefit status (`_bstatus`) and,
+    in pay, the amount (`_pay_cents`) and start (`_pay_since`, a day
+    number); a row whose status columns cannot be read rejected too."""
+    h = frame.height
+    birth = None
+    if "birth_date" in frame.columns:
+        raw = frame.get_column("birth_date")
+        birth = raw.cast(pl.Date, strict=False) if raw.dtype != pl.String else \
+            raw.str.strip_chars().str.to_date("%Y-%m-%d", strict=False)
+    cols, st_bad = check_status(frame, birth, as_of, lang)
+    rejected = np.zeros(h, dtype=bool)
+    if bad.height:
+        rejected[bad["row"].to_numpy()] = True
+    added = [pl.Series("_bstatus", cols.code[~rejected], dtype=pl.Int8),
+             pl.Series("_pay_cents", cols.cents[~rejected], dtype=pl.Int64),
+             pl.Series("_pay_since", cols.since[~rejected], dtype=pl.Int64)]
+    kept = tuple(k.with_columns(added) for k in kept)
+    return reject_rows(kept, bad, st_bad, h)
 
 
 def with_sex(frame: pl.DataFrame, kept: tuple[pl.DataFrame, ...], bad: pl.DataFrame,
@@ -339,14 +457,14 @@ def assumptions_of(summary: ProjectionSummary, rules: Rules, table: MortalityTab
     return {
         "assumptions": {
             "rules": {"name": rules.name, "title": rules.title, "version": rules.version},
-            "valuation_date": summary.as_of.isoformat(),
+            "valuation_date": (summary.valuation_date or summary.as_of).isoformat(),
             "fiscal_year": "1 July - 30 June, named by the year in which it ends; year 1 "
                            "holds the valuation date",
             "payments": "monthly, on the 1st; the first on the first 1st on or after the "
                         "later of the valuation date and the start date; the last in the "
                         f"month in which age {MAX_AGE} is reached"
                         + (f", or the last June of fiscal year {horizon} "
-                           f"(FY{int(fiscal_year_of(summary.as_of)) + horizon - 1})"
+                           f"(FY{_last_year(summary, horizon)})"
                            if horizon else ""),
             "start_rule": rule.text + (
                 " (the eligibility date, or the requested start when there is one and it is "
@@ -394,6 +512,10 @@ def assumptions_of(summary: ProjectionSummary, rules: Rules, table: MortalityTab
         "input": summary.input,
         "software": {"diferida": _version()},
     }
+
+
+def _last_year(summary: ProjectionSummary, horizon: int) -> int:
+    return fiscal_year_of(summary.valuation_date or summary.as_of) + horizon - 1
 
 
 def fiscal_year_of(d: date) -> int:

@@ -1,0 +1,146 @@
+"""The census review as a workbook laid out to print (diferida/workbook.py):
+the summary, the distributions with a native bar chart each (two charts a
+page), the backlog, the outliers named by member, the thresholds and their
+reasons, and with a prior file the joiners, leavers and changed fields."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from ..i18n import fmt_date
+from ..rules import Rules
+from ..workbook import Book
+from .profile import Review, words
+
+CHART_ROWS = 19  # rows a chart takes on a charts sheet (two a sheet, a sheet a page)
+
+
+def subtitle(summary, rules: Rules, lang: str) -> str:
+    w = words(lang)
+    return w["subtitle"].format(date=fmt_date(summary.as_of, lang),
+                                rules=f"{rules.name} ({rules.version})")
+
+
+def summary_rows(review: Review, summary, lang: str) -> list[tuple[str, Any]]:
+    s = words(lang)["summary"]
+    c = summary.current
+    rows: list[tuple[str, Any]] = [
+        (s["rows_read"], c.rows_read), (s["members"], c.members),
+        (s["rows_rejected"], c.rows_rejected), (s["problems"], c.problems)]
+    status = review.counts["status"]
+    rows += [(s[k], status.get(k, 0)) for k in ("eligible", "not_yet_eligible", "not_entitled")]
+    rows.append((s["backlog"], review.backlog_members.height))
+    rows.append((s["backlog_annual_amount"],
+                 sum(review.backlog_members["annual_amount"].to_list(),
+                     pl.Series([0], dtype=pl.Decimal(20, 2)).item())))
+    rows.append((s["outliers"], review.outliers["participant_id"].n_unique()))
+    if summary.prior is not None:
+        p = summary.prior
+        rows += [(s["prior_rows_read"], p.rows_read), (s["prior_rows_rejected"], p.rows_rejected),
+                 (s["joiners"], review.joiners.height), (s["leavers"], review.leavers.height),
+                 (s["members_changed"], review.changes["participant_id"].n_unique())]
+    return rows
+
+
+def outlier_frame(review: Review, lang: str) -> pl.DataFrame:
+    w = words(lang)
+    return review.outliers.with_columns(
+        pl.struct("check", "limit").map_elements(
+            lambda x: w["checks"][x["check"]].format(limit=f"{x['limit']:,.2f}".rstrip("0")
+                                                     .rstrip(".")),
+            return_dtype=pl.String).alias("check"))
+
+
+def threshold_rows(lang: str) -> list[tuple[str, str]]:
+    from .profile import thresholds
+
+    w = words(lang)
+    o = thresholds()["outliers"]
+    return [
+        (w["checks"]["age_over"].format(limit=o["age_over"]["years"]), w["reasons"]["age_over"]),
+        (w["checks"]["unclaimed"].format(limit=o["unclaimed"]["years"]),
+         w["reasons"]["unclaimed"]),
+        (w["checks"]["pay_high"].format(limit=f"Q3 + {o['pay']['iqr_factor']} IQR"),
+         w["reasons"]["pay"]),
+        (w["checks"]["pay_low"].format(limit=f"Q1 − {o['pay']['iqr_factor']} IQR"),
+         w["reasons"]["pay"]),
+        (w["checks"]["service_over_span"].format(
+            limit=o["service_over_span"]["tolerance_years"]), w["reasons"]["service_over_span"]),
+    ]
+
+
+def named(frame: pl.DataFrame, lang: str) -> pl.DataFrame:
+    """The columns in words, and the determination's status too."""
+    from ..i18n import catalog
+
+    cols = words(lang)["columns"]
+    if "status" in frame.columns:
+        frame = frame.with_columns(pl.col("status").replace_strict(
+            dict(catalog(lang)["status"]), default=pl.col("status"), return_dtype=pl.String))
+    return frame.rename({c: cols[c] for c in frame.columns if c in cols})
+
+
+def workbook(review: Review, summary, rules: Rules, lang: str) -> bytes:
+    w = words(lang)
+    sh, dn = w["sheets"], w["distributions"]
+    book = Book(lang, w["workbook_title"], subtitle(summary, rules, lang))
+    book.pairs(sh["summary"], (w["item"], w["value"]), summary_rows(review, summary, lang))
+
+    # the distributions, one under the other, each with a chart on the charts sheet
+    ws = book.wb.add_worksheet(sh["distributions"])
+    cols = w["columns"]
+    r = 0
+    charts = None
+    for i, (key, frame) in enumerate(review.distributions.items()):
+        ws.write_string(r, 0, dn[key], book.section)
+        ws.write_blank(r, 1, None, book.section)
+        ws.write_blank(r, 2, None, book.section)
+        ws.write_string(r + 1, 0, cols["value"], book.head)
+        ws.write_string(r + 1, 1, cols["members"], book.head)
+        ws.write_string(r + 1, 2, cols["share"], book.head)
+        first = r + 2
+        for j, (value, members, share) in enumerate(frame.select(
+                "value", "members", "share").iter_rows()):
+            ws.write_string(first + j, 0, value)
+            ws.write_number(first + j, 1, members, book.count)
+            ws.write_number(first + j, 2, share, book.percent)
+        last = first + frame.height - 1
+        chart = book.wb.add_chart({"type": "column"})
+        chart.add_series({"name": dn[key],
+                          "categories": [sh["distributions"], first, 0, last, 0],
+                          "values": [sh["distributions"], first, 1, last, 1],
+                          "fill": {"color": "#1f4e79"}, "gap": 40,
+                          "data_labels": {"value": True, "num_format": "#,##0"}})
+        chart.set_title({"name": dn[key], "name_font": {"size": 12}})
+        chart.set_y_axis({"name": cols["members"], "num_format": "#,##0"})
+        chart.set_legend({"none": True})
+        chart.set_size({"width": 1100, "height": 340})
+        if i % 2 == 0:  # two charts a sheet, each sheet fitted whole to one page
+            charts = book.wb.add_worksheet(f"{sh['charts']} {i // 2 + 1}")
+            charts.write_string(2 * CHART_ROWS, 0, book.title)
+            book.printed(charts, header_row=None, rows_tall=1)
+            charts.hide_gridlines(2)
+        charts.insert_chart((i % 2) * CHART_ROWS, 0, chart, {"object_position": 3})
+        r = last + 2
+    ws.set_column(0, 0, 48)
+    ws.set_column(1, 2, 14)
+    book.printed(ws, header_row=None)
+
+    pct = (cols["share"],)
+    rows = (cols["row"], cols["prior_row"])  # a row's number, not a quantity: no separator
+    book.table(sh["backlog"], named(review.backlog, lang), percent=pct)
+    book.table(sh["backlog_members"], named(review.backlog_members, lang), plain=rows)
+    book.table(sh["outliers"], named(outlier_frame(review, lang), lang), widths={
+        cols["check"]: 60}, plain=rows)
+    book.pairs(sh["thresholds"], (cols["check"], cols["reason"]), threshold_rows(lang),
+               label_width=60, value_width=90)
+    if review.joiners is not None:
+        book.table(sh["joiners"], named(review.joiners, lang), plain=rows)
+        book.table(sh["leavers"], named(review.leavers, lang), plain=rows)
+        fields = w["fields"]
+        book.table(sh["changes"], named(review.changes.with_columns(
+            pl.col("field").replace_strict(dict(fields), return_dtype=pl.String)), lang),
+            plain=rows)
+    return book.data()

@@ -1,0 +1,121 @@
+"""`diferida census`: the review of a member file: an HTML page and a
+workbook (distributions, outliers, the backlog, changes since a prior file).
+
+Exit status: 0 when the run completed (rejected rows included, unless
+--strict); 1 with --strict when a row was rejected; 2 when a file or an
+option cannot be used (nothing is written); 3 when the row accounting fails
+(a bug: nothing is written); 130 when interrupted.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import date
+from pathlib import Path
+
+import click
+
+from ..batch import cli as batch_cli
+from ..batch.errors import FileProblem
+from ..batch.options import file_options
+from ..i18n import LANGS, catalog
+from ..rules import RulesError, builtin_names
+
+EXIT_STRICT, EXIT_UNUSABLE, EXIT_ACCOUNTING = 1, 2, 3
+FILE = click.Path(path_type=Path, dir_okay=False)
+# i18n/<lang>/census.toml and cli.toml
+TEXT = {lang: {**catalog(lang)["census_run"], **batch_cli.RUN_TEXT[lang]} for lang in LANGS}
+
+
+@click.command("census")
+@click.argument("input", type=FILE)
+@click.option("-o", "--output", type=FILE, default=None,
+              help="The review as a workbook (.xlsx) with native charts.")
+@click.option("--html", type=FILE, default=None, help="The review as one HTML page.")
+@click.option("--prior", type=FILE, default=None,
+              help="Last year's file: joiners, leavers and changed fields.")
+@click.option("--rules", "rules_name", default=None, metavar="NAME|PATH",
+              help=f"Rules to apply: {', '.join(builtin_names())}, or a TOML file.")
+@file_options(as_of_help="Census date: ages, eligibility and years since it are counted "
+                         "to it (default: today).",
+              lang_help="Language of the report and messages.")
+def census_cmd(input, output, html, prior, rules_name, rejects, as_of, lang, separator,
+               columns_map, strict, overwrite, quiet, as_json, chunk_rows) -> None:
+    """Review the member file INPUT (.csv, .parquet or .xlsx) before it is
+    projected: distributions, records worth a second look, the eligible
+    members who have not claimed and, with --prior, what changed."""
+    from ..batch.runner import AccountingError
+    from ..projection.options import OptionError
+    from .runner import census_file
+
+    t = TEXT[lang]
+    day = None
+    if as_of is not None:
+        try:
+            day = date.fromisoformat(as_of)
+        except ValueError:
+            click.echo(f"--as-of: '{as_of}' is not a valid YYYY-MM-DD date", err=True)
+            sys.exit(EXIT_UNUSABLE)
+    bars = batch_cli.PhaseBars(TEXT[lang], enabled=not quiet and sys.stderr.isatty())
+    with batch_cli.Interruptible(t["interrupted"], bars.close) as run:
+        try:
+            summary = census_file(input, output, html, rejects, prior=prior, as_of=day,
+                                  rules=rules_name, lang=lang, separator=separator,
+                                  columns=columns_map, overwrite=overwrite,
+                                  chunk_rows=chunk_rows, progress=bars,
+                                  on_rename=batch_cli.start_placing)
+        except OptionError as exc:
+            bars.close()
+            click.echo(str(exc), err=True)
+            sys.exit(EXIT_UNUSABLE)
+        except FileProblem as exc:
+            bars.close()
+            click.echo(exc.text(lang), err=True)
+            sys.exit(EXIT_UNUSABLE)
+        except RulesError as exc:
+            bars.close()
+            click.echo(f"--rules: {exc}", err=True)
+            sys.exit(EXIT_UNUSABLE)
+        except AccountingError as exc:
+            bars.close()
+            click.echo(t["accounting"].format(detail=exc), err=True)
+            sys.exit(EXIT_ACCOUNTING)
+        run.completed(t["interrupted_after"])
+        bars.close()
+        _report(summary, lang, rejects is None, quiet, as_json)
+    if strict and summary.rows_rejected:
+        click.echo(t["strict"], err=True)
+        sys.exit(EXIT_STRICT)
+
+
+def _report(summary, lang: str, no_rejects_file: bool, quiet: bool, as_json: bool) -> None:
+    t = TEXT[lang]
+    if no_rejects_file and summary.problems:
+        sample = summary.sample
+        click.echo(t["no_rejects_file"].format(shown=sample.height, problems=summary.problems),
+                   err=True)
+        for r in sample.iter_rows(named=True):
+            click.echo(f"  {r['row']}: {r['participant_id'] or '-'}: {r['message']}", err=True)
+        if summary.problems > sample.height:
+            click.echo(t["more"].format(n=summary.problems - sample.height), err=True)
+    if as_json:
+        click.echo(json.dumps(summary.to_dict(), ensure_ascii=False, indent=2))
+        return
+    if quiet:
+        return
+    f = summary.figures
+    c = summary.current
+    lines = [t["title"].format(input=summary.input), t["read"].format(n=c.rows_read),
+             t["members"].format(n=c.members),
+             t["rejected"].format(n=c.rows_rejected, p=c.problems),
+             t["backlog"].format(n=f["backlog"]),
+             t["outliers"].format(n=sum(f["outliers"].values()))]
+    if summary.prior is not None:
+        lines.append(t["prior"].format(input=summary.prior.input, joiners=f["joiners"],
+                                       leavers=f["leavers"], changed=f["members_changed"]))
+    for p in (summary.output, summary.html, summary.rejects):
+        if p:
+            lines.append(t["file"].format(path=p))
+    lines.append(t["time"].format(**summary.seconds))
+    click.echo("\n".join(lines))

@@ -1,0 +1,257 @@
+"""Workbooks a budget office prints and reports it reads: the page set-up of
+every sheet (landscape, one page wide, the header row repeated), numbers
+stored as numbers, the chart whole on a page of its own (LibreOffice
+converts each workbook to PDF: `slow`), the HTML charts' axes in round
+units, and wide tables that scroll inside the page (a real browser)."""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from datetime import date
+
+import pytest
+from bench.generate import population
+
+from diferida.census import census_file
+from diferida.compare import Projecting, compare_file
+from diferida.projection import project_file
+
+from .conftest import need_part
+from .print_helpers import (
+    PDFTOTEXT,
+    SOFFICE,
+    cells,
+    numbers_as_text,
+    page_setup,
+    sheet_names,
+    to_pdf,
+)
+
+AS_OF = date(2026, 11, 29)
+AGE67 = "reform-19_2-age-67"
+# the pages LibreOffice prints for the 600 members of `members` (seed 5): a change
+# of layout that moves them is seen here
+COMPARE_PAGES = 8
+CENSUS_PAGES = 20
+
+
+@pytest.fixture(scope="module")
+def members(tmp_path_factory):
+    path = tmp_path_factory.mktemp("print") / "members.csv"
+    population(600, seed=5).write_csv(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def books(members, tmp_path_factory):
+    """The workbooks, each in a folder of its own, in English; `valuation`:
+    a projection with the breakdown and the sensitivity grid."""
+    base = tmp_path_factory.mktemp("books")
+    out = {}
+    for name in ("project", "compare", "census", "valuation"):
+        (base / name).mkdir()
+        out[name] = base / name / f"{name}.xlsx"
+    project_file(members, out["project"], discount="0.04,0.0625", mortality="none",
+                 as_of=AS_OF, lang="en")
+    compare_file(members, out["compare"], ["article19", AGE67], as_of=AS_OF, lang="en",
+                 projecting=Projecting(discount="0.04", mortality="none"))
+    census_file(members, out["census"], as_of=AS_OF, lang="en")
+    project_file(members, out["valuation"], discount="0.04,0.0625", mortality="none",
+                 cola="0.015", by="group,regime,age_band,eligible_now", sensitivity=True,
+                 valuation_date=date(2026, 6, 30), as_of=AS_OF, lang="en")
+    return out
+
+
+def _defined_names(path) -> str:
+    with zipfile.ZipFile(path) as z:
+        return z.read("xl/workbook.xml").decode()
+
+
+@pytest.mark.parametrize("name", ["project", "compare", "census", "valuation"])
+def test_every_sheet_prints_landscape_one_page_wide(books, name):
+    path = books[name]
+    names = _defined_names(path)
+    for sheet in sheet_names(path):
+        setup = page_setup(path, sheet)
+        assert setup["orientation"] == "landscape", sheet
+        assert setup["fitToPage"] == "1", sheet
+        assert setup.get("fitToWidth", "1") == "1", sheet
+        assert setup["paperSize"] == "1", sheet  # US Letter
+    # the header row of each table sheet is repeated on every page
+    assert "_xlnm.Print_Titles" in names
+
+
+@pytest.mark.parametrize("mortality", ["none", pytest.param("pub2010", marks=pytest.mark.slow)])
+def test_every_recorded_assumption_is_stated_in_words(members, tmp_path, mortality):
+    from diferida.projection.statement import statement, unstated
+
+    s = project_file(members, tmp_path / "f.csv", discount="0.04", mortality=mortality,
+                     horizon=40, cola="0.015", as_of=AS_OF, lang="es")
+    assert unstated(s.assumptions) == []  # no key left for a reader to decode
+    rows = dict(statement(s.assumptions, "es"))
+    assert rows["Miembros proyectados"] == s.projected  # a count, stored as a number
+    assert rows["Fecha de valoración"] == AS_OF
+    assert "1.5%" in rows["Ajuste por costo de vida"]
+    assert rows["Horizonte"] == "40 años fiscales: el último pago es el de junio de 2066."
+
+
+def test_the_html_axes_read_in_round_units():
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    from matplotlib.figure import Figure
+
+    from diferida.axes import round_axis
+
+    for values, unit in (([0, -250_000, -980_000, -40_000], "thousands"),
+                         ([0, -1_250_000, -3_000, 120_000], "millions"),
+                         ([6_500_000, 7_100_000, 12_000], "millions"),
+                         ([0.0, 0.0], ""), ([3, -7, 12], "")):
+        fig = Figure()
+        ax = fig.add_subplot()
+        ax.bar(range(len(values)), values)
+        assert round_axis(ax, values) == unit
+        fig.canvas.draw()
+        labels = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
+        assert len(labels) == len(set(labels)) >= 2, labels  # no two ticks read alike
+        assert "−0" not in labels and "-0" not in labels, labels
+        for text in labels:
+            assert re.fullmatch(r"−?[0-9][0-9,]*(\.[0-9]+)?", text), labels
+        # the steps are 1, 2, 2.5 or 5 times a power of ten
+        ticks = [float(t.replace("−", "-").replace(",", "")) for t in labels]
+        step = ticks[1] - ticks[0]
+        mantissa = step / 10 ** __import__("math").floor(__import__("math").log10(step))
+        assert min(abs(mantissa - m) for m in (1, 2, 2.5, 5, 10)) < 1e-6, labels
+
+
+# ---- LibreOffice: each workbook converted to PDF -------------------------------------
+
+def _need_office() -> None:
+    need_part(SOFFICE is not None, "LibreOffice (soffice)",
+              "install Debian's package: apt-get install libreoffice-calc-nogui")
+    need_part(PDFTOTEXT is not None, "pdftotext",
+              "install Debian's package: apt-get install poppler-utils")
+
+
+def _pages_with(pages: list[str], text: str) -> list[int]:
+    return [i for i, p in enumerate(pages) if text in p]
+
+
+@pytest.mark.slow
+def test_the_projection_workbook_prints_with_its_chart_whole_on_one_page(books):
+    _need_office()
+    pages = to_pdf(books["project"])
+    # the table (1 July 2026 .. age 120 of the youngest: about 80 fiscal years) on two
+    # pages, the chart on one, the assumptions on one
+    assert len(pages) == 4, [p[:200] for p in pages]
+    title = "Expected deferred pension payments by fiscal year"
+    chart = _pages_with(pages, title)
+    assert len(chart) == 1
+    page = pages[chart[0]]
+    assert "fiscal year" in page and "payments (USD)" in page
+    assert "FY2027 is a partial year" in page
+    assert "pv_0.04" not in page  # nothing of the table on the chart's page
+    for p in pages:  # the title, valuation date and rules set on every page
+        assert "Deferred pensions: expected payments by fiscal year" in p
+        assert "Valuation date: November 29, 2026" in p and "article19" in p
+    # the header row on every page of the table, every column on the page
+    table = _pages_with(pages, "fiscal_year")
+    assert len(table) == 2
+    for i in table:
+        assert "pv_0.0625" in pages[i] and "period" in pages[i]
+    assert "Method" in pages[-1] and "Discount rates" in pages[-1]
+
+
+def test_the_valuation_sheets_are_tables_laid_out_like_the_others(books):
+    path = books["valuation"]
+    assert sheet_names(path)[-2:] == ["by", "sensitivity"]
+    names = _defined_names(path)
+    for sheet in ("by", "sensitivity"):
+        assert f"'{sheet}'!$1:$1" in names or f"{sheet}!$1:$1" in names, names  # header
+    assert numbers_as_text(path) == []  # every number stored as a number
+    by = cells(path, "by")
+    assert by["A1"] == ("s", "group") and by["E1"] == ("s", "members")
+    assert by["E2"][0] == "n" and by["F2"][0] == "n"  # a count and an amount, numbers
+    grid = cells(path, "sensitivity")
+    assert grid["A1"] == ("s", "scenario")
+    assert [grid[f"A{r}"][1] for r in range(2, 6)] == [
+        "base", "discount -1 point", "discount +1 point", "COLA 0"]
+    assert grid["B3"] == ("n", "-0.01") and grid["E5"] == ("n", "0")  # shift, COLA
+
+
+@pytest.mark.slow
+def test_the_valuation_sheets_print_one_page_wide_with_their_header(books):
+    _need_office()
+    pages = to_pdf(books["valuation"])
+    by = _pages_with(pages, "eligible_now")
+    grid = _pages_with(pages, "discount -1 point")
+    assert by and grid and not set(by) & set(grid)
+    for i in by:  # every column on each page, the header repeated, the title
+        assert "members" in pages[i] and "pv_0.0625" in pages[i]
+        assert "Deferred pensions: expected payments by fiscal year" in pages[i]
+    assert "TOTAL" in pages[by[-1]]
+    page = pages[grid[0]]
+    assert "-1.0%" in page and "1.5%" in page and "pv_0.0625" in page
+    assert "Valuation date: June 30, 2026" in page
+
+
+@pytest.mark.slow
+def test_the_compare_workbook_prints_with_its_chart_whole_on_one_page(books):
+    _need_office()
+    pages = to_pdf(books["compare"])
+    title = "Expected deferred pension payments by fiscal year"
+    chart = _pages_with(pages, title)
+    assert len(chart) == 1
+    assert "payments_a" not in pages[chart[0]]
+    summary = _pages_with(pages, "Members whose determination changes")
+    assert len(summary) == 1
+    sheets = sheet_names(books["compare"])
+    assert sheets[-2:] == ["chart", "assumptions"]
+    assert len(pages) == COMPARE_PAGES
+
+
+@pytest.mark.slow
+def test_the_census_workbook_prints_each_chart_whole(books):
+    _need_office()
+    pages = to_pdf(books["census"])
+    for title in ("Age on the census date (completed years)", "Years of creditable service",
+                  "Average annual compensation (USD)", "Group", "Regime",
+                  "Years since eligibility (members eligible now)"):
+        # each chart's title on one page of the charts sheet, beside its bars' axis
+        hits = [i for i, p in enumerate(pages) if title in p and "members" in p
+                and "share" not in p]
+        assert len(hits) == 1, title
+    assert len(pages) == CENSUS_PAGES
+    assert "Older than 100 on the census date" in pages[-1]  # the thresholds, last
+
+
+# ---- the HTML reports in a real browser -----------------------------------------------
+
+@pytest.mark.browser
+def test_wide_tables_scroll_inside_the_page_at_1280_pixels(browser, members, tmp_path):
+    compare_file(members, tmp_path / "c.xlsx", ["article19", AGE67], html=tmp_path / "c.html",
+                 as_of=AS_OF, lang="en",
+                 projecting=Projecting(discount="0.04,0.0625", mortality="none"))
+    census_file(members, html=tmp_path / "census.html", as_of=AS_OF, lang="en")
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        for name in ("c.html", "census.html"):
+            page.goto((tmp_path / name).as_uri())
+            found = page.evaluate("""() => ({
+              page: document.documentElement.scrollWidth, view: window.innerWidth,
+              boxes: [...document.querySelectorAll('table')].map(t => {
+                const box = t.closest('.wide');
+                return {inBox: !!box, wide: t.getBoundingClientRect().width,
+                        room: (box || t.parentElement).clientWidth,
+                        scrolls: box ? getComputedStyle(box).overflowX : '',
+                        focusable: box ? box.tabIndex : -1};
+              })})""")
+            assert found["page"] <= found["view"], (name, found)  # nothing cut at the edge
+            for box in found["boxes"]:
+                if box["wide"] > box["room"] + 1:  # too wide: it scrolls in its own box
+                    assert box["inBox"] and box["scrolls"] == "auto", (name, box)
+                    assert box["focusable"] == 0, (name, box)
+    finally:
+        page.close()
+
