@@ -98,7 +98,7 @@ def test_a_case_from_application_to_correction_as_the_pages_say_it(site):
                     follow_redirects=False).status_code == 303
     r = sol.post(f"/analista/casos/{case_id}/aprobar", data={"csrf_token": t_sol})
     assert r.status_code == 403
-    own = workflow.Refused("own_case", case_id=case_id).message("es")
+    own = workflow.Refused("own_case", number=case_id, version=1).message("es")
     assert own in unescape(r.text) and 'data-state="submitted"' in r.text
     # a return needs a reason; with one, the case page shows it
     r = sam.post(f"/analista/casos/{case_id}/devolver", data={"csrf_token": t_sam,
