@@ -20,6 +20,8 @@ import diferida
 from diferida.service import workflow
 from diferida.service.app import create_app
 from diferida.service.settings import Settings
+from diferida.service.store import Store
+from diferida.service.testing import database_for_tests
 
 from .workbench_helpers import APPLICATION, add_users, csrf_of, sign_in
 
@@ -40,13 +42,16 @@ def test_the_workbench_words_have_the_same_keys_in_every_language():
     assert len(_keys(words("es"))) > 150
 
 
-@pytest.fixture
-def site(tmp_path):
-    app = create_app(Settings(database_url=f"sqlite:///{tmp_path / 'wb.db'}",
-                              rate_limit_public="off"))
-    with TestClient(app) as c:
-        add_users(app.state.store)
-        yield app, c
+@pytest.fixture(params=["sqlite", "postgresql"])
+def site(request, tmp_path):
+    with database_for_tests(request.param, tmp_path) as url:
+        schema = Store(url)
+        schema.upgrade()
+        schema.dispose()
+        app = create_app(Settings(database_url=url, rate_limit_public="off"))
+        with TestClient(app) as c:
+            add_users(app.state.store)
+            yield app, c
 
 
 def _text(html: str) -> str:
