@@ -332,7 +332,8 @@ def test_the_analysts_determination_prints_from_the_store_with_its_case_id_and_v
     assert "/api/" not in page and " UTC<" not in page
     assert "estimado" not in page.lower()  # the record, not the public estimate
     latest = " ".join(svc.get("ana", f"{CASES}/{second['id']}/print").text.split())
-    assert f"Caso {second['id']} · versión 2" in latest and "servicio corregido" in latest
+    # named by the case number (its first version's id), as the issued letter is
+    assert f"Caso {first['id']} · versión 2" in latest and "servicio corregido" in latest
     assert "Esta versión corrige la versión 1 de este caso." in latest
     english = svc.get("ana", f"{CASES}/{second['id']}/print", params={"lang": "en"})
     assert english.status_code == 200 and "DRAFT — not valid" in english.text

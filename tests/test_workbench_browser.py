@@ -180,6 +180,12 @@ def test_the_life_of_a_case_with_two_supervisors_and_an_auditor(browser, wb_url,
         assert sol.locator("#done").count() == 1
         case_url = sol.url.split("?")[0]
         walk.axe(sol, "case-draft")
+        # the draft letter, as the page links it (marked as a draft)
+        sol.goto(sol.get_attribute("#letter-html", "href"))
+        assert sol.locator("text=/BORRADOR|DRAFT/").count() >= 1
+        walk.axe(sol, "letter-draft")
+        sol.go_back()
+        sol.wait_for_selector("#submit")
         sol.click("#submit")
         sol.wait_for_selector("#done")
         assert _state(sol) == "submitted"
@@ -232,6 +238,8 @@ def test_the_life_of_a_case_with_two_supervisors_and_an_auditor(browser, wb_url,
         sol.click("#correct")
         sol.wait_for_selector("#f-reason")
         assert sol.locator("#f-participant_id").input_value() == pid
+        assert sol.locator("#f-reason").input_value() == ""
+        walk.axe(sol, "correction-form")
         _fill(sol, {"average_compensation": "31000.00"})
         sol.click("#save")  # no reason: refused, said by the field
         sol.wait_for_selector("#e-reason")
@@ -245,11 +253,27 @@ def test_the_life_of_a_case_with_two_supervisors_and_an_auditor(browser, wb_url,
         sol.click("#submit")
         sol.wait_for_selector("#done")
         corrected_url = sol.url.split("?")[0]
+        # returned with a reason, corrected again, then approved
+        sam.goto(corrected_url + ("?lang=en" if lang == "en" else ""))
+        sam.fill("#f-return-reason", "Falta la certificación de la retribución")
+        sam.click("#return")
+        sam.wait_for_selector("#returned")
+        assert _state(sam) == "returned"
+        walk.axe(sam, "case-returned")
+        sol.goto(corrected_url + ("?lang=en" if lang == "en" else ""))
+        sol.click("#correct")
+        sol.wait_for_selector("#f-reason")
+        sol.fill("#f-reason", "Certificación de la retribución recibida")
+        sol.click("#save")
+        sol.wait_for_selector("#case-state")
+        sol.click("#submit")
+        sol.wait_for_selector("#done")
+        corrected_url = sol.url.split("?")[0]
         sam.goto(corrected_url + ("?lang=en" if lang == "en" else ""))
         sam.click("#approve")
         sam.wait_for_selector("#letter-pdf")
         assert _state(sam) == "approved"
-        assert sam.locator(".wb-versions li").count() == 2
+        assert sam.locator(".wb-versions li").count() == 3
         walk.axe(sam, "case-corrected-approved")
 
         # --- the auditor sees every event, and the chains verified ----------------------
@@ -270,7 +294,11 @@ def test_the_life_of_a_case_with_two_supervisors_and_an_auditor(browser, wb_url,
             aud.click("form.wb-filters button[type=submit]")
             aud.wait_for_selector("#audit-events")
             assert aud.locator("#audit-events tbody tr").count() >= 1, action
+        # a page the auditor's role may not use: the refusal, standing alone
+        r = aud.goto("/analista/nuevo" + ("?lang=en" if lang == "en" else ""))
+        assert r.status == 403 and aud.locator("#refusal").count() == 1
+        walk.axe(aud, "forbidden")
     finally:
         walk.close()
     assert walk.errors == [], walk.errors
-    assert len(walk.checked) == 13
+    assert len(walk.checked) == 17

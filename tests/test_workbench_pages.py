@@ -20,6 +20,8 @@ import diferida
 from diferida.service import workflow
 from diferida.service.app import create_app
 from diferida.service.settings import Settings
+from diferida.service.store import Store
+from diferida.service.testing import database_for_tests
 
 from .workbench_helpers import APPLICATION, add_users, csrf_of, sign_in
 
@@ -40,13 +42,16 @@ def test_the_workbench_words_have_the_same_keys_in_every_language():
     assert len(_keys(words("es"))) > 150
 
 
-@pytest.fixture
-def site(tmp_path):
-    app = create_app(Settings(database_url=f"sqlite:///{tmp_path / 'wb.db'}",
-                              rate_limit_public="off"))
-    with TestClient(app) as c:
-        add_users(app.state.store)
-        yield app, c
+@pytest.fixture(params=["sqlite", "postgresql"])
+def site(request, tmp_path):
+    with database_for_tests(request.param, tmp_path) as url:
+        schema = Store(url)
+        schema.upgrade()
+        schema.dispose()
+        app = create_app(Settings(database_url=url, rate_limit_public="off"))
+        with TestClient(app) as c:
+            add_users(app.state.store)
+            yield app, c
 
 
 def _text(html: str) -> str:
@@ -98,7 +103,7 @@ def test_a_case_from_application_to_correction_as_the_pages_say_it(site):
                     follow_redirects=False).status_code == 303
     r = sol.post(f"/analista/casos/{case_id}/aprobar", data={"csrf_token": t_sol})
     assert r.status_code == 403
-    own = workflow.Refused("own_case", case_id=case_id).message("es")
+    own = workflow.Refused("own_case", number=case_id, version=1).message("es")
     assert own in unescape(r.text) and 'data-state="submitted"' in r.text
     # a return needs a reason; with one, the case page shows it
     r = sam.post(f"/analista/casos/{case_id}/devolver", data={"csrf_token": t_sam,

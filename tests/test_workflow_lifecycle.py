@@ -206,6 +206,41 @@ def test_refusals_name_what_is_wrong_and_change_nothing(office):
     assert s.verify().intact
 
 
+def test_refusals_and_letters_name_the_case_by_its_number_and_version(office):
+    s, o = office.store, office
+    wf.open_draft(s, o.ana, {**APPLICATION, "participant_id": "P-0"}, lang="es", as_of=AS_OF)
+    case = wf.open_draft(s, o.sofia, APPLICATION, lang="es", as_of=AS_OF)
+    number = case.number
+    wf.submit(s, o.sofia, case.case_id)
+    r = refused("submitted", wf.correct, s, o.ana, case.case_id, APPLICATION, reason="r",
+                lang="es", as_of=AS_OF)
+    assert f"El caso {number} está enviado" in r.message("es")
+    wf.return_case(s, o.pedro, case.case_id, reason="Revise")
+    v2 = wf.correct(s, o.sofia, case.case_id, APPLICATION, reason="Revisado", lang="es",
+                    as_of=AS_OF)
+    assert v2.case_id != number and v2.number == number  # a version's id is not the case's
+    r = refused("stale", wf.submit, s, o.ana, case.case_id)
+    assert r.message("es").startswith(f"La versión 1 del caso {number} ya fue sustituida; "
+                                      "la versión vigente es la 2.")
+    assert r.message("en").startswith(f"Version 1 of case {number} has been superseded; "
+                                      "the current version is 2.")
+    wf.submit(s, o.sofia, v2.case_id)
+    r = refused("own_case", wf.approve, s, o.sofia, v2.case_id)
+    assert r.message("es").startswith(f"No puede aprobar el caso {number} (versión 2):")
+    assert r.message("en").startswith(f"You cannot approve case {number} (version 2):")
+    r = refused("wrong_state", wf.submit, s, o.sofia, v2.case_id)
+    assert r.message("es").startswith(f"El caso {number} (versión 2) está «")
+    r = refused("exists", wf.open_draft, s, o.beto, APPLICATION, lang="es", as_of=AS_OF)
+    assert f"ya tiene el caso {number};" in r.message("es")
+    # the draft letter and the issued one: the same case number, the version
+    draft = " ".join(wf.letter_html(s, o.ines, v2.case_id, lang="es").split())
+    assert f"Caso {number} · versión 2" in draft and f"Caso {v2.case_id} " not in draft
+    wf.approve(s, o.pedro, v2.case_id)
+    issued = " ".join(wf.letter_html(s, o.ines, number, 2, lang="en").split())
+    assert f"Caso {number} · versión 2" in issued and "BORRADOR" not in issued
+    assert "pedro" in issued  # the approval as issued, in the letter's own language
+
+
 def test_the_queues_list_each_users_work_in_pages(office):
     s, o = office.store, office
     ids = []

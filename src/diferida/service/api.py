@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from datetime import date, datetime
 from typing import Annotated, Any
@@ -20,7 +21,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from .. import __version__
 from ..i18n import LANGS
-from ..rules import RulesError, builtin_names, load_rules, rules_from_resolved
+from ..rules import builtin_names, load_rules
 from . import messages
 from .auth import Analyst, Auditor, Reader, store_of
 from .errors import APIError, parse_json_object, problem
@@ -48,7 +49,6 @@ router = APIRouter()
 PID_LIMIT = 200  # the store's column
 # Texts of the explanation may be reworded between releases without changing
 # the decision; `decision_identical` compares everything else.
-TEXT_KEYS = ("headline", "explanation", "rules_title")
 
 ERRORS_422 = {422: {"model": Errors, "description": "Bad input: every bad field named."}}
 ERRORS_AUTH = {401: {"model": Errors, "description": "Missing or unknown token."},
@@ -388,13 +388,13 @@ async def print_case(
     with its case id and version, written from the store as recorded (never
     recomputed), marked as a draft on every page; in the language it was
     decided in, or in `lang`."""
-    from ..letter import LetterError, letter_html, style_source
+    from ..letter import style_source
     from ..web.routes import SECURITY_HEADERS
-    from .workflow import correction_reason, stored_letter
+    from . import workflow
 
     store: Store = store_of(request)
     case = await _load_case(request, store, user, case_id, "case.print")
-    pdf = await run_in_threadpool(stored_letter, store, case.id)
+    pdf = await run_in_threadpool(workflow.stored_letter, store, case.id)
     if pdf is not None:
         await run_in_threadpool(store.audit, NewEvent(
             "case.print", request.method, request.url.path, 200, user=user, case_id=case.id,
@@ -402,7 +402,6 @@ async def print_case(
         return Response(pdf, media_type="application/pdf", headers={
             "Content-Disposition": f'inline; filename="caso-{case.id}.pdf"',
             "Cache-Control": "no-store"})
-    data = (await run_in_threadpool(_cases_json, store, [case]))[0]
     chosen = lang if lang in LANGS else None
     if lang is not None and chosen is None:
         await run_in_threadpool(store.audit, NewEvent(
@@ -411,14 +410,14 @@ async def print_case(
         raise APIError(422, [problem("lang", "unknown_lang", messages.text(
             _lang(request), "unknown_lang", value=lang), lang)])
     try:
-        reason = await run_in_threadpool(correction_reason, store, case, chosen or case.lang)
-        html = await run_in_threadpool(letter_html, draft_letter_facts(
-            case, data["author"], chosen or case.lang, reason))
-    except LetterError as exc:
+        html = await run_in_threadpool(
+            functools.partial(workflow.letter_html, store, user, case.id, lang=chosen))
+    except workflow.Refused as exc:
         await run_in_threadpool(store.audit, NewEvent(
             "case.print", request.method, request.url.path, 422, user=user, case_id=case.id,
             participant_id=case.participant_id, detail="refused: no letter in that language"))
-        raise APIError(422, [problem("lang", "no_letter", str(exc), lang)]) from None
+        raise APIError(422, [problem("lang", "no_letter", "; ".join(
+            str(p["message"]) for p in exc.to_problems(chosen or case.lang)), lang)]) from None
     await run_in_threadpool(store.audit, NewEvent(
         "case.print", request.method, request.url.path, 200, user=user, case_id=case.id,
         participant_id=case.participant_id))
@@ -426,19 +425,6 @@ async def print_case(
     csp = SECURITY_HEADERS["Content-Security-Policy"].replace(
         "style-src 'self'", f"style-src {style_source(html)}")
     return HTMLResponse(html, headers={**SECURITY_HEADERS, "Content-Security-Policy": csp})
-
-
-def draft_letter_facts(case: Case, author: str, lang: str, reason: str | None = None):
-    """A stored case version as the facts of its (draft) letter; `reason`:
-    why a correction was made (default: the API's note)."""
-    from ..letter import LetterFacts
-
-    return LetterFacts(
-        case_id=case.id, version=case.version, lang=lang, inputs=json.loads(case.inputs),
-        result=json.loads(case.result), as_of=case.as_of, rules_version=case.rules_version,
-        prepared_by=author, prepared_at=case.created_at,
-        corrects_version=case.version - 1 if case.supersedes is not None else None,
-        correction_reason=(reason or case.note) if case.supersedes is not None else None)
 
 
 @router.get("/api/v1/cases", tags=["cases"], response_model=CaseList,
@@ -473,44 +459,15 @@ async def reproduce_case(request: Request, case_id: CaseId,
     and its as_of date, and compare with the stored result."""
     store: Store = store_of(request)
     case = await _load_case(request, store, user, case_id, "case.reproduce")
-    out = await run_in_threadpool(_reproduce, store, case)
+    from .workflow import reproduce
+
+    out = await run_in_threadpool(reproduce, store, user, case.id)
     await run_in_threadpool(store.audit, NewEvent(
         "case.reproduce", request.method, request.url.path, 200, user=user, case_id=case.id,
         participant_id=case.participant_id,
         detail="identical" if out["identical"] else (
             "decision identical, texts differ" if out["decision_identical"] else "DIFFERENT")))
     return _json(out)
-
-
-def _reproduce(store: Store, case: Case) -> dict[str, Any]:
-    from ..core import InputError, evaluate
-
-    stored = json.loads(case.result)
-    base = {"case_id": case.id, "rules_version": case.rules_version,
-            "as_of": case.as_of.isoformat()}
-    content = store.rules_content(case.rules_version)
-    try:
-        if content is None:
-            raise RulesError(f"rules version {case.rules_version} is not in the store")
-        rules = rules_from_resolved(content, origin=case.rules_version)
-        if rules.version != case.rules_version:
-            raise RulesError(f"the stored rules content hashes to {rules.version}, "
-                             f"not {case.rules_version}")
-        recomputed = evaluate(json.loads(case.inputs), as_of=case.as_of, rules=rules,
-                              lang=case.lang).to_dict()
-    except (RulesError, InputError) as exc:
-        return {**base, "identical": False, "decision_identical": False, "differences": [],
-                "added": [], "recomputed": None, "problem": str(exc)}
-    # A key the stored determination lacks was added by a later release: it is
-    # reported under "added", not as a difference in what was decided.
-    keys = list(dict.fromkeys([*stored, *recomputed]))
-    differences = [{"key": k, "stored": stored.get(k), "recomputed": recomputed.get(k)}
-                   for k in keys if k in stored and stored.get(k) != recomputed.get(k)]
-    added = sorted(k for k in recomputed if k not in stored)
-    return {**base, "identical": not differences,
-            "decision_identical": not [x for x in differences if x["key"] not in TEXT_KEYS],
-            "differences": differences, "added": added, "recomputed": recomputed,
-            "problem": None}
 
 
 # -- audit trail ---------------------------------------------------------------------

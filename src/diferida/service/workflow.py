@@ -353,10 +353,29 @@ def _audit(store: Store, user: User | None, action: str, status: int, *,
                          case_id=case_id, participant_id=participant_id, detail=detail))
 
 
+def _name_case(store: Store, refusal: Refused) -> None:
+    """Add the case number and version of the version ids a refusal holds
+    (`case_id` -> number, version; `current` -> current_number,
+    current_version): messages name a case as the pages and letters do."""
+    for key, prefix in (("case_id", ""), ("current", "current_")):
+        row_id = refusal.values.get(key)
+        if not isinstance(row_id, int) or f"{prefix}number" in refusal.values:
+            continue
+        with store.reading() as session:
+            case = session.get(Case, row_id)
+            if case is None:
+                continue
+            st = session.scalar(select(CaseState)
+                                .where(CaseState.participant_id == case.participant_id))
+            refusal.values[f"{prefix}number"] = _case_number(session, case, st)
+            refusal.values[f"{prefix}version"] = case.version
+
+
 def _refuse(store: Store, user: User | None, action: str, refusal: Refused, *,
             case_id: int | None = None, participant_id: str | None = None) -> Refused:
     """Record the refusal (codes and field names only, never values) and
-    give it back to raise."""
+    give it back to raise, naming the case by its number and version."""
+    _name_case(store, refusal)
     detail = f"refused: {refusal.code}"
     if refusal.problems:
         detail += " " + ",".join(f"{p.get('field')}:{p.get('code')}" for p in refusal.problems)
@@ -1054,14 +1073,64 @@ def search(store: Store, user: User, *, case_id: int | None = None,
     return result
 
 
+# -- reproduction ---------------------------------------------------------------------
+
+#: keys of a determination that are words, not decisions
+TEXT_KEYS = ("headline", "explanation", "rules_title")
+
+
+def reproduce(store: Store, user: User, case_id: int) -> dict[str, Any]:
+    """Recompute one stored version with its stored inputs, its stored rules
+    content and its as_of date, and compare with the stored result:
+    `identical`, `decision_identical` (only words differ), `differences`
+    (key, stored, recomputed), `added` (keys a later release added),
+    `recomputed`, and `problem` (why it could not be recomputed, or None).
+    The caller records the reading."""
+    from ..core import InputError, evaluate
+    from ..rules import RulesError, rules_from_resolved
+
+    _require(store, user, "read", READERS, case_id)
+    case = store.case(case_id)
+    if case is None:
+        raise _refuse(store, user, "read", Refused("not_found", case_id=case_id),
+                      case_id=case_id)
+    stored = json.loads(case.result)
+    base = {"case_id": case.id, "rules_version": case.rules_version,
+            "as_of": case.as_of.isoformat()}
+    content = store.rules_content(case.rules_version)
+    try:
+        if content is None:
+            raise RulesError(f"rules version {case.rules_version} is not in the store")
+        rules = rules_from_resolved(content, origin=case.rules_version)
+        if rules.version != case.rules_version:
+            raise RulesError(f"the stored rules content hashes to {rules.version}, "
+                             f"not {case.rules_version}")
+        recomputed = evaluate(json.loads(case.inputs), as_of=case.as_of, rules=rules,
+                              lang=case.lang).to_dict()
+    except (RulesError, InputError) as exc:
+        return {**base, "identical": False, "decision_identical": False, "differences": [],
+                "added": [], "recomputed": None, "problem": str(exc)}
+    # A key the stored determination lacks was added by a later release: it is
+    # reported under "added", not as a difference in what was decided.
+    keys = list(dict.fromkeys([*stored, *recomputed]))
+    differences = [{"key": k, "stored": stored.get(k), "recomputed": recomputed.get(k)}
+                   for k in keys if k in stored and stored.get(k) != recomputed.get(k)]
+    added = sorted(k for k in recomputed if k not in stored)
+    return {**base, "identical": not differences,
+            "decision_identical": not [x for x in differences if x["key"] not in TEXT_KEYS],
+            "differences": differences, "added": added, "recomputed": recomputed,
+            "problem": None}
+
+
 # -- letters --------------------------------------------------------------------------
 
 
-def _render(v: CaseView, lang: str, *, approved_by: str | None = None,
-            approved_at: datetime | None = None) -> bytes:
-    from ..letter import LetterFacts, letter_pdf
+def _facts(v: CaseView, lang: str, *, approved_by: str | None = None,
+           approved_at: datetime | None = None):
+    """The facts of one version's letter, as approval gives them."""
+    from ..letter import LetterFacts
 
-    facts = LetterFacts(
+    return LetterFacts(
         case_id=v.number, version=v.version, lang=lang, inputs=v.inputs, result=v.result,
         as_of=v.as_of, rules_version=v.rules_version, prepared_by=v.changed_by,
         prepared_at=v.created_at, addressee_name=v.name, addressee_address=v.address,
@@ -1069,7 +1138,62 @@ def _render(v: CaseView, lang: str, *, approved_by: str | None = None,
         approved_at=approved_at, corrects_version=v.corrects_version,
         correction_reason=(v.correction_reason or _text(lang, "no_reason_recorded"))
         if v.corrects_version else None)
-    return letter_pdf(facts)
+
+
+def _render(v: CaseView, lang: str, *, approved_by: str | None = None,
+            approved_at: datetime | None = None) -> bytes:
+    from ..letter import letter_pdf
+
+    return letter_pdf(_facts(v, lang, approved_by=approved_by, approved_at=approved_at))
+
+
+def _version_id(store: Store, user: User, action: str, case_id: int,
+                version: int | None) -> int:
+    """The id of version `version` of the case `case_id` belongs to
+    (default: `case_id` itself)."""
+    if version is None:
+        return case_id
+    with store.reading() as session:
+        case = session.get(Case, case_id)
+        found = None if case is None else session.scalar(select(Case.id).where(
+            Case.participant_id == case.participant_id, Case.version == version))
+    if found is None:
+        raise _refuse(store, user, action, Refused("not_found", case_id=case_id),
+                      case_id=case_id)
+    return found
+
+
+def letter_html(store: Store, user: User, case_id: int, version: int | None = None, *,
+                lang: str | None = None) -> str:
+    """The letter of one version as HTML. For an approved version: the letter
+    as issued (its language, its approval), whatever `lang`; otherwise the
+    draft, marked as such, in `lang` (default: the case's). Refused
+    ("invalid", letter_unavailable) when it cannot be written."""
+    from ..letter import LetterError
+    from ..letter import letter_html as write_html
+
+    _require(store, user, "read", READERS, case_id)
+    target = _version_id(store, user, "letter", case_id, version)
+    with store.reading() as session:
+        stored = session.get(Letter, target)
+        issued_lang = stored.lang if stored is not None else None
+    v = view(store, user, target, _audit_read=False)
+    if issued_lang is not None:
+        chosen = user_lang(issued_lang)
+        facts = _facts(v, chosen, approved_by=v.approved_by, approved_at=v.approved_at)
+    else:
+        chosen = user_lang(lang or v.lang)
+        facts = _facts(v, chosen)
+    try:
+        html = write_html(facts)
+    except LetterError as exc:
+        raise _refuse(store, user, "letter", Refused("invalid", problems=[{
+            "field": "lang", "code": "letter_unavailable",
+            "message": _text(chosen, "letter_unavailable", detail=str(exc)),
+            "value": lang}]), case_id=target) from None
+    _audit(store, user, "letter", 200, case_id=target,
+           detail="issued letter (html)" if issued_lang else "draft letter (html)")
+    return html
 
 
 def letter(store: Store, user: User, case_id: int, version: int | None = None, *,
@@ -1079,19 +1203,7 @@ def letter(store: Store, user: User, case_id: int, version: int | None = None, *
     marked as a draft, never stored. `version` picks a version of the case by
     its number (default: the version whose id is `case_id`)."""
     _require(store, user, "read", READERS, case_id)
-    target = case_id
-    if version is not None:
-        with store.reading() as session:
-            case = session.get(Case, case_id)
-            found = None if case is None else session.scalar(select(Case.id).where(
-                Case.participant_id == case.participant_id, Case.version == version))
-        if case is None:
-            raise _refuse(store, user, "letter", Refused("not_found", case_id=case_id),
-                          case_id=case_id)
-        if found is None:
-            raise _refuse(store, user, "letter", Refused("not_found", case_id=case_id),
-                          case_id=case_id)
-        target = found
+    target = _version_id(store, user, "letter", case_id, version)
     with store.reading() as session:
         stored = session.get(Letter, target)
         pdf = bytes(stored.pdf) if stored is not None else None

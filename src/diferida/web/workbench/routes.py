@@ -28,6 +28,7 @@ forms, never in an address. Sessions and CSRF: session.py.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -495,35 +496,6 @@ def _case_id(raw: str) -> int | None:
     return int(raw) if re.fullmatch(r"[0-9]{1,19}", raw) and 1 <= int(raw) <= MAX_ID else None
 
 
-def _reproduce(store, case_id: int) -> dict[str, Any]:
-    """Whether the stored rules still give the stored answer (as the API's
-    GET /api/v1/cases/{id}/reproduce computes it)."""
-    import json
-
-    from diferida.core import InputError, evaluate
-    from diferida.rules import RulesError, rules_from_resolved
-
-    case = store.case(case_id)
-    if case is None:
-        return {"problem": "not found"}
-    stored = json.loads(case.result)
-    content = store.rules_content(case.rules_version)
-    try:
-        if content is None:
-            raise RulesError(f"rules version {case.rules_version} is not in the store")
-        rules = rules_from_resolved(content, origin=case.rules_version)
-        if rules.version != case.rules_version:
-            raise RulesError("the stored rules content does not hash to its version")
-        again = evaluate(json.loads(case.inputs), as_of=case.as_of, rules=rules,
-                         lang=case.lang).to_dict()
-    except (RulesError, InputError) as exc:
-        return {"problem": type(exc).__name__}
-    differ = [k for k in stored if stored.get(k) != again.get(k)]
-    texts = {"headline", "explanation", "rules_title"}
-    return {"problem": None, "identical": not differ,
-            "decision_identical": not [k for k in differ if k not in texts], "keys": differ}
-
-
 async def _case_page(ctx: Ctx, case_id: int, *, status: int = 200, refusal: str | None = None,
                      done: str | None = None, reason_error: str | None = None) -> Response:
     w = view.words(ctx.lang)
@@ -535,7 +507,7 @@ async def _case_page(ctx: Ctx, case_id: int, *, status: int = 200, refusal: str 
         if exc.code == "not_found":
             return _refusal(ctx, w["page"]["not_found"], 404)
         return _refused(ctx, exc)
-    again = await run_in_threadpool(_reproduce, ctx.store, shown.case_id)
+    again = await run_in_threadpool(workflow.reproduce, ctx.store, ctx.user, shown.case_id)
     return _render(ctx.request, "wb_case.html", ctx.lang, status, ctx=ctx, case=shown,
                    story=story, sections=view.sections(shown.result), reproduced=again,
                    refusal=refusal, done=done if done in DONE else None,
@@ -657,21 +629,13 @@ async def letter_html_page(request: Request, case_id: str) -> Response:
     case = await _correctable(ctx, case_id)
     if isinstance(case, Response):
         return case
-    from diferida.letter import LetterError, LetterFacts, letter_html, style_source
+    from diferida.letter import style_source
 
-    # the facts as the workflow gives them to the letter at approval
-    facts = LetterFacts(
-        case_id=case.number, version=case.version, lang=ctx.lang, inputs=case.inputs,
-        result=case.result, as_of=case.as_of, rules_version=case.rules_version,
-        prepared_by=case.changed_by, prepared_at=case.created_at,
-        addressee_name=case.name, addressee_address=case.address,
-        application_date=case.application_date, approved_by=case.approved_by,
-        approved_at=case.approved_at, corrects_version=case.corrects_version,
-        correction_reason=case.correction_reason)
     try:
-        html = await run_in_threadpool(letter_html, facts)
-    except LetterError as exc:  # a letter that cannot be written: said, never a 500
-        return _refusal(ctx, str(exc), 422)
+        html = await run_in_threadpool(functools.partial(
+            workflow.letter_html, ctx.store, ctx.user, case.case_id, lang=ctx.lang))
+    except workflow.Refused as exc:  # a letter that cannot be written: said, never a 500
+        return _refusal(ctx, _refused_text(exc, ctx.lang), exc.status)
     # one self-contained document: its one style block allowed by its hash
     csp = SECURITY_HEADERS["Content-Security-Policy"].replace(
         "style-src 'self'", f"style-src {style_source(html)}")
