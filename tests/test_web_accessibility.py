@@ -411,7 +411,7 @@ def test_the_story_states_have_no_wcag_2_1_aa_violation(browser, base_url, state
             A11Y_SHOTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(A11Y_SHOTS / f"{state}-{lang}-{width}-js.png"),
                             full_page=True)
-            violations = axe_violations(None, page, js=True)
+            violations = axe_violations(page)
             assert violations == [], describe(violations)
     finally:
         context.close()
