@@ -16,8 +16,8 @@ import signal
 import sys
 import time
 from collections.abc import Callable
-from datetime import date
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -25,7 +25,7 @@ from ..i18n import LANGS, catalog
 from ..rules import RulesError, builtin_names
 from .errors import FileProblem
 from .messages import summary_text
-from .options import file_options
+from .options import echo_rejects_sample, file_options, read_date
 
 EXIT_STRICT, EXIT_UNUSABLE, EXIT_ACCOUNTING, EXIT_INTERRUPTED = 1, 2, 3, 130
 PROGRESS_AFTER = 0.5  # seconds: shorter runs show no bar
@@ -210,6 +210,35 @@ class PhaseBars:
             bar.close()
 
 
+def run_file(run_it: Callable[[], Any], bars: PhaseBars, lang: str, t: dict[str, str],
+             unusable: tuple[type[Exception], ...] = ()) -> Any:
+    """`run_it()`, the run of `project`, `census` or `compare`, its failures
+    turned into messages (in `lang`, `t` the command's texts) and exit
+    codes: a file, the rules or an option (`unusable`) that cannot be used
+    exits 2, a row accounting that fails exits 3 (nothing is written
+    either way); an interrupt is left to `Interruptible`."""
+    from .runner import AccountingError
+
+    try:
+        return run_it()
+    except unusable as exc:
+        bars.close()
+        click.echo(str(exc), err=True)
+        sys.exit(EXIT_UNUSABLE)
+    except FileProblem as exc:
+        bars.close()
+        click.echo(exc.text(lang), err=True)
+        sys.exit(EXIT_UNUSABLE)
+    except RulesError as exc:
+        bars.close()
+        click.echo(f"--rules: {exc}", err=True)
+        sys.exit(EXIT_UNUSABLE)
+    except AccountingError as exc:
+        bars.close()
+        click.echo(t["accounting"].format(detail=exc), err=True)
+        sys.exit(EXIT_ACCOUNTING)
+
+
 def _run(bar: _Bar, say: str, *args, **kwargs):
     """evaluate_file, its failures turned into messages (in `say`) and exit
     codes; an interrupt is left to `Interruptible`."""
@@ -253,13 +282,7 @@ def batch_cmd(input, output, rejects, as_of, rules_name, lang, separator, column
     # loading" (see _entry.py): the run's handling is put in place once they are in.
     from .runner import evaluate_file  # noqa: F401 (used by _run)
 
-    day = None
-    if as_of is not None:
-        try:
-            day = date.fromisoformat(as_of)
-        except ValueError:
-            click.echo(f"--as-of (as_of): '{as_of}' is not a valid YYYY-MM-DD date", err=True)
-            sys.exit(EXIT_UNUSABLE)
+    day = read_date(as_of, "--as-of (as_of)")
     bar = _Bar(summary_text(lang, "progress"), enabled=not quiet and sys.stderr.isatty())
     with Interruptible(summary_text(lang, "interrupted"), bar.close) as run:
         summary = _run(bar, lang, input, output, rejects, as_of=day, rules=rules_name,
@@ -277,14 +300,8 @@ def batch_cmd(input, output, rejects, as_of, rules_name, lang, separator, column
 
 def _report(summary, lang: str, no_rejects_file: bool, quiet: bool, as_json: bool) -> None:
     if no_rejects_file and summary.problems:
-        sample = summary.sample
-        click.echo(summary_text(lang, "no_rejects_file", shown=sample.height,
-                                problems=summary.problems), err=True)
-        for r in sample.iter_rows(named=True):
-            click.echo(f"  {r['row']}: {r['participant_id'] or '-'}: {r['message']}", err=True)
-        if summary.problems > sample.height:
-            click.echo(summary_text(lang, "more_rejects", n=summary.problems - sample.height),
-                       err=True)
+        words = catalog(lang)["batch_summary"]
+        echo_rejects_sample(summary, words["no_rejects_file"], words["more_rejects"])
     if as_json:
         click.echo(json.dumps(summary.to_dict(), ensure_ascii=False, indent=2))
     elif not quiet:

@@ -1,10 +1,14 @@
 """The command-line options every command that reads a population file
-shares (`batch`, `project`, `compare`), declared once: the same names,
-defaults, help and one default language (es)."""
+shares (`batch`, `project`, `compare`, `census`), declared once: the same
+names, defaults, help and one default language (es); and their reading
+(`read_date`) and the rejected rows shown when there is no --rejects file
+(`echo_rejects_sample`)."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +18,7 @@ from ..i18n import DEFAULT_LANG, LANGS
 from .defaults import DEFAULT_CHUNK_ROWS
 
 FILE = click.Path(path_type=Path, dir_okay=False)
+EXIT_UNUSABLE = 2  # the exit status when a file or an option cannot be used
 
 
 def apply_options(options: list[Callable[[Any], Any]]) -> Callable[[Any], Any]:
@@ -46,3 +51,28 @@ def file_options(*, as_of_help: str = "Date the determinations speak for (defaul
         click.option("--chunk-rows", type=click.IntRange(min=1), default=DEFAULT_CHUNK_ROWS,
                      show_default=True, help="Rows decided at a time (bounds memory)."),
     ])
+
+
+def read_date(value: str | None, option: str) -> date | None:
+    """The date an option gives (YYYY-MM-DD), None when it is not given. A
+    text that is not such a date stops the command: its message naming
+    `option`, exit 2."""
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        click.echo(f"{option}: '{value}' is not a valid YYYY-MM-DD date", err=True)
+        sys.exit(EXIT_UNUSABLE)
+
+
+def echo_rejects_sample(summary: Any, intro: str, more: str | None = None) -> None:
+    """With no --rejects file, the first rejected rows on stderr: `intro`
+    (with {shown} and {problems}), a line per problem shown, then `more`
+    (with {n}) when there were more problems than shown."""
+    sample = summary.sample
+    click.echo(intro.format(shown=sample.height, problems=summary.problems), err=True)
+    for r in sample.iter_rows(named=True):
+        click.echo(f"  {r['row']}: {r['participant_id'] or '-'}: {r['message']}", err=True)
+    if more is not None and summary.problems > sample.height:
+        click.echo(more.format(n=summary.problems - sample.height), err=True)

@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import date
 from pathlib import Path
 
 import click
 
 from ..batch import cli as batch_cli
-from ..batch.errors import FileProblem
-from ..batch.options import file_options
+from ..batch.options import echo_rejects_sample, file_options, read_date
 from ..i18n import LANGS, catalog
-from ..rules import RulesError, builtin_names
+from ..rules import builtin_names
 
 EXIT_STRICT, EXIT_UNUSABLE, EXIT_ACCOUNTING = 1, 2, 3
 FILE = click.Path(path_type=Path, dir_okay=False)
@@ -45,42 +43,20 @@ def census_cmd(input, output, html, prior, rules_name, rejects, as_of, lang, sep
     """Review the member file INPUT (.csv, .parquet or .xlsx) before it is
     projected: distributions, records worth a second look, the eligible
     members who have not claimed and, with --prior, what changed."""
-    from ..batch.runner import AccountingError
     from ..projection.options import OptionError
     from .runner import census_file
 
     t = TEXT[lang]
-    day = None
-    if as_of is not None:
-        try:
-            day = date.fromisoformat(as_of)
-        except ValueError:
-            click.echo(f"--as-of: '{as_of}' is not a valid YYYY-MM-DD date", err=True)
-            sys.exit(EXIT_UNUSABLE)
+    day = read_date(as_of, "--as-of")
     bars = batch_cli.PhaseBars(TEXT[lang], enabled=not quiet and sys.stderr.isatty())
     with batch_cli.Interruptible(t["interrupted"], bars.close) as run:
-        try:
-            summary = census_file(input, output, html, rejects, prior=prior, as_of=day,
-                                  rules=rules_name, lang=lang, separator=separator,
-                                  columns=columns_map, overwrite=overwrite,
-                                  chunk_rows=chunk_rows, progress=bars,
-                                  on_rename=batch_cli.start_placing)
-        except OptionError as exc:
-            bars.close()
-            click.echo(str(exc), err=True)
-            sys.exit(EXIT_UNUSABLE)
-        except FileProblem as exc:
-            bars.close()
-            click.echo(exc.text(lang), err=True)
-            sys.exit(EXIT_UNUSABLE)
-        except RulesError as exc:
-            bars.close()
-            click.echo(f"--rules: {exc}", err=True)
-            sys.exit(EXIT_UNUSABLE)
-        except AccountingError as exc:
-            bars.close()
-            click.echo(t["accounting"].format(detail=exc), err=True)
-            sys.exit(EXIT_ACCOUNTING)
+        summary = batch_cli.run_file(
+            lambda: census_file(input, output, html, rejects, prior=prior, as_of=day,
+                                rules=rules_name, lang=lang, separator=separator,
+                                columns=columns_map, overwrite=overwrite,
+                                chunk_rows=chunk_rows, progress=bars,
+                                on_rename=batch_cli.start_placing),
+            bars, lang, t, unusable=(OptionError,))
         run.completed(t["interrupted_after"])
         bars.close()
         _report(summary, lang, rejects is None, quiet, as_json)
@@ -92,13 +68,7 @@ def census_cmd(input, output, html, prior, rules_name, rejects, as_of, lang, sep
 def _report(summary, lang: str, no_rejects_file: bool, quiet: bool, as_json: bool) -> None:
     t = TEXT[lang]
     if no_rejects_file and summary.problems:
-        sample = summary.sample
-        click.echo(t["no_rejects_file"].format(shown=sample.height, problems=summary.problems),
-                   err=True)
-        for r in sample.iter_rows(named=True):
-            click.echo(f"  {r['row']}: {r['participant_id'] or '-'}: {r['message']}", err=True)
-        if summary.problems > sample.height:
-            click.echo(t["more"].format(n=summary.problems - sample.height), err=True)
+        echo_rejects_sample(summary, t["no_rejects_file"], t["more"])
     if as_json:
         click.echo(json.dumps(summary.to_dict(), ensure_ascii=False, indent=2))
         return

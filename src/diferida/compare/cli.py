@@ -13,17 +13,15 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import date
 from pathlib import Path
 
 import click
 
 from ..batch import cli as batch_cli
-from ..batch.errors import FileProblem
-from ..batch.options import file_options
+from ..batch.options import echo_rejects_sample, file_options, read_date
 from ..i18n import LANGS, catalog
 from ..projection.options import projection_options
-from ..rules import RulesError, builtin_names
+from ..rules import builtin_names
 
 EXIT_STRICT, EXIT_UNUSABLE, EXIT_ACCOUNTING, EXIT_INTERRUPTED = 1, 2, 3, 130
 
@@ -52,7 +50,6 @@ def compare_cmd(input, rules, output, html, rejects, as_of, discount, mortality,
     .parquet or .xlsx): who changes (status, route, eligibility date, amount),
     why (the finding that explains each change), and, with --discount and
     --mortality, what it costs by fiscal year."""
-    from ..batch.runner import AccountingError
     from ..projection.mortality import TableError
     from ..projection.options import OptionError
     from .runner import CompareOptionError, Projecting, compare_file
@@ -65,12 +62,7 @@ def compare_cmd(input, rules, output, html, rejects, as_of, discount, mortality,
 
     if len(rules) != 2:
         fail(f"--rules: give exactly two rule sets, A then B (got {len(rules)})")
-    day = None
-    if as_of is not None:
-        try:
-            day = date.fromisoformat(as_of)
-        except ValueError:
-            fail(f"--as-of: '{as_of}' is not a valid YYYY-MM-DD date")
+    day = read_date(as_of, "--as-of")
     projecting = None
     if (discount is None) != (mortality is None):
         fail("--discount and --mortality go together: give both to project the fiscal "
@@ -85,34 +77,18 @@ def compare_cmd(input, rules, output, html, rejects, as_of, discount, mortality,
              "options: give --discount and --mortality too")
     bars = batch_cli.PhaseBars(TEXT[lang], enabled=not quiet and sys.stderr.isatty())
     with batch_cli.Interruptible(t["interrupted"], bars.close) as run:
-        try:
-            summary = compare_file(input, output, list(rules), rejects=rejects, html=html,
-                                   as_of=day, lang=lang, separator=separator,
-                                   columns=columns_map, projecting=projecting,
-                                   overwrite=overwrite, chunk_rows=chunk_rows, progress=bars,
-                                   on_rename=batch_cli.start_placing)
-        except RulesError as exc:
-            bars.close()
-            fail(f"--rules: {exc}")
-        except (CompareOptionError, OptionError, TableError) as exc:
-            bars.close()
-            fail(str(exc))
-        except FileProblem as exc:
-            bars.close()
-            fail(exc.text(lang))
-        except AccountingError as exc:
-            bars.close()
-            fail(t["accounting"].format(detail=exc), EXIT_ACCOUNTING)
+        summary = batch_cli.run_file(
+            lambda: compare_file(input, output, list(rules), rejects=rejects, html=html,
+                                 as_of=day, lang=lang, separator=separator,
+                                 columns=columns_map, projecting=projecting,
+                                 overwrite=overwrite, chunk_rows=chunk_rows, progress=bars,
+                                 on_rename=batch_cli.start_placing),
+            bars, lang, t, unusable=(CompareOptionError, OptionError, TableError))
         # an interrupt (or what a Polars call made of it) is Interruptible's
         run.completed(t["interrupted_after"])
         bars.close()
         if rejects is None and summary.problems:
-            sample = summary.sample
-            click.echo(t["no_rejects_file"].format(shown=sample.height,
-                                                   problems=summary.problems), err=True)
-            for r in sample.iter_rows(named=True):
-                click.echo(f"  {r['row']}: {r['participant_id'] or '-'}: {r['message']}",
-                           err=True)
+            echo_rejects_sample(summary, t["no_rejects_file"])
         if as_json:
             click.echo(json.dumps(summary.to_dict(), ensure_ascii=False, indent=2,
                                   default=str))

@@ -14,13 +14,13 @@ Anything else is a `LetterTextsError` naming the file and the key.
 from __future__ import annotations
 
 import os
-import string
 import tomllib
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from ..i18n import LANGS, catalog
+from ..textfiles import check_shape
 
 TEXTS_DIR_ENV = "DIFERIDA_WEB_TEXTS_DIR"
 EDITABLE_SECTIONS = ("letter_office", "letter_next")
@@ -28,48 +28,6 @@ EDITABLE_SECTIONS = ("letter_office", "letter_next")
 
 class LetterTextsError(ValueError):
     """An administrator's letter texts file that cannot be used as it is."""
-
-
-def _names(text: str) -> set[str]:
-    return {f for _, f, _, _ in string.Formatter().parse(text) if f}
-
-
-def _check(given: Any, shipped: Any, where: str, problems: list[str]) -> None:
-    if isinstance(shipped, dict):
-        if not isinstance(given, dict):
-            problems.append(f"{where}: must be a table of keys")
-            return
-        problems += [f"{where}.{k}: missing" for k in shipped if k not in given]
-        problems += [f"{where}.{k}: unknown key" for k in given if k not in shipped]
-        for k in shipped:
-            if k in given:
-                _check(given[k], shipped[k], f"{where}.{k}", problems)
-        return
-    if isinstance(shipped, list):
-        if not isinstance(given, list) or not all(isinstance(x, str) for x in given):
-            problems.append(f"{where}: must be a list of texts")
-            return
-        allowed = set().union(*(_names(x) for x in shipped))
-        for i, text in enumerate(given):
-            _check_text(text, allowed, f"{where}[{i}]", problems)
-        return
-    if not isinstance(given, str):
-        problems.append(f"{where}: must be a text")
-        return
-    _check_text(given, _names(shipped), where, problems)
-
-
-def _check_text(text: str, allowed: set[str], where: str, problems: list[str]) -> None:
-    try:
-        used = _names(text)
-    except ValueError as exc:
-        problems.append(f"{where}: {exc} (write {{{{ and }}}} for a brace)")
-        return
-    unknown = sorted(used - allowed)
-    if unknown:
-        known = ", ".join("{" + n + "}" for n in sorted(allowed)) or "none"
-        problems.append(f"{where}: unknown placeholder "
-                        f"{', '.join('{' + n + '}' for n in unknown)} (this text may use: {known})")
 
 
 def override_path(lang: str) -> Path | None:
@@ -95,7 +53,7 @@ def _override(path: str, mtime_ns: int, size: int, lang: str) -> dict[str, Any]:
             problems.append(f"{key}: not an editable section (use "
                             f"{' or '.join(EDITABLE_SECTIONS)})")
         else:
-            _check(data[key], shipped[key], key, problems)
+            check_shape(data[key], shipped[key], key, problems)
     if problems:
         raise LetterTextsError(f"{path}: " + "; ".join(problems))
     return data

@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import date
 from pathlib import Path
 
 import click
 
 from ..batch import cli as batch_cli
-from ..batch.errors import FileProblem
-from ..batch.options import file_options
+from ..batch.options import echo_rejects_sample, file_options, read_date
 from ..i18n import LANGS, catalog
-from ..rules import RulesError, builtin_names
+from ..rules import builtin_names
 from .options import OptionError, projection_options, valuation_options
 
 EXIT_STRICT, EXIT_UNUSABLE, EXIT_ACCOUNTING, EXIT_INTERRUPTED = 1, 2, 3, 130
@@ -56,30 +54,16 @@ def project_cmd(input, output, discount, mortality, improvement, cola, start, ho
     .parquet or .xlsx) fiscal year by fiscal year (1 July - 30 June): members
     starting, expected members in pay, expected payments and their present
     value at each --discount rate."""
-    from ..batch.runner import AccountingError
     from .mortality import TableError
     from .runner import project_file
 
     t = TEXT[lang]
-    day = None
-    if as_of is not None:
-        try:
-            day = date.fromisoformat(as_of)
-        except ValueError:
-            click.echo(f"--as-of: '{as_of}' is not a valid YYYY-MM-DD date", err=True)
-            sys.exit(EXIT_UNUSABLE)
-    v_day = None
-    if valuation_date is not None:
-        try:
-            v_day = date.fromisoformat(valuation_date)
-        except ValueError:
-            click.echo(f"--valuation-date: '{valuation_date}' is not a valid YYYY-MM-DD date",
-                       err=True)
-            sys.exit(EXIT_UNUSABLE)
+    day = read_date(as_of, "--as-of")
+    v_day = read_date(valuation_date, "--valuation-date")
     bars = batch_cli.PhaseBars(TEXT[lang], enabled=not quiet and sys.stderr.isatty())
     with batch_cli.Interruptible(t["interrupted"], bars.close) as run:
-        try:
-            summary = project_file(
+        summary = batch_cli.run_file(
+            lambda: project_file(
                 input, output, rejects, discount=discount, mortality=mortality,
                 improvement=improvement, cola=cola, start=start, horizon=horizon,
                 sex_blend=sex_blend, per_member=per_member, chart=chart, as_of=day,
@@ -87,23 +71,8 @@ def project_cmd(input, output, discount, mortality, improvement, cola, start, ho
                 overwrite=overwrite, chunk_rows=chunk_rows, progress=bars,
                 on_rename=batch_cli.start_placing, valuation_date=v_day,
                 claim_rates=claim_rates, mortality_scale=mortality_scale, by=by,
-                sensitivity=sensitivity)
-        except (OptionError, TableError) as exc:
-            bars.close()
-            click.echo(str(exc), err=True)
-            sys.exit(EXIT_UNUSABLE)
-        except FileProblem as exc:
-            bars.close()
-            click.echo(exc.text(lang), err=True)
-            sys.exit(EXIT_UNUSABLE)
-        except RulesError as exc:
-            bars.close()
-            click.echo(f"--rules: {exc}", err=True)
-            sys.exit(EXIT_UNUSABLE)
-        except AccountingError as exc:
-            bars.close()
-            click.echo(t["accounting"].format(detail=exc), err=True)
-            sys.exit(EXIT_ACCOUNTING)
+                sensitivity=sensitivity),
+            bars, lang, t, unusable=(OptionError, TableError))
         # an interrupt (or what a Polars call made of it) is Interruptible's
         run.completed(t["interrupted_after"])
         bars.close()
@@ -116,13 +85,7 @@ def project_cmd(input, output, discount, mortality, improvement, cola, start, ho
 def _report(summary, lang: str, no_rejects_file: bool, quiet: bool, as_json: bool) -> None:
     t = TEXT[lang]
     if no_rejects_file and summary.problems:
-        sample = summary.sample
-        click.echo(t["no_rejects_file"].format(shown=sample.height, problems=summary.problems),
-                   err=True)
-        for r in sample.iter_rows(named=True):
-            click.echo(f"  {r['row']}: {r['participant_id'] or '-'}: {r['message']}", err=True)
-        if summary.problems > sample.height:
-            click.echo(t["more"].format(n=summary.problems - sample.height), err=True)
+        echo_rejects_sample(summary, t["no_rejects_file"], t["more"])
     if as_json:
         click.echo(json.dumps(summary.to_dict(), ensure_ascii=False, indent=2))
         return

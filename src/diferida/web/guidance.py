@@ -21,7 +21,6 @@ from __future__ import annotations
 import calendar
 import os
 import re
-import string
 import tomllib
 from datetime import date
 from decimal import Decimal
@@ -39,6 +38,7 @@ from diferida.i18n import catalog, fmt_date
 from diferida.money import format_money
 from diferida.render import rules_of
 from diferida.rules import load_rules
+from diferida.textfiles import check_shape
 
 from . import lenient
 from .forms import FormState, participant
@@ -78,55 +78,6 @@ def _shipped(name: str, lang: str) -> dict[str, Any]:
     return tomllib.loads(text)
 
 
-def _names(text: str) -> set[str]:
-    """The placeholders of a text ("{eligibility_date}" -> "eligibility_date")."""
-    return {f for _, f, _, _ in string.Formatter().parse(text) if f}
-
-
-def _compare(given: Any, shipped: Any, where: str, problems: list[str]) -> None:
-    """`given` must have the shape of `shipped`: the same keys, a text for a
-    text, a list of texts for a list; each text with known placeholders."""
-    if isinstance(shipped, dict):
-        if not isinstance(given, dict):
-            problems.append(f"{where}: must be a table of keys")
-            return
-        for key in shipped:
-            if key not in given:
-                problems.append(f"{where}.{key}: missing".lstrip("."))
-        for key in given:
-            if key not in shipped:
-                problems.append(f"{where}.{key}: unknown key".lstrip("."))
-        for key in shipped:
-            if key in given:
-                _compare(given[key], shipped[key], f"{where}.{key}".lstrip("."), problems)
-        return
-    if isinstance(shipped, list):
-        if not isinstance(given, list) or not all(isinstance(x, str) for x in given):
-            problems.append(f"{where}: must be a list of texts")
-            return
-        allowed = set().union(*(_names(x) for x in shipped))
-        for i, text in enumerate(given):
-            _check_text(text, allowed, f"{where}[{i}]", problems)
-        return
-    if not isinstance(given, str):
-        problems.append(f"{where}: must be a text")
-        return
-    _check_text(given, _names(shipped), where, problems)
-
-
-def _check_text(text: str, allowed: set[str], where: str, problems: list[str]) -> None:
-    try:
-        used = _names(text)
-    except ValueError as exc:
-        problems.append(f"{where}: {exc} (write {{{{ and }}}} for a brace)")
-        return
-    unknown = sorted(used - allowed)
-    if unknown:
-        known = ", ".join("{" + n + "}" for n in sorted(allowed)) or "none"
-        problems.append(f"{where}: unknown placeholder {', '.join('{' + n + '}' for n in unknown)}"
-                        f" (this text may use: {known})")
-
-
 def _override_path(name: str, lang: str) -> Path | None:
     folder = os.environ.get(TEXTS_DIR_ENV, "").strip()
     if not folder or name not in EDITABLE:
@@ -143,7 +94,7 @@ def _override(path: str, mtime_ns: int, size: int, name: str, lang: str) -> dict
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise TextsError(f"{path}: cannot be read as TOML: {exc}") from None
     problems: list[str] = []
-    _compare(data, _shipped(name, lang), "", problems)
+    check_shape(data, _shipped(name, lang), "", problems)
     url = data.get("system", {}).get("url") if name == "next_steps" else None
     if isinstance(url, str) and url and not url.startswith("https://"):
         problems.append(f"system.url: must start with https:// (or be empty), not {url!r}")

@@ -1,0 +1,63 @@
+"""The check of an administrator's texts file against the shipped one, for
+every text an administrator may replace (the calculator's `web/guidance.py`
+and the letter's `letter/texts.py`): the same keys, a text where a text is
+shipped, a list of texts where a list is, and within braces only the names
+the shipped text of that key uses. Each problem names the key."""
+
+from __future__ import annotations
+
+import string
+from typing import Any
+
+
+def placeholders(text: str) -> set[str]:
+    """The placeholders of a text ("{eligibility_date}" -> "eligibility_date")."""
+    return {f for _, f, _, _ in string.Formatter().parse(text) if f}
+
+
+def check_shape(given: Any, shipped: Any, where: str, problems: list[str]) -> None:
+    """`given` must have the shape of `shipped`: the same keys, a text for a
+    text, a list of texts for a list; each text with known placeholders.
+    Each problem is added to `problems`, after `where` ("" at the top)."""
+    if isinstance(shipped, dict):
+        if not isinstance(given, dict):
+            problems.append(f"{where}: must be a table of keys")
+            return
+        for key in shipped:
+            if key not in given:
+                problems.append(f"{where}.{key}: missing".lstrip("."))
+        for key in given:
+            if key not in shipped:
+                problems.append(f"{where}.{key}: unknown key".lstrip("."))
+        for key in shipped:
+            if key in given:
+                check_shape(given[key], shipped[key], f"{where}.{key}".lstrip("."), problems)
+        return
+    if isinstance(shipped, list):
+        if not isinstance(given, list) or not all(isinstance(x, str) for x in given):
+            problems.append(f"{where}: must be a list of texts")
+            return
+        allowed = set().union(*(placeholders(x) for x in shipped))
+        for i, text in enumerate(given):
+            _check_text(text, allowed, f"{where}[{i}]", problems)
+        return
+    if not isinstance(given, str):
+        problems.append(f"{where}: must be a text")
+        return
+    _check_text(given, placeholders(shipped), where, problems)
+
+
+def _check_text(text: str, allowed: set[str], where: str, problems: list[str]) -> None:
+    try:
+        used = placeholders(text)
+    except ValueError as exc:
+        problems.append(f"{where}: {exc} (write {{{{ and }}}} for a brace)")
+        return
+    unknown = sorted(used - allowed)
+    if unknown:
+        known = ", ".join("{" + n + "}" for n in sorted(allowed)) or "none"
+        problems.append(f"{where}: unknown placeholder {', '.join('{' + n + '}' for n in unknown)}"
+                        f" (this text may use: {known})")
+
+
+__all__ = ["check_shape", "placeholders"]
