@@ -196,3 +196,15 @@ def test_the_command_line(tmp_path):
     r = CliRunner().invoke(main, ["census", str(src), "--as-of", "2026-11-29"])
     assert r.exit_code == 2 and "--html" in r.output
     assert cells(tmp_path / "c.xlsx", "summary")["B2"] == ("n", str(len(ROWS)))
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_the_cutoff_in_a_field_name_is_the_rules_own_date(lang):
+    from diferida.census.profile import field_names, words
+    from diferida.i18n import fmt_date
+    from diferida.rules import load_rules
+
+    rules = load_rules()
+    assert "1960" not in words(lang)["fields"]["deferred_right_1960"]
+    name = field_names(rules, lang)["deferred_right_1960"]
+    assert name.endswith(fmt_date(rules.deferred_right_cutoff, lang))

@@ -12,7 +12,7 @@ import polars as pl
 from ..i18n import fmt_date
 from ..rules import Rules
 from ..workbook import Book
-from .profile import Review, words
+from .profile import Review, field_names, words
 
 CHART_ROWS = 19  # rows a chart takes on a charts sheet (two a sheet, a sheet a page)
 
@@ -139,7 +139,7 @@ def workbook(review: Review, summary, rules: Rules, lang: str) -> bytes:
     if review.joiners is not None:
         book.table(sh["joiners"], named(review.joiners, lang), plain=rows)
         book.table(sh["leavers"], named(review.leavers, lang), plain=rows)
-        fields = w["fields"]
+        fields = field_names(rules, lang)
         book.table(sh["changes"], named(review.changes.with_columns(
             pl.col("field").replace_strict(dict(fields), return_dtype=pl.String)), lang),
             plain=rows)

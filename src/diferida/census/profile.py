@@ -38,6 +38,15 @@ def words(lang: str) -> dict[str, Any]:
     return catalog(lang)["census"]
 
 
+def field_names(rules: Any, lang: str) -> dict[str, str]:
+    """The member file's fields in words; a cut-off date of the law is the
+    rules' own (`{deferred_right_cutoff}`), never written in the texts."""
+    from ..words import law_words
+
+    law = law_words(rules, lang)
+    return {k: v.format(**law) for k, v in words(lang)["fields"].items()}
+
+
 @dataclass
 class Review:
     """Everything the workbook and the page show."""

@@ -13,7 +13,7 @@ from ..i18n import fmt_date
 from ..money import format_money
 from ..rules import Rules
 from .book import named, outlier_frame, summary_rows, threshold_rows
-from .profile import Review, thresholds, words
+from .profile import Review, field_names, thresholds, words
 
 e = html.escape
 
@@ -153,7 +153,7 @@ def html_report(review: Review, summary, rules: Rules, lang: str) -> bytes:
                  + pairs(threshold_rows(lang), hd["thresholds"],
                          (cols["check"], cols["reason"])))
     if review.joiners is not None:
-        fields = w["fields"]
+        fields = field_names(rules, lang)
         parts.append(f"<h2>{e(hd['changes'])}</h2>"
                      + f"<h3>{e(hd['joiners'])}</h3>"
                      + table(named(review.joiners, lang), hd["joiners"], lang, listed)

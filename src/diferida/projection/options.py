@@ -166,7 +166,7 @@ def parse_mortality_scale(value: str | float | None) -> float:
     f = _decimal("--mortality-scale", str(value))
     if not (0 <= f <= MAX_MORTALITY_SCALE):
         raise OptionError(f"--mortality-scale: {value} is outside 0 .. {MAX_MORTALITY_SCALE} "
-                          f"(a factor: 0.9 is 90% of the table's rates)")
+                          "(a factor of the table's rates: below 1 lowers them)")
     return float(f)
 
 
