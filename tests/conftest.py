@@ -25,6 +25,11 @@ import pytest
 
 AS_OF = date(2026, 11, 29)
 
+# passwords hashed at argon2-cffi's test cost (see diferida.service.workflow.
+# password_hasher); servers the tests start inherit it. A test of the default
+# cost sets its own.
+os.environ.setdefault("DIFERIDA_PASSWORD_PROFILE", "CHEAPEST")
+
 
 @pytest.fixture
 def as_of() -> date:
@@ -123,9 +128,33 @@ def base_url(tmp_path_factory):
     thread.join(timeout=10)
 
 
+class ReducedMotionBrowser:
+    """The browser, whose new contexts and pages prefer reduced motion unless
+    a test asks otherwise (`reduced_motion="no-preference"`).
+
+    The page scrolls smoothly only for a person who has not asked for reduced
+    motion (web.css); while it scrolls, the element Playwright is about to
+    click or check moves, and Playwright waits for it to stand still (about a
+    second per click). The page is the same either way but for that style."""
+
+    def __init__(self, browser) -> None:
+        self._browser = browser
+
+    def new_context(self, **options):
+        options.setdefault("reduced_motion", "reduce")
+        return self._browser.new_context(**options)
+
+    def new_page(self, **options):
+        options.setdefault("reduced_motion", "reduce")
+        return self._browser.new_page(**options)
+
+    def __getattr__(self, name: str):
+        return getattr(self._browser, name)
+
+
 @pytest.fixture(scope="module")
 def browser():
-    """Debian's chromium, headless, driven by Playwright."""
+    """Debian's chromium, headless, driven by Playwright (see ReducedMotionBrowser)."""
     need_part(os.path.exists(CHROMIUM), f"chromium ({CHROMIUM})",
               "install Debian's package: apt-get install chromium")
     from playwright.sync_api import sync_playwright
@@ -133,5 +162,5 @@ def browser():
     SHOTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
+        yield ReducedMotionBrowser(b)
         b.close()

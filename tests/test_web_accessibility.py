@@ -286,7 +286,9 @@ IN_VIEW = """(id) => {
 @pytest.mark.parametrize("width", list(VIEWPORTS))
 def test_each_error_link_brings_its_label_and_message_into_view(browser, base_url,  # noqa: F811
                                                                  width, js):
-    context = browser.new_context(viewport=VIEWPORTS[width], java_script_enabled=js)
+    # the page as most people have it: smooth scrolling to the field
+    context = browser.new_context(viewport=VIEWPORTS[width], java_script_enabled=js,
+                                  reduced_motion="no-preference")
     try:
         page = context.new_page()
         reach(page, base_url, "en", "errors-missing", js)

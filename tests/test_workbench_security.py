@@ -314,3 +314,25 @@ def test_role_matrix_over_every_route(app, who):
             assert 'id="refusal"' in r.text or 'id="signin-error"' in r.text
     r = _request(c, "POST", "/analista/salir", token)
     assert r.status_code == 303 and r.headers["location"].startswith("/analista/entrar")
+
+
+def test_the_password_cost_is_argon2s_default_unless_a_profile_is_named(monkeypatch):
+    """DIFERIDA_PASSWORD_PROFILE picks argon2-cffi's profile (the tests run
+    with CHEAPEST); unset, it is RFC 9106's low-memory one; a hash made under
+    one profile is verified under another; an unknown name is refused, named."""
+    from argon2 import PasswordHasher, profiles
+
+    from diferida.service.workflow import password_hasher
+
+    monkeypatch.delenv("DIFERIDA_PASSWORD_PROFILE", raising=False)
+    default = password_hasher()
+    assert default.memory_cost == profiles.RFC_9106_LOW_MEMORY.memory_cost == 65536
+    assert default.time_cost == PasswordHasher().time_cost
+    monkeypatch.setenv("DIFERIDA_PASSWORD_PROFILE", "CHEAPEST")
+    cheap = password_hasher()
+    assert cheap.memory_cost < default.memory_cost
+    assert default.verify(cheap.hash("s3cret-pass"), "s3cret-pass")
+    assert default.check_needs_rehash(cheap.hash("s3cret-pass"))
+    monkeypatch.setenv("DIFERIDA_PASSWORD_PROFILE", "FAST")
+    with pytest.raises(ValueError, match="DIFERIDA_PASSWORD_PROFILE must be one of .*CHEAPEST"):
+        password_hasher()

@@ -46,6 +46,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -111,15 +112,37 @@ EXPORTERS = ("supervisor", "auditor")
 # audit events of the workbench: method WORKFLOW, path workflow.<action>
 METHOD = "WORKFLOW"
 
-_HASHER = PasswordHasher()
+# The cost of hashing a password: one of argon2-cffi's profiles, by name,
+# from DIFERIDA_PASSWORD_PROFILE. The default is argon2-cffi's own default,
+# RFC 9106's low-memory profile. A hash records its own parameters, so a
+# password set under one profile is still verified under another. CHEAPEST
+# is for tests only (argon2-cffi's words): the test suite sets it, since a
+# hash at the default cost takes about 0.15 s of CPU here.
+PASSWORD_PROFILE_ENV = "DIFERIDA_PASSWORD_PROFILE"
+DEFAULT_PASSWORD_PROFILE = "RFC_9106_LOW_MEMORY"
+
+
+def password_hasher() -> PasswordHasher:
+    """The hasher of the profile DIFERIDA_PASSWORD_PROFILE names (see above)."""
+    from argon2 import profiles
+
+    name = os.environ.get(PASSWORD_PROFILE_ENV) or DEFAULT_PASSWORD_PROFILE
+    known = sorted(n for n in dir(profiles) if n.isupper())
+    if name not in known:
+        raise ValueError(f"{PASSWORD_PROFILE_ENV} must be one of {', '.join(known)}, "
+                         f"got {name!r}")
+    return PasswordHasher.from_parameters(getattr(profiles, name))
+
+
+_HASHER = password_hasher()
 # verified when the name is unknown, so that a wrong name takes as long as a
 # wrong password
 _DUMMY_HASH = _HASHER.hash("not a password of anyone")
 
 
 def hash_password(password: str) -> str:
-    """The argon2id hash of a password (argon2-cffi's defaults, RFC 9106's
-    low-memory profile); the password itself is never stored."""
+    """The argon2id hash of a password (by default RFC 9106's low-memory
+    profile, see password_hasher); the password itself is never stored."""
     return _HASHER.hash(password)
 
 
