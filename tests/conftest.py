@@ -78,6 +78,17 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
 SHOTS = Path(__file__).resolve().parents[1] / "test-output" / "web"
 
 
+def screenshot(target, path, **options) -> None:
+    """A screenshot of a page or an element, saved for a person to look at,
+    when DIFERIDA_TEST_SCREENSHOTS=1 (it asserts nothing, and a full page
+    costs chromium about half a second of CPU, so the suite does not take
+    them otherwise)."""
+    if os.environ.get("DIFERIDA_TEST_SCREENSHOTS", "") in ("", "0"):
+        return
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    target.screenshot(path=str(path), **options)
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if "browser" in getattr(item, "fixturenames", ()):

@@ -7,7 +7,8 @@ Every state — the empty form, each kind of mistake, each kind of answer, the
 printable page and the glossary when there is one — is visited in Spanish and
 English, with JavaScript on and off, and checked at each width (1280 and 375
 px); each must have no axe violation, the tab title must say what the page
-holds, and a screenshot at each width is saved under test-output/web/a11y/.
+holds; with DIFERIDA_TEST_SCREENSHOTS=1 a screenshot at each width is saved
+under test-output/web/a11y/.
 
 A state is reached once, at the narrowest width (where a control is the
 hardest to reach), and checked at each width in turn by resizing the same
@@ -34,7 +35,7 @@ import re
 
 import pytest
 
-from .conftest import SHOTS
+from .conftest import SHOTS, screenshot
 
 A11Y_SHOTS = SHOTS / "a11y"
 WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
@@ -225,7 +226,7 @@ def test_every_state_has_no_wcag_2_1_aa_violation(browser, base_url, checker,  #
             for width in sorted(VIEWPORTS, key=lambda w: w != REACHED_AT):
                 page.set_viewport_size(VIEWPORTS[width])
                 axe_page.set_viewport_size(VIEWPORTS[width])
-                page.screenshot(path=str(A11Y_SHOTS / f"{state}-{lang}-{width}-{mode}.png"),
+                screenshot(page, A11Y_SHOTS / f"{state}-{lang}-{width}-{mode}.png",
                                 full_page=True)
                 found[width] = axe_violations(axe_page)
         finally:
@@ -310,7 +311,7 @@ def test_each_error_link_brings_its_label_and_message_into_view(browser, base_ur
                     break
                 page.wait_for_timeout(100)
             assert shown["ok"], (href, shown)
-        page.screenshot(path=str(SHOTS / f"a11y-error-link-{width}-{'js' if js else 'nojs'}.png"))
+        screenshot(page, SHOTS / f"a11y-error-link-{width}-{'js' if js else 'nojs'}.png")
     finally:
         context.close()
 
@@ -369,7 +370,7 @@ def test_the_printout_fits_the_paper_and_is_black_on_white(browser, base_url, la
         assert page.evaluate(NOT_BLACK) == []
         assert page.evaluate("getComputedStyle(document.body).backgroundColor") in (
             "rgb(255, 255, 255)", "rgba(0, 0, 0, 0)")
-        page.screenshot(path=str(SHOTS / f"a11y-print-{where}-{lang}.png"), full_page=True)
+        screenshot(page, SHOTS / f"a11y-print-{where}-{lang}.png", full_page=True)
     finally:
         context.close()
 
@@ -411,7 +412,7 @@ def test_the_story_states_have_no_wcag_2_1_aa_violation(browser, base_url, state
         for width in VIEWPORTS:
             page.set_viewport_size(VIEWPORTS[width])
             A11Y_SHOTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(A11Y_SHOTS / f"{state}-{lang}-{width}-js.png"),
+            screenshot(page, A11Y_SHOTS / f"{state}-{lang}-{width}-js.png",
                             full_page=True)
             violations = axe_violations(page)
             assert violations == [], describe(violations)

@@ -4,8 +4,9 @@ examples, read the answer, switch language, make mistakes, convert years and
 months, print, use only the keyboard, a phone-width screen, no JavaScript.
 
 The real application (`diferida.service.app.create_app`) runs under uvicorn
-on a free loopback port with a throw-away SQLite database. Every state is
-saved as a screenshot under test-output/web/. Any console error or uncaught
+on a free loopback port with a throw-away SQLite database. With
+DIFERIDA_TEST_SCREENSHOTS=1 every state is saved as a screenshot under
+test-output/web/. Any console error or uncaught
 script error fails the test that caused it."""
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import subprocess
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import SHOTS
+from .conftest import SHOTS, screenshot
 from .test_web_htmlcheck import problems
 
 AS_OF = "2026-11-29"
@@ -63,7 +64,7 @@ def nojs_page(browser, base_url):
 
 
 def shot(page, name: str) -> None:
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    screenshot(page, SHOTS / f"{name}.png", full_page=True)
 
 
 def fill(page, values: dict[str, str], as_of: str = AS_OF) -> None:

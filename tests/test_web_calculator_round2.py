@@ -30,7 +30,7 @@ from diferida.i18n import catalog
 from diferida.money import format_money
 from diferida.web.labels import labels
 
-from .conftest import SHOTS
+from .conftest import SHOTS, screenshot
 from .test_web_htmlcheck import problems
 from .test_web_pages import error_next_to, text_of
 
@@ -327,7 +327,7 @@ def test_a_police_officer_types_the_pages_own_formats_in_a_browser(browser, base
         page.click("#calc button.primary")
         page.wait_for_selector("#error-summary")
         assert "¿3 de julio de 1991 o 7 de marzo de 1991?" in page.inner_text("#error-summary")
-        page.screenshot(path=str(SHOTS / "round2-asked-back.png"), full_page=True)
+        screenshot(page, SHOTS / "round2-asked-back.png", full_page=True)
         page.click("button[value='pick:entry_date:1991-07-03']")
         page.wait_for_selector("#result-title")
         strict = {**OFFICER, "entry_date": "1991-07-03", "separation_date": "2012-10-15"}
@@ -339,7 +339,7 @@ def test_a_police_officer_types_the_pages_own_formats_in_a_browser(browser, base
         rows = table_rows(page.content(), "scenario-start")
         assert len(rows) == 4
         check_start_rows(rows, strict, "es")
-        page.screenshot(path=str(SHOTS / "round2-officer.png"), full_page=True)
+        screenshot(page, SHOTS / "round2-officer.png", full_page=True)
     finally:
         context.close()
     assert errors == []

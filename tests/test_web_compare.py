@@ -29,7 +29,7 @@ from diferida.rules import load_rules
 from diferida.web.labels import labels
 from diferida.web.view import estimate_words
 
-from .conftest import SHOTS
+from .conftest import SHOTS, screenshot
 from .test_web_htmlcheck import problems
 from .test_web_pages import text_of
 
@@ -451,13 +451,13 @@ def test_in_the_browser_a_police_officer_compared_with_the_strict_reading(
             page.reload()
             assert "Regla 19.2" in page.locator("#comparison-table").inner_text()
         SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / f"compare-police-{'js' if js else 'nojs'}.png"),
+        screenshot(page, SHOTS / f"compare-police-{'js' if js else 'nojs'}.png",
                         full_page=True)
         # the printable page has it too
         page.click("#print-link")
         page.wait_for_selector("main.document")
         assert "Regla 19.2" in page.locator("#comparison-table").inner_text()
-        page.screenshot(path=str(SHOTS / f"compare-police-print-{'js' if js else 'nojs'}.png"),
+        screenshot(page, SHOTS / f"compare-police-print-{'js' if js else 'nojs'}.png",
                         full_page=True)
     finally:
         context.close()

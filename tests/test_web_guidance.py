@@ -27,7 +27,7 @@ from diferida.rules import load_rules
 from diferida.web import guidance
 from diferida.web.view import estimate_words
 
-from .conftest import SHOTS
+from .conftest import SHOTS, screenshot
 from .test_web_htmlcheck import problems
 from .test_web_pages import text_of
 
@@ -460,11 +460,11 @@ def test_the_panel_at_phone_width_in_a_browser(browser, base_url):
         assert "(la fecha que escribió)" in row.inner_text()
         assert "8.5" in row.inner_text()
         assert page.evaluate("document.documentElement.scrollWidth") <= 375
-        page.locator("#escenarios").screenshot(path=str(SHOTS / "guidance-scenarios-375-es.png"))
-        page.locator("#next-steps").screenshot(path=str(SHOTS / "guidance-next-steps-375-es.png"))
+        screenshot(page.locator("#escenarios"), SHOTS / "guidance-scenarios-375-es.png")
+        screenshot(page.locator("#next-steps"), SHOTS / "guidance-next-steps-375-es.png")
         page.goto("/glosario?lang=en#retribucion-promedio")
         assert visible_text(page, "#retribucion-promedio h2").startswith("Average compensation")
-        page.screenshot(path=str(SHOTS / "guidance-glossary-375-en.png"), full_page=True)
+        screenshot(page, SHOTS / "guidance-glossary-375-en.png", full_page=True)
     finally:
         context.close()
     assert errors == [], errors

@@ -30,7 +30,7 @@ from diferida.rules import load_rules
 from diferida.web import guidance
 from diferida.web.labels import labels
 
-from .conftest import SHOTS
+from .conftest import SHOTS, screenshot
 from .test_web_htmlcheck import problems
 from .test_web_pages import text_of
 
@@ -426,7 +426,7 @@ def test_an_act_305_member_and_someone_eligible_since_2020_in_a_browser(browser,
         assert page.locator("#result .why li").count() == 1
         for href in page.eval_on_selector_all("a[href^='#']", "as => as.map(a => a.hash)"):
             assert page.locator(href).count() == 1, href
-        page.screenshot(path=str(SHOTS / "sentences-act-305-es.png"), full_page=True)
+        screenshot(page, SHOTS / "sentences-act-305-es.png", full_page=True)
 
         # eligible since 15 March 2020: may request it now; nothing starts before today
         page.goto("/?lang=en")
@@ -440,7 +440,7 @@ def test_an_act_305_member_and_someone_eligible_since_2020_in_a_browser(browser,
         assert start_claims_before(html, "en", TODAY) == []
         assert "Calculation date" in visible_text(page, "#result")
         assert not DETERMINATION.search(without_disclaimer(html, "en"))
-        page.screenshot(path=str(SHOTS / "sentences-since-2020-en.png"), full_page=True)
+        screenshot(page, SHOTS / "sentences-since-2020-en.png", full_page=True)
     finally:
         context.close()
     assert errors == [], errors

@@ -27,7 +27,7 @@ from diferida.i18n import catalog
 from diferida.money import format_money
 from diferida.web.labels import labels
 
-from .conftest import SHOTS
+from .conftest import SHOTS, screenshot
 from .test_web_calculator_round2 import check_leave_rows, check_start_rows, day_in_words, table_rows
 
 AS_OF = "2026-11-29"
@@ -154,7 +154,7 @@ def test_a_story_from_the_form_to_the_printout(browser, base_url, story, js, wid
             assert "no haber pedido el reembolso" not in page.inner_text("#result")
         assert page.locator("#where-to-apply a[href='https://www.retiro.pr.gov/participantes/']"
                             ).count() == 1
-        page.screenshot(path=str(SHOTS / f"story-{story}-{width}-{'js' if js else 'nojs'}.png"),
+        screenshot(page, SHOTS / f"story-{story}-{width}-{'js' if js else 'nojs'}.png",
                         full_page=True)
         fits_320(page)
         page.set_viewport_size(WIDTHS[width])

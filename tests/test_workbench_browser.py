@@ -23,7 +23,7 @@ import time
 
 import pytest
 
-from .conftest import SHOTS
+from .conftest import SHOTS, screenshot
 from .test_web_accessibility import WCAG_TAGS, describe
 from .workbench_helpers import PASSWORDS, add_users
 
@@ -97,7 +97,7 @@ class Walk:
         mode = "js" if self.js else "nojs"
         for width, size in WIDTHS.items():
             page.set_viewport_size(size)
-            page.screenshot(path=str(WB_SHOTS / f"{state}-{self.lang}-{width}-{mode}.png"),
+            screenshot(page, WB_SHOTS / f"{state}-{self.lang}-{width}-{mode}.png",
                             full_page=True)
             if self.js:
                 found = Axe().run(page, options=options).response["violations"]
