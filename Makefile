@@ -23,6 +23,11 @@ CORE_TESTS := tests/test_19_*.py tests/test_spec_examples.py tests/test_properti
 # rules file refused as it is read): the first run holds them
 CORE_NOT := -k "not refuses_a_bad_rules_file"
 
+# pytest keeps each test module, its asserts rewritten, as bytecode in
+# __pycache__; with PYTHONDONTWRITEBYTECODE set (some images set it) every
+# run and every worker compiles them all again: 7 s more per process here
+unexport PYTHONDONTWRITEBYTECODE
+
 .PHONY: install run test check lint bench examples lock clean
 
 $(STAMP): pyproject.toml constraints.txt

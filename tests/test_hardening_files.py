@@ -20,8 +20,10 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import cached_property
 from pathlib import Path
 
 import polars as pl
@@ -43,9 +45,15 @@ GOOD = ["p1", "1970-05-10", "1988-07-01", "2010-06-30", "22", "30000.00", "gener
 @dataclass(frozen=True)
 class Case:
     name: str
-    data: bytes
+    # the file's bytes, or what makes them: the workbooks and Parquet files are
+    # made when a test first reads them, not as the tests are collected
+    source: bytes | Callable[[], bytes]
     rows: int | None  # data rows when usable; None: the file must be refused
     api_rows: int | None | str = "same"  # the same under the service's tighter limits?
+
+    @cached_property
+    def data(self) -> bytes:
+        return self.source if isinstance(self.source, bytes) else self.source()
 
     @property
     def rows_by_api(self) -> int | None:
@@ -211,30 +219,30 @@ def build() -> list[Case]:
         Case("one_long_line.csv", b"x" * 300_000, None),
         Case("tabs.csv", csv(ok3, sep="\t"), 3),
         # --------------------------------------------------------------- .xlsx
-        Case("good.xlsx", xlsx(lambda ws: [ws.write_row(i, 0, r) for i, r in
+        Case("good.xlsx", lambda: xlsx(lambda ws: [ws.write_row(i, 0, r) for i, r in
                                            enumerate([HEADER, *ok3])]), 3),
-        Case("xfd1048576.xlsx", xlsx(lambda ws: (ws.write_row(0, 0, HEADER),
+        Case("xfd1048576.xlsx", lambda: xlsx(lambda ws: (ws.write_row(0, 0, HEADER),
                                                  ws.write("XFD1048576", "x"))), None),
-        Case("far_row.xlsx", xlsx(lambda ws: (ws.write_row(0, 0, HEADER),
+        Case("far_row.xlsx", lambda: xlsx(lambda ws: (ws.write_row(0, 0, HEADER),
                                               ws.write_row(1, 0, GOOD),
                                               ws.write("A1048576", "x"))), 2, None),
-        Case("far_column.xlsx", xlsx(lambda ws: (ws.write_row(0, 0, HEADER),
+        Case("far_column.xlsx", lambda: xlsx(lambda ws: (ws.write_row(0, 0, HEADER),
                                                  ws.write("XFD1", "x"))), None),
-        Case("lying_dimension.xlsx", raw_xlsx(_sheet(
+        Case("lying_dimension.xlsx", lambda: raw_xlsx(_sheet(
             _inline_row(1, HEADER) + _inline_row(2, GOOD)).replace(
             b"<sheetData>", b'<dimension ref="A1:XFD1048576"/><sheetData>')), None),
-        Case("cells_without_refs.xlsx", raw_xlsx(_sheet(
+        Case("cells_without_refs.xlsx", lambda: raw_xlsx(_sheet(
             _inline_row(1, HEADER, refs=False) + _inline_row(2, GOOD, refs=False))), 1),
-        Case("far_cell_without_row_ref.xlsx", raw_xlsx(_sheet(
+        Case("far_cell_without_row_ref.xlsx", lambda: raw_xlsx(_sheet(
             _inline_row(1, HEADER) + '<row r="1048576"><c t="inlineStr"><is><t>x</t></is>'
             + "</c>" + '<c r="XFD1048576" t="inlineStr"><is><t>x</t></is></c></row>')), None),
         # 70 MB of blanks in 70 KB: within the command's bounds, over the service's
-        Case("zip_bomb.xlsx", raw_xlsx(_sheet(
+        Case("zip_bomb.xlsx", lambda: raw_xlsx(_sheet(
             _inline_row(1, HEADER) + _inline_row(2, GOOD) + " " * 70_000_000)), 1, None),
-        Case("lying_zip_sizes.xlsx", raw_xlsx(_sheet(
+        Case("lying_zip_sizes.xlsx", lambda: raw_xlsx(_sheet(
             _inline_row(1, HEADER) + _inline_row(2, GOOD)),
             declared={"xl/worksheets/sheet1.xml": 10}), None),
-        Case("shared_string_bomb.xlsx", raw_xlsx(
+        Case("shared_string_bomb.xlsx", lambda: raw_xlsx(
             _sheet(_inline_row(1, HEADER) + "".join(
                 f'<row r="{r}">' + "".join(f'<c r="{chr(65 + i)}{r}" t="s"><v>0</v></c>'
                                            for i in range(8)) + "</row>"
@@ -244,33 +252,35 @@ def build() -> list[Case]:
              None),
         Case("not_a_zip.xlsx", bytes(rnd.randrange(256) for _ in range(3000)), None),
         Case("zip_without_sheet.xlsx", _zip({"hello.txt": b"hi"}), None),
-        Case("empty_sheet.xlsx", xlsx(lambda ws: None), None),
-        Case("header_only.xlsx", xlsx(lambda ws: ws.write_row(0, 0, HEADER)), None),
-        Case("date_and_number_cells.xlsx", xlsx(_typed_cells), 1),
+        Case("empty_sheet.xlsx", lambda: xlsx(lambda ws: None), None),
+        Case("header_only.xlsx", lambda: xlsx(lambda ws: ws.write_row(0, 0, HEADER)), None),
+        Case("date_and_number_cells.xlsx", lambda: xlsx(_typed_cells), 1),
         Case("csv_bytes.xlsx", csv(ok3), None),
         # ------------------------------------------------------------ Parquet
-        Case("good.parquet", parquet(frame(3)), 3),
-        Case("nested_list_carried.parquet", parquet(frame(1, extra=[[1, 2]])), None),
-        Case("struct_carried.parquet", parquet(frame(1, extra=[{"a": 1}])), None),
-        Case("binary_carried.parquet", parquet(frame(1, extra=[b"\x00\x01"])), None),
-        Case("duration_field.parquet", parquet(frame(1, creditable_service_years=pl.Series(
+        Case("good.parquet", lambda: parquet(frame(3)), 3),
+        Case("nested_list_carried.parquet", lambda: parquet(frame(1, extra=[[1, 2]])), None),
+        Case("struct_carried.parquet", lambda: parquet(frame(1, extra=[{"a": 1}])), None),
+        Case("binary_carried.parquet", lambda: parquet(frame(1, extra=[b"\x00\x01"])), None),
+        Case("duration_field.parquet", lambda: parquet(frame(1, creditable_service_years=pl.Series(
             [timedelta(days=8000)]))), None),
-        Case("list_field.parquet", parquet(frame(1, birth_date=[["1970-05-10"]])), None),
-        Case("typed_fields.parquet", parquet(frame(
+        Case("list_field.parquet", lambda: parquet(frame(1, birth_date=[["1970-05-10"]])), None),
+        Case("typed_fields.parquet", lambda: parquet(frame(
             2, birth_date=pl.Series(["1970-05-10", "1971-01-01"]).str.to_date(),
             creditable_service_years=[22, 10], refund_requested=[False, True])), 2),
-        Case("float_compensation.parquet", parquet(frame(1, average_compensation=[30000.1])), 1),
-        Case("datetime_carried.parquet", parquet(frame(1, seen=pl.Series(
+        Case("float_compensation.parquet",
+             lambda: parquet(frame(1, average_compensation=[30000.1])), 1),
+        Case("datetime_carried.parquet", lambda: parquet(frame(1, seen=pl.Series(
             ["2020-01-01 10:00"]).str.to_datetime())), 1),
-        Case("time_carried.parquet", parquet(frame(
+        Case("time_carried.parquet", lambda: parquet(frame(
             1, t=pl.Series(["10:00:00"]).str.to_time())), 1),
-        Case("duration_carried.parquet", parquet(frame(1, d=[timedelta(hours=1)])), None),
-        Case("null_column.parquet", parquet(frame(2, requested_start_date=[None, None])), 2),
-        Case("zero_rows.parquet", parquet(frame(0)), None),
+        Case("duration_carried.parquet", lambda: parquet(frame(1, d=[timedelta(hours=1)])), None),
+        Case("null_column.parquet",
+             lambda: parquet(frame(2, requested_start_date=[None, None])), 2),
+        Case("zero_rows.parquet", lambda: parquet(frame(0)), None),
         Case("garbage.parquet", b"PAR1" + bytes(rnd.randrange(256) for _ in range(500)) + b"PAR1",
              None),
         Case("csv_bytes.parquet", csv(ok3), None),
-        Case("dictionary_bomb.parquet", _dictionary_bomb(3000, 1_000_000), None),
+        Case("dictionary_bomb.parquet", lambda: _dictionary_bomb(3000, 1_000_000), None),
         # ------------------------------------------------------------- other
         Case("unknown.txt", csv(ok3), None),
     ]
