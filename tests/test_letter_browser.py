@@ -16,10 +16,9 @@ from diferida.i18n import catalog
 from diferida.service.store import Store
 from diferida.service.testing import database_for_tests, running_server
 
+from .axe_helpers import axe_violations
 from .conftest import need_part
 from .letter_helpers import spec_examples, words
-
-WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 
 
 @pytest.fixture(scope="module")
@@ -44,8 +43,6 @@ def served(tmp_path_factory):
 @pytest.mark.parametrize("lang", ["es", "en"])
 def test_the_served_letter_is_styled_accessible_and_marked_on_every_printed_page(
         browser, served, lang, tmp_path):
-    from axe_playwright_python.sync_playwright import Axe
-
     base, token, case_id = served
     context = browser.new_context(extra_http_headers={"Authorization": f"Bearer {token}"})
     page = context.new_page()
@@ -61,9 +58,7 @@ def test_the_served_letter_is_styled_accessible_and_marked_on_every_printed_page
         assert page.eval_on_selector(
             "h2", "e => getComputedStyle(e).borderBottomStyle") == "solid"
         assert not refused, refused
-        options = {"runOnly": {"type": "tag", "values": WCAG_TAGS},
-                   "resultTypes": ["violations"]}
-        violations = Axe().run(page, options=options).response["violations"]
+        violations = axe_violations(page)
         assert not violations, [(v["id"], v["help"]) for v in violations]
         pdf = page.pdf(prefer_css_page_size=True)
     finally:

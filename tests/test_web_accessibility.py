@@ -35,10 +35,10 @@ import re
 
 import pytest
 
+from .axe_helpers import axe_violations, checker_context, describe, page_for_axe
 from .conftest import SHOTS, screenshot
 
 A11Y_SHOTS = SHOTS / "a11y"
-WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 AS_OF = "2026-11-29"
 VIEWPORTS = {"1280": {"width": 1280, "height": 900}, "375": {"width": 375, "height": 740}}
 
@@ -149,51 +149,10 @@ def reach(page, base: str, lang: str, state: str, js: bool) -> bool:
     return True
 
 
-AXE_OPTIONS = {"runOnly": {"type": "tag", "values": WCAG_TAGS}, "resultTypes": ["violations"]}
-AXE_RUN = "options => axe.run(document, options).then(results => results.violations)"
-
-
-def axe_violations(page) -> list[dict]:
-    """axe-core's violations in the page as it is now; the script is put in
-    the page once (it stays until the page loads another document)."""
-    if not page.evaluate("typeof window.axe === 'object'"):
-        from axe_playwright_python.sync_playwright import Axe
-
-        page.evaluate(Axe().axe_script)
-    return page.evaluate(AXE_RUN, AXE_OPTIONS)
-
-
-def page_for_axe(checker_context, page, js: bool):
-    """The page axe checks: the page itself with JavaScript; without it, the
-    exact HTML the browser without JavaScript holds, at its URL, in a page
-    where axe can run (the page's own script left out: see the docstring)."""
-    if js:
-        return page
-    html, url = page.content(), page.url
-    checker = checker_context.new_page()
-    checker.set_viewport_size(page.viewport_size)
-    checker.route(lambda u: u == url, lambda route: route.fulfill(
-        status=200, content_type="text/html; charset=utf-8", body=html))
-    checker.goto(url)
-    assert checker.title() == page.title()
-    return checker
-
-
-def describe(violations: list[dict]) -> str:
-    lines = []
-    for v in violations:
-        lines.append(f"{v['id']} ({v['impact']}): {v['help']}")
-        for node in v["nodes"][:5]:
-            lines.append(f"    {', '.join(map(str, node['target']))}: {node['html'][:160]}")
-    return "\n".join(lines)
-
-
 @pytest.fixture(scope="module")
 def checker(browser):  # noqa: F811
     """A context in which axe checks the pages made without JavaScript."""
-    context = browser.new_context()
-    context.route("**/web/static/*.js*", lambda route: route.fulfill(
-        status=200, content_type="text/javascript", body=""))
+    context = checker_context(browser)
     yield context
     context.close()
 

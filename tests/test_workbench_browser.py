@@ -23,8 +23,8 @@ import time
 
 import pytest
 
+from .axe_helpers import axe_violations, checker_context, describe, page_for_axe
 from .conftest import SHOTS, screenshot
-from .test_web_accessibility import WCAG_TAGS, describe
 from .workbench_helpers import PASSWORDS, add_users
 
 WB_SHOTS = SHOTS / "workbench"
@@ -67,9 +67,7 @@ class Walk:
         self.contexts = []
         self.errors: list[str] = []
         self.checked: list[str] = []
-        self.checker = browser.new_context()  # with JavaScript, for axe on no-JS pages
-        self.checker.route("**/web/static/*.js*", lambda route: route.fulfill(
-            status=200, content_type="text/javascript", body=""))
+        self.checker = checker_context(browser)  # with JavaScript, for axe on no-JS pages
 
     def user(self, name: str):
         context = self.browser.new_context(base_url=self.base, viewport=WIDTHS["1280"],
@@ -87,31 +85,22 @@ class Walk:
         return page
 
     def axe(self, page, state: str) -> None:
-        """0 violations at both widths, in this one page load."""
-        from axe_playwright_python.sync_playwright import Axe
-
-        options = {"runOnly": {"type": "tag", "values": WCAG_TAGS},
-                   "resultTypes": ["violations"]}
+        """0 violations at both widths, in this one page load (and, without
+        JavaScript, one page of the checker holding its HTML)."""
         assert page.get_attribute("html", "lang") == self.lang
-        WB_SHOTS.mkdir(parents=True, exist_ok=True)
         mode = "js" if self.js else "nojs"
-        for width, size in WIDTHS.items():
-            page.set_viewport_size(size)
-            screenshot(page, WB_SHOTS / f"{state}-{self.lang}-{width}-{mode}.png",
-                            full_page=True)
-            if self.js:
-                found = Axe().run(page, options=options).response["violations"]
-            else:
-                html, url = page.content(), page.url
-                checker = self.checker.new_page()
-                checker.set_viewport_size(size)
-                try:
-                    checker.route(_only(url), _serving(html))
-                    checker.goto(url)
-                    found = Axe().run(checker, options=options).response["violations"]
-                finally:
-                    checker.close()
-            assert found == [], f"{state} at {width}px:\n" + describe(found)
+        axe_page = page_for_axe(self.checker, page, self.js)
+        try:
+            for width, size in WIDTHS.items():
+                page.set_viewport_size(size)
+                axe_page.set_viewport_size(size)
+                screenshot(page, WB_SHOTS / f"{state}-{self.lang}-{width}-{mode}.png",
+                           full_page=True)
+                found = axe_violations(axe_page)
+                assert found == [], f"{state} at {width}px:\n" + describe(found)
+        finally:
+            if axe_page is not page:
+                axe_page.close()
         page.set_viewport_size(WIDTHS["1280"])
         self.checked.append(state)
 
@@ -119,15 +108,6 @@ class Walk:
         for context in self.contexts:
             context.close()
         self.checker.close()
-
-
-def _only(url: str):
-    return lambda u: u == url
-
-
-def _serving(html: str):
-    return lambda route: route.fulfill(status=200, content_type="text/html; charset=utf-8",
-                                       body=html)
 
 
 def _fill(page, values: dict[str, str]) -> None:
