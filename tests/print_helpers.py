@@ -4,9 +4,12 @@ printed workbooks (project, compare, census)."""
 
 from __future__ import annotations
 
+import atexit
+import functools
 import re
 import shutil
 import subprocess
+import tempfile
 import zipfile
 from pathlib import Path
 from xml.etree import ElementTree as ET
@@ -81,11 +84,22 @@ SOFFICE = shutil.which("soffice") or shutil.which("libreoffice")
 PDFTOTEXT = shutil.which("pdftotext")
 
 
+@functools.cache
+def _office_profile() -> Path:
+    """One LibreOffice user profile for this test process: LibreOffice's first
+    start in a new profile takes several seconds to set it up, later starts
+    far less; a profile is not shared between processes (LibreOffice locks
+    it)."""
+    folder = Path(tempfile.mkdtemp(prefix="diferida-lo-profile-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
 def to_pdf(xlsx: Path) -> list[str]:
     """The workbook converted by LibreOffice (headless), as the text of each page."""
     out = xlsx.parent / "pdf"
     out.mkdir(exist_ok=True)
-    profile = xlsx.parent / "lo-profile"
+    profile = _office_profile()
     r = subprocess.run([SOFFICE, f"-env:UserInstallation=file://{profile}", "--headless",
                         "--convert-to", "pdf", "--outdir", str(out), str(xlsx)],
                        capture_output=True, text=True, timeout=300)
