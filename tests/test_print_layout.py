@@ -192,7 +192,7 @@ def test_the_valuation_sheets_print_one_page_wide_with_their_header(books):
         assert "Deferred pensions: expected payments by fiscal year" in pages[i]
     assert "TOTAL" in pages[by[-1]]
     page = pages[grid[0]]
-    assert "-1.0%" in page and "1.5%" in page and "pv_0.0625" in page
+    assert "-1.00%" in page and "1.50%" in page and "pv_0.0625" in page
     assert "Valuation date: June 30, 2026" in page
 
 

@@ -25,6 +25,9 @@ from .i18n import catalog, fmt_date
 MONEY = "#,##0.00"
 COUNT = "#,##0"
 RATIO = "#,##0.00"
+# a share or a rate: the spreadsheet's built-in percent with two decimals
+# (format 10 of every spreadsheet program), so a rate such as 6.25 % shows whole
+PERCENT = 10
 DATE = "yyyy-mm-dd"
 # the chart's size on its page: a landscape Letter page less the margins, in pixels
 CHART_SIZE = {"width": 1150, "height": 720}
@@ -69,7 +72,7 @@ class Book:
         self.bold_money = f({"num_format": MONEY, "bold": True, "top": 1})
         self.bold_count = f({"num_format": COUNT, "bold": True, "top": 1})
         self.bold_ratio = f({"num_format": RATIO, "bold": True, "top": 1})
-        self.percent = f({"num_format": "0.0%"})
+        self.percent = f({"num_format": PERCENT})
         self.key = f({"font_color": "#666666", "valign": "top"})
         self.section = f({"bold": True, "font_size": 12, "bottom": 1})
         self.money_top = f({"num_format": MONEY, "valign": "top", "align": "left"})

@@ -31,7 +31,7 @@ th{background:#f2f2f2}th[scope=row]{font-weight:normal}
 .wide td:first-child,.wide th:first-child{position:sticky;left:0;background:#fff}
 .wide thead th:first-child{background:#f2f2f2}
 .bar{display:inline-block;height:.8rem;background:#1f4e79;vertical-align:middle}
-td.b{width:40%;min-width:8rem}.grid th[scope=row]{white-space:nowrap}
+td.b{width:24rem;min-width:8rem}.grid th[scope=row]{white-space:nowrap}
 .note{background:#fff4e5;border-left:4px solid #c55a11;padding:.5rem 1rem}
 .grid{display:flex;flex-wrap:wrap;gap:0 2rem}
 @media print{body{margin:0;max-width:none}.wide{overflow:visible}h2{break-after:avoid}

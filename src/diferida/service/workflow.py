@@ -869,17 +869,23 @@ def view(store: Store, user: User, case_id: int, *, _audit_read: bool = True) ->
     """One version of a case (the version whose id is given)."""
     _require(store, user, "read", READERS, case_id)
     with store.reading() as session:
-        case = session.get(Case, case_id)
-        if case is None:
-            raise _refuse(store, user, "read", Refused("not_found", case_id=case_id),
-                          case_id=case_id)
-        st = session.scalar(select(CaseState)
-                            .where(CaseState.participant_id == case.participant_id))
-        number = _case_number(session, case, st)
+        case, st, number = _case_read(session, store, user, case_id)
         v = _build_views(session, user, [case], st, number)[0]
     if _audit_read:
         _audit(store, user, "read", 200, case_id=case_id, participant_id=case.participant_id)
     return v
+
+
+def _case_read(session, store: Store, user: User,
+               case_id: int) -> tuple[Case, CaseState | None, int]:
+    """The version `case_id` read by `user`, its case's state and case number;
+    an unknown id refused (404) and recorded."""
+    case = session.get(Case, case_id)
+    if case is None:
+        raise _refuse(store, user, "read", Refused("not_found", case_id=case_id),
+                      case_id=case_id)
+    st = session.scalar(select(CaseState).where(CaseState.participant_id == case.participant_id))
+    return case, st, _case_number(session, case, st)
 
 
 def _case_number(session, case: Case, st: CaseState | None) -> int:
@@ -896,13 +902,7 @@ def history(store: Store, user: User, case_id: int, *,
     is the current version."""
     _require(store, user, "read", READERS, case_id)
     with store.reading() as session:
-        case = session.get(Case, case_id)
-        if case is None:
-            raise _refuse(store, user, "read", Refused("not_found", case_id=case_id),
-                          case_id=case_id)
-        st = session.scalar(select(CaseState)
-                            .where(CaseState.participant_id == case.participant_id))
-        number = _case_number(session, case, st)
+        case, st, number = _case_read(session, store, user, case_id)
         cases = list(session.scalars(select(Case).where(
             Case.participant_id == case.participant_id).order_by(Case.version)))
         views = _build_views(session, user, cases, st, number)
