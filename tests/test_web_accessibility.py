@@ -199,22 +199,68 @@ REACHED_AT = min(VIEWPORTS, key=lambda w: VIEWPORTS[w]["width"])
 SCRIPT_ONLY_PARTS = "document.querySelectorAll('script:not([src]), noscript').length"
 
 
+class StatePages:
+    """One page with the page's script and one without, each reused from
+    state to state: a new page costs chromium a renderer process (a tenth of
+    a state's CPU). A state starts from a full page load at the narrowest
+    width; the calculator keeps nothing between two loads, no cookie and no
+    storage (each test checks that no cookie was set). After a failure the
+    page is closed, and the next state gets a new one."""
+
+    def __init__(self, browser) -> None:
+        self.browser = browser
+        self.contexts: dict[bool, object] = {}
+        self.pages: dict[bool, object] = {}
+
+    def page(self, js: bool):
+        viewport = VIEWPORTS[REACHED_AT]
+        page = self.pages.get(js)
+        if page is not None and not page.is_closed():
+            page.set_viewport_size(viewport)
+            return page
+        if js not in self.contexts:
+            self.contexts[js] = (self.browser.new_context(viewport=viewport) if js
+                                 else checker_context(self.browser, viewport=viewport))
+        page = self.pages[js] = self.contexts[js].new_page()
+        return page
+
+    def discard(self, js: bool) -> None:
+        page = self.pages.pop(js, None)
+        if page is not None:
+            page.close()
+
+    def close(self) -> None:
+        for context in self.contexts.values():
+            context.close()
+
+
+@pytest.fixture(scope="module")
+def state_pages(browser):  # noqa: F811
+    pages = StatePages(browser)
+    yield pages
+    pages.close()
+
+
 @pytest.mark.parametrize("js", [True, False], ids=["js", "nojs"])
 @pytest.mark.parametrize("lang", ["es", "en"])
 @pytest.mark.parametrize("state", list(STATES))
-def test_every_state_has_no_wcag_2_1_aa_violation(browser, base_url, state,  # noqa: F811
-                                                   lang, js):
+def test_every_state_has_no_wcag_2_1_aa_violation(state_pages, base_url, state, lang, js):
     """The state at every width of VIEWPORTS, with the page's script or without."""
-    viewport = VIEWPORTS[REACHED_AT]
-    context = (browser.new_context(viewport=viewport) if js
-               else checker_context(browser, viewport=viewport))
+    page = state_pages.page(js)
     errors: list[str] = []
+    fetched: list[str] = []
     found: dict[str, list[dict]] = {}
+
+    def on_error(e) -> None:
+        errors.append(f"page error: {e}")
+
+    def on_request(r) -> None:
+        if r.resource_type == "fetch":
+            fetched.append(r.url)
+
+    page.on("pageerror", on_error)
+    page.on("request", on_request)
     try:
-        page = context.new_page()
-        page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
-        fetched: list[str] = []
-        page.on("request", lambda r: fetched.append(r.url) if r.resource_type == "fetch" else None)
         if not reach(page, base_url, lang, state, js):
             pytest.skip("no glossary page")
         check_content(page, state, lang)
@@ -228,8 +274,14 @@ def test_every_state_has_no_wcag_2_1_aa_violation(browser, base_url, state,  # n
             page.set_viewport_size(VIEWPORTS[width])
             screenshot(page, A11Y_SHOTS / f"{state}-{lang}-{width}-{mode}.png", full_page=True)
             found[width] = axe_violations(page)
+        assert page.context.cookies() == [], "the calculator set a cookie"
+    except BaseException:
+        state_pages.discard(js)
+        raise
     finally:
-        context.close()
+        if not page.is_closed():
+            page.remove_listener("pageerror", on_error)
+            page.remove_listener("request", on_request)
     assert all(v == [] for v in found.values()), "\n".join(
         f"at {width} px:\n{describe(v)}" for width, v in found.items() if v)
     assert errors == [], errors
