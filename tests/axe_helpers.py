@@ -6,9 +6,13 @@ fetched. The script is put in a page once (it stays until the page loads
 another document) and run as often as the test resizes the page.
 
 axe is itself a script: in a page with JavaScript disabled it cannot run.
-A page made without JavaScript is checked as its exact HTML, at its URL, in
-a page of a context where axe can run and the page's own script is left
-out (`checker_context`, `page_for_axe`)."""
+A page "without JavaScript" is therefore checked as the page whose own
+script is not served (`context_without_page_script`: web.js, the only script
+the pages have, is answered empty). Forms then post natively and nothing is
+fetched, as without JavaScript; what could still tell the two apart, an
+inline script or a <noscript>, no page may have (`SCRIPT_ONLY_PARTS`, which
+the tests check). A browser with JavaScript disabled walks the calculator's
+stories and the error links."""
 
 from __future__ import annotations
 
@@ -26,29 +30,18 @@ def axe_violations(page) -> list[dict]:
     return page.evaluate(AXE_RUN, AXE_OPTIONS)
 
 
-def checker_context(browser, **options):
-    """A context, with JavaScript, in which axe checks the pages made
-    without it; the application's own scripts are served empty."""
+# what a page would show differently with JavaScript disabled than with its
+# own script not served: the tests check that no page has any
+SCRIPT_ONLY_PARTS = "document.querySelectorAll('script:not([src]), noscript').length"
+
+
+def context_without_page_script(browser, **options):
+    """A context whose pages run no script of their own (web.js is served
+    empty), in which axe can run: the pages as they are without JavaScript."""
     context = browser.new_context(**options)
     context.route("**/web/static/*.js*", lambda route: route.fulfill(
         status=200, content_type="text/javascript", body=""))
     return context
-
-
-def page_for_axe(checker, page, js: bool):
-    """The page axe checks: the page itself with JavaScript; without it, a
-    new page of `checker` holding the exact HTML `page` holds, at its URL
-    (close it when done)."""
-    if js:
-        return page
-    html, url = page.content(), page.url
-    axe_page = checker.new_page()
-    axe_page.set_viewport_size(page.viewport_size)
-    axe_page.route(lambda u: u == url, lambda route: route.fulfill(
-        status=200, content_type="text/html; charset=utf-8", body=html))
-    axe_page.goto(url)
-    assert axe_page.title() == page.title()
-    return axe_page
 
 
 def describe(violations: list[dict]) -> str:

@@ -27,8 +27,8 @@ served (web.js, the only script the pages have, is answered empty): forms
 post natively, nothing is fetched, and axe, the test's script, runs in it.
 Nothing tells the two apart: no page has an inline script or a <noscript>
 (checked), and the test checks that the page's script fetched nothing. A
-browser with JavaScript disabled walks the stories, the error links below,
-and the workbench.
+browser with JavaScript disabled walks the stories and the error links
+below.
 
 A new state is one line of STATES (what is typed, the button, the kind of
 page); the test runs it in both languages, with and without JavaScript, at
@@ -43,7 +43,7 @@ import re
 
 import pytest
 
-from .axe_helpers import axe_violations, checker_context, describe
+from .axe_helpers import SCRIPT_ONLY_PARTS, axe_violations, context_without_page_script, describe
 from .conftest import SHOTS, screenshot
 
 A11Y_SHOTS = SHOTS / "a11y"
@@ -194,9 +194,6 @@ def reach(page, base: str, lang: str, state: str, js: bool) -> bool:
 
 # the width a state is reached at; then each width of VIEWPORTS in turn
 REACHED_AT = min(VIEWPORTS, key=lambda w: VIEWPORTS[w]["width"])
-# what a page would show differently with scripting on but its own script not
-# served than with JavaScript off: none of the pages has any
-SCRIPT_ONLY_PARTS = "document.querySelectorAll('script:not([src]), noscript').length"
 
 
 class StatePages:
@@ -220,7 +217,7 @@ class StatePages:
             return page
         if js not in self.contexts:
             self.contexts[js] = (self.browser.new_context(viewport=viewport) if js
-                                 else checker_context(self.browser, viewport=viewport))
+                                 else context_without_page_script(self.browser, viewport=viewport))
         page = self.pages[js] = self.contexts[js].new_page()
         return page
 

@@ -10,8 +10,10 @@ and approved, and the auditor sees every event and the chains verified.
 Walked twice: with JavaScript, in Spanish, and without JavaScript (forms
 posted natively), in English. Every state met on the way is checked with
 axe-core (WCAG 2.1 A and AA) at 1280 and 375 px in the same page load (the
-viewport is resized); a page made without JavaScript is checked as
-test_web_accessibility.py does (its HTML, in a page where axe can run)."""
+viewport is resized). As in test_web_accessibility.py, "without JavaScript"
+is the page whose only script, web.js, is served empty, so that axe (the
+test's script) can run in the page itself: forms post natively, nothing is
+fetched, and no page has an inline script or a <noscript> (each checked)."""
 
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ import time
 
 import pytest
 
-from .axe_helpers import axe_violations, checker_context, describe, page_for_axe
+from .axe_helpers import SCRIPT_ONLY_PARTS, axe_violations, context_without_page_script, describe
 from .conftest import SHOTS, screenshot
 from .workbench_helpers import PASSWORDS, add_users
 
@@ -67,14 +69,17 @@ class Walk:
         self.contexts = []
         self.errors: list[str] = []
         self.checked: list[str] = []
-        self.checker = checker_context(browser)  # with JavaScript, for axe on no-JS pages
+        self.fetched: list[str] = []
 
     def user(self, name: str):
-        context = self.browser.new_context(base_url=self.base, viewport=WIDTHS["1280"],
-                                           java_script_enabled=self.js, accept_downloads=True)
+        options = {"base_url": self.base, "viewport": WIDTHS["1280"], "accept_downloads": True}
+        context = (self.browser.new_context(**options) if self.js
+                   else context_without_page_script(self.browser, **options))
         self.contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
+        page.on("request", lambda r: self.fetched.append(r.url)
+                if r.resource_type == "fetch" else None)
         page.goto(f"/analista/entrar?lang={self.lang}")
         if not self.checked:
             self.axe(page, "sign-in")
@@ -85,29 +90,24 @@ class Walk:
         return page
 
     def axe(self, page, state: str) -> None:
-        """0 violations at both widths, in this one page load (and, without
-        JavaScript, one page of the checker holding its HTML)."""
+        """0 violations at both widths, in this one page load."""
         assert page.get_attribute("html", "lang") == self.lang
         mode = "js" if self.js else "nojs"
-        axe_page = page_for_axe(self.checker, page, self.js)
-        try:
-            for width, size in WIDTHS.items():
-                page.set_viewport_size(size)
-                axe_page.set_viewport_size(size)
-                screenshot(page, WB_SHOTS / f"{state}-{self.lang}-{width}-{mode}.png",
-                           full_page=True)
-                found = axe_violations(axe_page)
-                assert found == [], f"{state} at {width}px:\n" + describe(found)
-        finally:
-            if axe_page is not page:
-                axe_page.close()
+        if not self.js:
+            assert self.fetched == [], "the page's script ran"
+            assert page.evaluate(SCRIPT_ONLY_PARTS) == 0
+        for width, size in WIDTHS.items():
+            page.set_viewport_size(size)
+            screenshot(page, WB_SHOTS / f"{state}-{self.lang}-{width}-{mode}.png",
+                       full_page=True)
+            found = axe_violations(page)
+            assert found == [], f"{state} at {width}px:\n" + describe(found)
         page.set_viewport_size(WIDTHS["1280"])
         self.checked.append(state)
 
     def close(self) -> None:
         for context in self.contexts:
             context.close()
-        self.checker.close()
 
 
 def _fill(page, values: dict[str, str]) -> None:
