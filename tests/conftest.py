@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
 import threading
 import time
+import traceback
 from datetime import date
 from pathlib import Path
 
@@ -75,6 +77,22 @@ def cli_command() -> list[str]:
     found = shutil.which("diferida")
     return [found] if found else [sys.executable, "-m", "diferida.cli"]
 
+
+
+def run_in_process(*args: str) -> subprocess.CompletedProcess:
+    """The `diferida` command with these arguments, run in this process
+    (click's runner: no Python process to start for each); an exception the
+    command let out is in stderr as a traceback, as the command would print
+    it. tests/test_cli.py and the SPEC examples run the installed command."""
+    from click.testing import CliRunner
+
+    from diferida.cli import main
+
+    r = CliRunner().invoke(main, list(args))
+    err = r.stderr
+    if r.exception is not None and not isinstance(r.exception, SystemExit):
+        err += "".join(traceback.format_exception(r.exception))
+    return subprocess.CompletedProcess(list(args), r.exit_code, r.stdout, err)
 
 # ---- the real parts: markers, the web application, the browser ----------
 

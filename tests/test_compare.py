@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import traceback
 from datetime import date
 from decimal import Decimal
 from importlib import resources
@@ -14,14 +13,12 @@ from pathlib import Path
 import polars as pl
 import pytest
 from bench.generate import population
-from click.testing import CliRunner
 
 import diferida
 from diferida.batch import evaluate_file
-from diferida.cli import main
 from diferida.compare import Projecting, compare_file, table_paths
 from diferida.rules import RulesError, load_rules
-from tests.conftest import AS_OF, cli_command
+from tests.conftest import AS_OF, cli_command, run_in_process
 from tests.print_helpers import cells, numbers_as_text
 
 STRICT = "article19-strict-19_4"
@@ -29,16 +26,7 @@ AGE67 = "reform-19_2-age-67"
 EXAMPLES = Path(str(resources.files("diferida") / "data" / "spec_examples.csv"))
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess:
-    """The `diferida` command with these arguments, run in this process
-    (click's runner: no Python process to start for each); an exception the
-    command let out is in stderr as a traceback, as the command would print
-    it. tests/test_cli.py runs the installed command itself."""
-    r = CliRunner().invoke(main, list(args))
-    err = r.stderr
-    if r.exception is not None and not isinstance(r.exception, SystemExit):
-        err += "".join(traceback.format_exception(r.exception))
-    return subprocess.CompletedProcess(list(args), r.exit_code, r.stdout, err)
+run_cli = run_in_process
 
 
 def changed_csv(out: Path) -> pl.DataFrame:

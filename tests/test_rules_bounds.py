@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import itertools
-import subprocess
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
@@ -28,7 +27,7 @@ from diferida.core import evaluate_frame
 from diferida.fields import MONEY_DIGITS, SERVICE_DIGITS
 from diferida.rules import RulesError, load_rules
 
-from .conftest import AS_OF, EXAMPLE_1, cli_command
+from .conftest import AS_OF, EXAMPLE_1, run_in_process
 
 # ---- the adversarial corpus: rules files that must be refused ---------------
 
@@ -147,8 +146,7 @@ def test_every_command_refuses_a_bad_rules_file_with_exit_2_and_writes_nothing(t
     out = tmp_path / "out"
     out.mkdir()
     for command, args in _commands(members, out, rules).items():
-        proc = subprocess.run([*cli_command(), *args], capture_output=True, text=True,
-                              timeout=120)
+        proc = run_in_process(*args)
         assert proc.returncode == 2, (command, proc.stdout, proc.stderr)
         assert "Traceback" not in proc.stderr, (command, proc.stderr)
         assert CORPUS[name][1] in proc.stderr, (command, proc.stderr)
