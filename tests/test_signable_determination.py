@@ -23,7 +23,7 @@ from diferida.outcomes import REASONS, STATUSES, WARNINGS
 from diferida.render import render_text
 from diferida.words import field_label
 
-from .conftest import AS_OF, cli_command, participant
+from .conftest import AS_OF, cli_command, participant, run_in_process
 
 STRICT = "article19-strict-19_4"
 # SPEC §8 example 4: a police officer, new participant, route 19.4(a)
@@ -66,8 +66,7 @@ def cli(p: dict, *extra: str) -> subprocess.CompletedProcess:
     if p.get("deferred_right_1960") in ("true", "false"):
         args.append("--deferred-right-1960" if p["deferred_right_1960"] == "true"
                     else "--no-deferred-right-1960")
-    return subprocess.run([*cli_command(), "evaluate", *args, "--as-of", AS_OF.isoformat(),
-                           *extra], capture_output=True, text=True, timeout=60)
+    return run_in_process("evaluate", *args, "--as-of", AS_OF.isoformat(), *extra)
 
 
 @pytest.fixture(scope="module")
