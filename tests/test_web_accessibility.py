@@ -112,22 +112,6 @@ GLOSSARY_URLS = ("/glosario", "/glossary")
 
 # --- driving the page --------------------------------------------------------------------
 
-def fill(page, values: dict[str, str]) -> None:
-    """Type each value into the control of that name (any closed section opened first)."""
-    page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
-    for name, value in values.items():
-        control = page.locator(f"#calc [name='{name}']")
-        assert control.count() >= 1, f"the form has no control named {name}"
-        kind = control.first.get_attribute("type")
-        tag = control.first.evaluate("e => e.tagName")
-        if kind == "radio":
-            page.check(f"#calc [name='{name}'][value='{value}']")
-        elif tag == "SELECT":
-            control.first.select_option(value)
-        else:
-            control.first.fill(value)
-
-
 # Every control of the form at once, in one script: the value set, then the
 # "input" and "change" events a person's typing fires (the page's script
 # listens to them). Reaching a state this way costs chromium a tenth of what
@@ -396,7 +380,7 @@ def test_the_printout_fits_the_paper_and_is_black_on_white(browser, base_url, la
         page = context.new_page()
         page.goto(f"{base_url}/?lang={lang}")
         person = {**EX4, "compare": STRICT} if where == "printable-compare" else EX1
-        fill(page, {**person, "average_compensation": "999999999999.99",
+        fill_at_once(page, {**person, "average_compensation": "999999999999.99",
                     "participant_id": LONG_ID, "as_of": AS_OF})
         page.click("#calc button.primary")
         page.wait_for_selector("#print-link")
@@ -445,7 +429,7 @@ def test_the_story_states_have_no_wcag_2_1_aa_violation(browser, base_url, state
     try:
         page = context.new_page()
         page.goto(f"{base_url}/?lang={lang}")
-        fill(page, {**values, "as_of": AS_OF})
+        fill_at_once(page, {**values, "as_of": AS_OF})
         page.click("#calc button.primary")
         page.wait_for_selector("#result-title")
         page.fill("#f-scenario_date", typed)
