@@ -119,9 +119,11 @@ def amount_changes(sbs: pl.DataFrame) -> pl.DataFrame:
     if frame.height == 0:
         return pl.DataFrame(schema={"change": pl.String, "members": pl.UInt32,
                                     "total_change": MONEY})
-    fl = frame["d"].cast(pl.Float64)
-    cut = fl.cut(edges, labels=labels, left_closed=False)
-    out = (pl.DataFrame({"change": cut.cast(pl.String), "d": frame["d"]})
+    # bins closed on the right, (lo, hi]: a change's bin is the first edge at or
+    # above it, found among the edges as exact amounts (no binary float)
+    bounds = pl.Series([str(e) for e in edges]).cast(MONEY)
+    bin_of = bounds.search_sorted(frame["d"], side="left")
+    out = (pl.DataFrame({"change": pl.Series(labels).gather(bin_of), "d": frame["d"]})
            .group_by("change", maintain_order=True)
            .agg(pl.len().alias("members"), pl.col("d").sum().cast(MONEY).alias("total_change")))
     order = {label: i for i, label in enumerate(labels)}
