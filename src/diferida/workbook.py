@@ -26,7 +26,8 @@ MONEY = "#,##0.00"
 COUNT = "#,##0"
 RATIO = "#,##0.00"
 # a share or a rate: the spreadsheet's built-in percent with two decimals
-# (format 10 of every spreadsheet program), so a rate such as 6.25 % shows whole
+# (format 10 of every spreadsheet program), so a rate given to a hundredth of
+# a percent shows whole (the rates themselves come from the rules file)
 PERCENT = 10
 DATE = "yyyy-mm-dd"
 # the chart's size on its page: a landscape Letter page less the margins, in pixels
