@@ -1,6 +1,7 @@
 """The command line loads only what a command uses: listing the commands, or
 any command's help, loads none of the web service, the store, the
-spreadsheet writers, the plotting library or Polars."""
+spreadsheet writers, the plotting library, Polars or the rules file's schema
+(pydantic: it loads the first time a rules table is read)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import sys
 import pytest
 
 HEAVY = ("polars", "numpy", "pyarrow", "fastapi", "uvicorn", "sqlalchemy", "xlsxwriter",
-         "matplotlib", "diferida.core", "diferida.batch.io", "diferida.batch.outputs",
-         "diferida.projection.engine", "diferida.compare.engine", "diferida.service.app")
+         "matplotlib", "pydantic", "diferida.rules_schema", "diferida.core",
+         "diferida.batch.io", "diferida.batch.outputs", "diferida.projection.engine",
+         "diferida.compare.engine", "diferida.service.app")
 
 PROBE = """
 import json, sys
@@ -50,7 +52,7 @@ def test_help_loads_no_heavy_library(args):
 
 
 def test_a_command_that_runs_loads_what_it_needs():
-    assert "polars" in loaded("evaluate", "--birth-date", "1970-05-10", "--entry-date",
-                              "1988-07-01", "--separation-date", "2010-06-30", "--service",
-                              "22", "--compensation", "30000", "--no-refund",
-                              "--as-of", "2026-11-29")
+    ran = loaded("evaluate", "--birth-date", "1970-05-10", "--entry-date", "1988-07-01",
+                 "--separation-date", "2010-06-30", "--service", "22", "--compensation",
+                 "30000", "--no-refund", "--as-of", "2026-11-29")
+    assert {"polars", "pydantic", "diferida.rules_schema"} <= set(ran)

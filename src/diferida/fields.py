@@ -14,6 +14,11 @@ MONEY_PLACES = 2  # compensation in dollars and cents
 # compensation a year, rules.py) within 64-bit cents.
 SERVICE_DIGITS = 5
 MONEY_DIGITS = 12
+# SPEC §1: the groups a participant belongs to, and the two regimes the entry
+# date puts them in (the rules file says where the line is, and which routes
+# each group and regime has: rules_schema.py)
+GROUPS = ("general", "police", "firefighter")
+REGIMES = ("pre1990", "new")
 
 
 @dataclass(frozen=True)

@@ -20,12 +20,12 @@ from decimal import Decimal
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+from .fields import GROUPS, REGIMES  # noqa: F401  (re-exported)
 
-from . import rules_schema as schema
-from .rules_schema import GROUPS, REGIMES  # noqa: F401  (re-exported)
+if TYPE_CHECKING:
+    from . import rules_schema as schema
 
 DEFAULT_RULES = "article19"
 MAX_FILE_BYTES = 1 << 20  # a rules file is a page or two of TOML
@@ -173,8 +173,15 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 
 def builtin_names() -> list[str]:
+    """The built-in rules sets: the package's rules/*.toml, listed once."""
+    return list(_builtin_names())
+
+
+@lru_cache(maxsize=1)
+def _builtin_names() -> tuple[str, ...]:
+    # every rules lookup asks; the package's files do not change while it runs
     folder = resources.files("diferida") / "rules"
-    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
+    return tuple(sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml")))
 
 
 def illustrative(name: str) -> bool:
@@ -335,7 +342,12 @@ def _location(loc: tuple[Any, ...], table: Any) -> tuple[str, dict[str, Any]]:
 
 def _validated(table: dict[str, Any], origin: str) -> schema.RulesTable:
     """The table checked against the schema; the first problem as a RulesError
-    that says where it is."""
+    that says where it is. The schema (and pydantic) is loaded here, the first
+    time a rules table is read: `diferida --help` and the like never load it."""
+    from pydantic import ValidationError
+
+    from . import rules_schema as schema
+
     try:
         return schema.RulesTable.model_validate(table)
     except ValidationError as exc:
@@ -425,7 +437,7 @@ def _load_cached(key: str, stamp: tuple[int, int] | None = None) -> Rules:
     """`stamp`: a file's modification time and size, so that a file changed
     since it was loaded is read again."""
     path = Path(key)
-    if key in builtin_names():
+    if key in _builtin_names():
         path, origin = _builtin_path(key), key
     elif path.suffix == ".toml" or path.exists():
         origin = str(path)
@@ -532,7 +544,7 @@ def load_rules(rules: str | Path | Rules | None = None) -> Rules:
     if isinstance(rules, Path):
         key = str(rules.resolve())
     stamp = None
-    if key not in builtin_names():
+    if key not in _builtin_names():
         try:
             st = Path(key).stat()
             stamp = (st.st_mtime_ns, st.st_size)

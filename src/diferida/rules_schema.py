@@ -33,7 +33,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from .fields import MONEY_DIGITS, MONEY_PLACES, SERVICE_DIGITS, SERVICE_PLACES
+from .fields import GROUPS, MONEY_DIGITS, MONEY_PLACES, REGIMES, SERVICE_DIGITS, SERVICE_PLACES
 
 # ---- the bounds (data/rules_bounds.toml) -----------------------------------
 
@@ -49,8 +49,6 @@ MAX_BRACKETS = int(_BOUNDS["max_brackets"])
 MAX_ROUTES = int(_BOUNDS["max_routes"])
 MAX_TEXT = int(_BOUNDS["max_text"])
 MAX_NAME = int(_BOUNDS["max_name"])
-REGIMES = ("pre1990", "new")
-GROUPS = ("general", "police", "firefighter")
 
 # The largest exact numerator of an amount (money.round_half_up doubles it
 # and adds the denominator; the monthly amount's denominator is 12 times the
