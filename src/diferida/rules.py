@@ -437,7 +437,7 @@ def _load_cached(key: str, stamp: tuple[int, int] | None = None) -> Rules:
     """`stamp`: a file's modification time and size, so that a file changed
     since it was loaded is read again."""
     path = Path(key)
-    if key in _builtin_names():
+    if key in builtin_names():
         path, origin = _builtin_path(key), key
     elif path.suffix == ".toml" or path.exists():
         origin = str(path)
@@ -544,7 +544,7 @@ def load_rules(rules: str | Path | Rules | None = None) -> Rules:
     if isinstance(rules, Path):
         key = str(rules.resolve())
     stamp = None
-    if key not in _builtin_names():
+    if key not in builtin_names():
         try:
             st = Path(key).stat()
             stamp = (st.st_mtime_ns, st.st_size)
