@@ -7,7 +7,6 @@ traceback."""
 from __future__ import annotations
 
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -26,6 +25,9 @@ from diferida.cli import main
 from .conftest import AS_OF, cli_command
 
 ROWS = 20_000
+# the program's own files, as a traceback names them
+PROGRAM = {str(Path(batch_io.__file__).parents[1]),
+           str(Path(batch_io.__file__).resolve().parents[1])}
 
 
 @pytest.fixture(scope="module")
@@ -60,12 +62,37 @@ def _before_the_program(message: str, returncode: int) -> bool:
     if "Traceback" not in message:
         return False
     assert message.rstrip().endswith("KeyboardInterrupt"), message
-    assert not re.search(r'File "[^"]*[/\\]diferida[/\\][^"]*\.py"', message), message
-    if returncode == 1:
-        assert message.startswith("Fatal Python error: init_import_site"), message
-    else:
-        assert returncode == -signal.SIGINT, message
+    assert not any(f'File "{folder}{os.sep}' in message for folder in PROGRAM), message
+    site = message.startswith("Fatal Python error: init_import_site")
+    assert returncode == (1 if site else -signal.SIGINT), (returncode, message)
     return True
+
+
+# what Python printed when a SIGINT came 15 ms and 30 ms after the start
+SITE = """Fatal Python error: init_import_site: Failed to import the site module
+Python runtime state: initialized
+Traceback (most recent call last):
+  File "<frozen importlib._bootstrap>", line 1176, in _find_and_load
+  File "<frozen site>", line 616, in <module>
+KeyboardInterrupt
+"""
+LAUNCHER = """Traceback (most recent call last):
+  File "/srv/app/.venv/bin/diferida", line 3, in <module>
+    import re
+  File "/usr/lib/python3.11/re/__init__.py", line 141, in <module>
+KeyboardInterrupt
+"""
+
+
+def test_only_python_own_start_may_answer_an_interrupt_with_a_traceback():
+    assert _before_the_program(SITE, 1) and _before_the_program(LAUNCHER, -signal.SIGINT)
+    assert not _before_the_program("", -signal.SIGINT)
+    ours = LAUNCHER.replace("KeyboardInterrupt", f'  File "{min(PROGRAM)}{os.sep}'
+                            f'__init__.py", line 30, in <module>\nKeyboardInterrupt')
+    for message, code in ((ours, -signal.SIGINT), (LAUNCHER, 130), (SITE, -signal.SIGINT),
+                          (LAUNCHER.replace("KeyboardInterrupt", "ValueError"), 1)):
+        with pytest.raises(AssertionError):
+            _before_the_program(message, code)
 
 
 def _complete(folder: Path, rows: int) -> bool:
