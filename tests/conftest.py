@@ -144,7 +144,7 @@ def base_url(tmp_path_factory):
     port, with a throw-away SQLite database."""
     import uvicorn
 
-    from diferida.service.app import create_app
+    from diferida.server import create_app
     from diferida.service.settings import Settings
 
     db = tmp_path_factory.mktemp("web-browser") / "web.db"

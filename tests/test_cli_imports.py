@@ -14,7 +14,7 @@ import pytest
 HEAVY = ("polars", "numpy", "pyarrow", "fastapi", "uvicorn", "sqlalchemy", "xlsxwriter",
          "matplotlib", "pydantic", "diferida.rules_schema", "diferida.core",
          "diferida.batch.io", "diferida.batch.outputs", "diferida.projection.engine",
-         "diferida.compare.engine", "diferida.service.app")
+         "diferida.compare.engine", "diferida.service.app", "diferida.web.routes")
 
 PROBE = """
 import json, sys

@@ -396,7 +396,7 @@ def test_the_illustrative_reform_is_marked_and_not_offered_on_the_web_page(tmp_p
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from fastapi.testclient import TestClient
-    from diferida.service.app import create_app
+    from diferida.server import create_app
     from diferida.service.settings import Settings
 
     app = create_app(Settings(database_url=f"sqlite:///{tmp_path / 'web.db'}"))

@@ -186,7 +186,7 @@ def test_marker_values_sent_everywhere_never_reach_the_server_output(tmp_path):
 def test_the_printable_page_and_language_switch_are_posted_not_linked(tmp_path):
     from fastapi.testclient import TestClient
 
-    from diferida.service.app import create_app
+    from diferida.server import create_app
     from diferida.service.settings import Settings
 
     app = create_app(Settings(database_url=f"sqlite:///{tmp_path / 'c.db'}"))

@@ -433,7 +433,7 @@ def test_the_bombs_are_refused_before_the_spreadsheet_reader_sees_them(tmp_path)
 def api(tmp_path_factory):
     from fastapi.testclient import TestClient
 
-    from diferida.service.app import create_app
+    from diferida.server import create_app
     from diferida.service.settings import Settings
 
     db = tmp_path_factory.mktemp("api") / "cases.db"
@@ -490,7 +490,7 @@ def test_a_small_xlsx_of_many_long_rows_is_refused_before_it_is_read(api):
 def test_the_limits_of_an_upload_are_settings(tmp_path, monkeypatch):
     from fastapi.testclient import TestClient
 
-    from diferida.service.app import create_app
+    from diferida.server import create_app
     from diferida.service.settings import Settings
 
     monkeypatch.setenv("DIFERIDA_BATCH_MAX_ROWS", "2")

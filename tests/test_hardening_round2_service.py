@@ -174,7 +174,7 @@ def web(tmp_path_factory):
         warnings.simplefilter("ignore")
         from fastapi.testclient import TestClient
 
-    from diferida.service.app import create_app
+    from diferida.server import create_app
 
     db = tmp_path_factory.mktemp("web") / "web.db"
     app = create_app(Settings(database_url=f"sqlite:///{db}", rate_limit_public="off"))

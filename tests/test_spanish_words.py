@@ -416,7 +416,7 @@ def test_the_web_form_error_through_the_page(tmp_path_factory):
         warnings.simplefilter("ignore")
         from fastapi.testclient import TestClient
 
-    from diferida.service.app import create_app
+    from diferida.server import create_app
     from diferida.service.settings import Settings
 
     db = tmp_path_factory.mktemp("web-words") / "web.db"

@@ -3,7 +3,7 @@ chromium, headless, driven by Playwright): fill the form with SPEC §8
 examples, read the answer, switch language, make mistakes, convert years and
 months, print, use only the keyboard, a phone-width screen, no JavaScript.
 
-The real application (`diferida.service.app.create_app`) runs under uvicorn
+The real application (`diferida.server.create_app`) runs under uvicorn
 on a free loopback port with a throw-away SQLite database. With
 DIFERIDA_TEST_SCREENSHOTS=1 every state is saved as a screenshot under
 test-output/web/. Any console error or uncaught

@@ -49,7 +49,7 @@ def client(tmp_path_factory):
         warnings.simplefilter("ignore")  # starlette's notice about its test client
         from fastapi.testclient import TestClient
 
-    from diferida.service.app import create_app
+    from diferida.server import create_app
     from diferida.service.settings import Settings
 
     db = tmp_path_factory.mktemp("web-guidance") / "web.db"
@@ -473,7 +473,7 @@ def test_the_panel_at_phone_width_in_a_browser(browser, base_url):
 def test_the_service_does_not_start_with_a_mistaken_texts_file(tmp_path, monkeypatch):
     from click.testing import CliRunner
 
-    from diferida.service.cli import serve_cmd
+    from diferida.server import serve_cmd
 
     path = copy_shipped(tmp_path, "glossary", "en")
     path.write_text(path.read_text("utf-8").replace("[terms.separacion]", "[terms.separation]"),

@@ -26,7 +26,7 @@ def client(tmp_path_factory):
         warnings.simplefilter("ignore")
         from fastapi.testclient import TestClient
 
-    from diferida.service.app import create_app
+    from diferida.server import create_app
     from diferida.service.settings import Settings
 
     db = tmp_path_factory.mktemp("public") / "web.db"

@@ -86,7 +86,7 @@ def client(tmp_path_factory):
         warnings.simplefilter("ignore")  # starlette's notice about its test client
         from fastapi.testclient import TestClient
 
-    from diferida.service.app import create_app
+    from diferida.server import create_app
     from diferida.service.settings import Settings
 
     db = tmp_path_factory.mktemp("web-sentences") / "web.db"

@@ -38,7 +38,7 @@ def wb_url(tmp_path_factory):
     """The application under uvicorn, its store holding the tests' users."""
     import uvicorn
 
-    from diferida.service.app import create_app
+    from diferida.server import create_app
     from diferida.service.settings import Settings
 
     db = tmp_path_factory.mktemp("workbench-browser") / "wb.db"

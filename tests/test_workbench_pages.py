@@ -17,8 +17,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 import diferida
+from diferida.server import create_app
 from diferida.service import workflow
-from diferida.service.app import create_app
 from diferida.service.settings import Settings
 from diferida.service.store import Store
 from diferida.service.testing import database_for_tests

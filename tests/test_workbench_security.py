@@ -13,7 +13,7 @@ from http.cookies import SimpleCookie
 import pytest
 from fastapi.testclient import TestClient
 
-from diferida.service.app import create_app
+from diferida.server import create_app
 from diferida.service.settings import Settings
 from diferida.web.workbench.routes import router
 from diferida.web.workbench.session import COOKIE, PRE_COOKIE, Sessions

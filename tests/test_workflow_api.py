@@ -15,8 +15,8 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
+from diferida.server import create_app
 from diferida.service import workflow as wf
-from diferida.service.app import create_app
 from diferida.service.settings import Settings
 from diferida.service.store import Store
 from diferida.service.testing import running_server

@@ -70,7 +70,7 @@ class LazyGroup(click.Group):
         "project": "diferida.projection.cli:project_cmd",
         "compare": "diferida.compare.cli:compare_cmd",
         "census": "diferida.census.cli:census_cmd",
-        "serve": "diferida.service.cli:serve_cmd",
+        "serve": "diferida.server:serve_cmd",
         "db": "diferida.service.cli:db_group",
         "users": "diferida.service.cli:users_group",
         "audit": "diferida.service.cli:audit_group",

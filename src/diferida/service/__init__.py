@@ -3,6 +3,10 @@ audit trail, on SQLite or PostgreSQL.
 
     >>> from diferida.service import create_app, Settings
     >>> app = create_app(Settings(database_url="sqlite:///var/diferida.db"))
+
+That is the API alone. The whole site, with the calculator's and the
+workbench's pages (`diferida.web`, built on this package), is
+`diferida.server.create_app`, which `diferida serve` runs.
 """
 
 from ..lazy import lazy_attributes

@@ -388,8 +388,8 @@ async def print_case(
     with its case id and version, written from the store as recorded (never
     recomputed), marked as a draft on every page; in the language it was
     decided in, or in `lang`."""
+    from ..headers import SECURITY_HEADERS
     from ..letter import style_source
-    from ..web.routes import SECURITY_HEADERS
     from . import workflow
 
     store: Store = store_of(request)

@@ -1,13 +1,17 @@
-"""The FastAPI application: the JSON API under /api/v1, /health, and the
-web calculator's pages when the web package is installed."""
+"""The FastAPI application of the service: the JSON API under /api/v1 and
+/health, with its middleware, limits, store and logs. The pages of
+`diferida.web` (the calculator, the analyst's workbench) are routers the
+caller passes in: `diferida.server.create_app` assembles the whole site, so
+that this package never imports the web package, which is built on it."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from contextlib import asynccontextmanager, suppress
 
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
 from fastapi_offline import FastAPIOffline
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.routing import Mount, Route
@@ -30,7 +34,10 @@ log = logging.getLogger("uvicorn.error")
 DOCS_URL, REDOC_URL, DOCS_STATIC_URL = "/docs", "/redoc", "/static-offline-docs"
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, *,
+               pages: Sequence[APIRouter] = ()) -> FastAPI:
+    """The API, and after it the routers in `pages` (HTML pages, outside the
+    OpenAPI schema), under the same middleware, limits and store."""
     settings = settings or Settings.from_env()
     install_log_filters()
 
@@ -105,22 +112,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api_router)
     app.include_router(workflow_router)
     included = [api_router, workflow_router]
-
-    # The web calculator is optional for the API, but an import error inside
-    # it must surface, never be mistaken for its absence.
-    try:
-        from diferida.web.routes import router as web_router
-    except ModuleNotFoundError as exc:
-        if exc.name != "diferida.web.routes" and exc.name != "diferida.web":
-            raise
-    else:
-        app.include_router(web_router)
-        included.append(web_router)
-        # the analyst's workbench (/analista), on the same templates and styles
-        from diferida.web.workbench.routes import router as workbench_router
-
-        app.include_router(workbench_router)
-        included.append(workbench_router)
+    for router in pages:
+        app.include_router(router)
+        included.append(router)
     # every route with its full path, for the Allow header of a 405
     app.state.route_table = [r for r in (*app.router.routes,
                                          *(r for x in included for r in x.routes))

@@ -1,9 +1,10 @@
-"""Commands of the service: `diferida serve`, `diferida db …`, `diferida users …`,
-`diferida audit verify`."""
+"""Commands of the service: `diferida db …`, `diferida users …`,
+`diferida audit verify`; and what `diferida serve` (diferida/server.py) shares
+with them: the database option, opening the store, bringing its schema up
+to date."""
 
 from __future__ import annotations
 
-import os
 import sys
 
 import click
@@ -17,7 +18,9 @@ database_url_option = click.option(
          "(default: sqlite under ./var/diferida.db).")
 
 
-def _store(url: str | None):
+def open_store(url: str | None):
+    """The store at `url` (or the default one); a malformed URL is a usage
+    error naming --database-url."""
     from .store import DatabaseURLError, Store
 
     try:
@@ -26,69 +29,23 @@ def _store(url: str | None):
         raise click.UsageError(f"--database-url: {exc}") from None
 
 
-def _upgrade(store) -> None:
+def upgrade_or_exit(store) -> None:
+    """Bring the store's schema up to date, or say why not and exit 1."""
     from sqlalchemy.exc import SQLAlchemyError
 
     try:
         store.upgrade()
     except SQLAlchemyError as exc:
-        click.echo(f"database {_shown(store.url)}: {type(exc).__name__}: "
+        click.echo(f"database {shown_url(store.url)}: {type(exc).__name__}: "
                    f"{getattr(exc, 'orig', None) or exc}", err=True)
         sys.exit(1)
 
 
-def _shown(url: str) -> str:
+def shown_url(url: str) -> str:
+    """The database URL as it may be printed: without its password."""
     from sqlalchemy.engine import make_url
 
     return make_url(url).render_as_string(hide_password=True)
-
-
-@click.command("serve")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
-@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
-              help="Worker processes.")
-@database_url_option
-@click.option("--log-level", default="info", show_default=True,
-              type=click.Choice(["critical", "error", "warning", "info", "debug"]))
-def serve_cmd(host: str, port: int, workers: int, database_url: str | None,
-              log_level: str) -> None:
-    """Start the service: the API (docs at /docs) and the web calculator.
-
-    The database schema is brought up to date first."""
-    import uvicorn
-
-    from diferida.letter.texts import LetterTextsError, check_letter_texts
-    from diferida.web.guidance import TextsError, check_texts
-
-    from .serving import NoDelayConfig
-
-    try:  # an administrator's texts for the web pages and the letter (DIFERIDA_WEB_TEXTS_DIR)
-        check_texts()
-        check_letter_texts()
-    except (TextsError, LetterTextsError) as exc:
-        click.echo(f"cannot start: {exc}", err=True)
-        sys.exit(1)
-    url = database_url or default_database_url()
-    store = _store(url)
-    _upgrade(store)
-    store.dispose()
-    click.echo(f"database: {_shown(url)}", err=True)
-    # the workers read their settings from the environment; the schema is
-    # already current, so they need not each migrate
-    os.environ["DIFERIDA_DATABASE_URL"] = url
-    os.environ["DIFERIDA_MIGRATE_ON_START"] = "false"
-    config = NoDelayConfig("diferida.service.app:create_app", factory=True, host=host, port=port,
-                     workers=workers, log_level=log_level)
-    try:
-        if workers > 1:
-            from uvicorn.supervisors import Multiprocess
-
-            Multiprocess(config, sockets=[config.bind_socket()]).run()
-        else:
-            uvicorn.Server(config).run()
-    except KeyboardInterrupt:
-        pass
 
 
 @click.group("db")
@@ -100,9 +57,9 @@ def db_group() -> None:
 @database_url_option
 def db_upgrade(database_url: str | None) -> None:
     """Apply every pending migration."""
-    store = _store(database_url)
-    _upgrade(store)
-    click.echo(f"{_shown(store.url)}: schema at revision {store.revision()}")
+    store = open_store(database_url)
+    upgrade_or_exit(store)
+    click.echo(f"{shown_url(store.url)}: schema at revision {store.revision()}")
     store.dispose()
 
 
@@ -112,7 +69,7 @@ def db_current(database_url: str | None) -> None:
     """Show the schema revision of the database and the newest one available."""
     from .store.migrate import head_revision
 
-    store = _store(database_url)
+    store = open_store(database_url)
     click.echo(f"database: {store.revision() or '(empty)'}; newest: {head_revision()}")
     store.dispose()
 
@@ -161,8 +118,8 @@ def users_add(name: str, role: str, password_stdin: bool, no_password: bool,
     if password_stdin and no_password:
         raise click.UsageError("--password-stdin and --no-password exclude each other")
     password = None if no_password else _password(password_stdin)
-    store = _store(database_url)
-    _upgrade(store)
+    store = open_store(database_url)
+    upgrade_or_exit(store)
     try:
         user, token = store.add_user(name, role)
         if password is not None:
@@ -188,8 +145,8 @@ def users_passwd(name: str, password_stdin: bool, database_url: str | None) -> N
     from .workflow import hash_password
 
     password = _password(password_stdin)
-    store = _store(database_url)
-    _upgrade(store)
+    store = open_store(database_url)
+    upgrade_or_exit(store)
     try:
         store.set_password(name, hash_password(password))
     except ValueError as exc:
@@ -203,8 +160,8 @@ def users_passwd(name: str, password_stdin: bool, database_url: str | None) -> N
 @database_url_option
 def users_list(database_url: str | None) -> None:
     """List users (never their tokens)."""
-    store = _store(database_url)
-    _upgrade(store)
+    store = open_store(database_url)
+    upgrade_or_exit(store)
     for u in store.users():
         state = f"disabled {u.disabled_at:%Y-%m-%d}" if u.disabled_at else "active"
         click.echo(f"{u.name:<24} {u.role:<8} {state:<20} since {u.created_at:%Y-%m-%d}")
@@ -216,8 +173,8 @@ def users_list(database_url: str | None) -> None:
 @database_url_option
 def users_disable(name: str, database_url: str | None) -> None:
     """Disable a user: their token stops working at once."""
-    store = _store(database_url)
-    _upgrade(store)
+    store = open_store(database_url)
+    upgrade_or_exit(store)
     found = store.disable_user(name)
     store.dispose()
     if not found:
@@ -262,17 +219,17 @@ def audit_verify(database_url: str | None, anchors: tuple[str, ...]) -> None:
     if path is not None and not path.exists():
         click.echo(f"no database at {path}", err=True)
         sys.exit(EXIT_CANNOT_VERIFY)
-    store = _store(url)
+    store = open_store(url)
     try:
         try:
             store.ping()
             revision = store.revision()
         except SQLAlchemyError as exc:
-            click.echo(f"database {_shown(url)}: {type(exc).__name__}: "
+            click.echo(f"database {shown_url(url)}: {type(exc).__name__}: "
                        f"{getattr(exc, 'orig', None) or exc}", err=True)
             sys.exit(EXIT_CANNOT_VERIFY)
         if revision != head_revision():
-            click.echo(f"database {_shown(url)} is at schema revision {revision or '(none)'}, "
+            click.echo(f"database {shown_url(url)} is at schema revision {revision or '(none)'}, "
                        f"the newest is {head_revision()}: run `diferida db upgrade` first",
                        err=True)
             sys.exit(EXIT_CANNOT_VERIFY)
@@ -282,7 +239,7 @@ def audit_verify(database_url: str | None, anchors: tuple[str, ...]) -> None:
             # a table or column the schema revision promises cannot be read,
             # or what is stored is nothing the store writes
             reason = getattr(exc, "orig", None) or exc
-            click.echo(f"database {_shown(url)}: the store cannot be read as recorded: "
+            click.echo(f"database {shown_url(url)}: the store cannot be read as recorded: "
                        f"{type(exc).__name__}: {' '.join(str(reason).split())[:300]}")
             click.echo("audit verify: TAMPERING DETECTED")
             sys.exit(EXIT_TAMPERED)

@@ -36,6 +36,7 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from starlette.concurrency import run_in_threadpool
 
+from diferida.headers import SECURITY_HEADERS
 from diferida.rules import builtin_names, load_rules
 
 from . import forms, guidance
@@ -51,19 +52,6 @@ STATIC_FILES = {p.name: p for p in STATIC_DIR.iterdir() if p.suffix in _MEDIA}
 # A short content hash in each asset URL, so a new version is never served stale.
 ASSET_VERSION = {
     name: hashlib.sha256(p.read_bytes()).hexdigest()[:10] for name, p in STATIC_FILES.items()
-}
-
-# No inline script or style and nothing from another origin: the page works
-# offline, and injected markup cannot run.
-SECURITY_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
-    ),
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    # The pages carry a person's data: keep them out of shared caches.
-    "Cache-Control": "no-store",
 }
 
 router = APIRouter(include_in_schema=False)

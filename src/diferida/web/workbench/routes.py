@@ -41,6 +41,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
+from diferida.headers import SECURITY_HEADERS
 from diferida.service import workflow
 from diferida.service.auth import audit_anonymous, store_of
 from diferida.service.store import NewEvent, User
@@ -48,7 +49,7 @@ from diferida.service.throttle import client_of
 
 from .. import lenient
 from ..labels import choose_lang, labels, next_lang, plural
-from ..routes import SECURITY_HEADERS, env
+from ..routes import env
 from . import view
 from .session import CSRF_FIELD, Session, Sessions, fingerprint
 
