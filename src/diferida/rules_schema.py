@@ -138,8 +138,9 @@ Label = Annotated[str, BeforeValidator(_text), StringConstraints(min_length=1,
                                                                  max_length=MAX_TEXT)]
 Name = Annotated[str, BeforeValidator(_text), StringConstraints(min_length=1,
                                                                 max_length=MAX_NAME)]
-Regime = Literal["pre1990", "new"]
-Group = Literal["general", "police", "firefighter"]
+# the codes of fields.py, read once: Literal[("a", "b")] is Literal["a", "b"]
+Regime = Literal[REGIMES]  # type: ignore[valid-type]
+Group = Literal[GROUPS]  # type: ignore[valid-type]
 
 
 class _Table(BaseModel):
