@@ -43,7 +43,14 @@ import re
 
 import pytest
 
-from .axe_helpers import SCRIPT_ONLY_PARTS, axe_violations, context_without_page_script, describe
+from .axe_helpers import (
+    KEEP_PARSED_COLORS,
+    SCRIPT_ONLY_PARTS,
+    axe_violations,
+    context_without_page_script,
+    describe,
+    put_axe,
+)
 from .conftest import SHOTS, screenshot
 
 A11Y_SHOTS = SHOTS / "a11y"
@@ -266,6 +273,51 @@ def test_every_state_has_no_wcag_2_1_aa_violation(state_pages, base_url, state, 
     assert all(v == [] for v in found.values()), "\n".join(
         f"at {width} px:\n{describe(v)}" for width, v in found.items() if v)
     assert errors == [], errors
+
+
+# text made to fail contrast in the ways axe must work out: a pale color, a
+# half-transparent background over the page's, a color in another space
+POOR_CONTRAST = """() => {
+  const main = document.querySelector('main');
+  for (const [color, background] of [['rgb(190, 190, 190)', ''],
+                                     ['#777', 'rgba(0, 0, 0, 0.4)'],
+                                     ['lab(62 0 0)', 'oklch(0.95 0.02 250)']]) {
+    const p = document.createElement('p');
+    p.textContent = 'pale: ' + color;
+    p.style.color = color;
+    if (background) p.style.background = background;
+    main.appendChild(p);
+  }
+}"""
+AXE_EVERYTHING = ("options => axe.run(document, options).then(r => "
+                  "({violations: r.violations, passes: r.passes, incomplete: r.incomplete}))")
+
+
+def test_axe_with_its_colors_kept_finds_what_axe_alone_finds(browser, base_url):  # noqa: F811
+    """The colors kept between elements (axe_helpers.KEEP_PARSED_COLORS) change
+    nothing axe reports: in one answer's page, with text added to fail
+    contrast, the violations, the passes and what axe could not decide are
+    the same, node by node, without them, with them, and with every color
+    already kept."""
+    page = browser.new_page(viewport=VIEWPORTS["375"])
+    options = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a",
+                                                     "wcag21aa"]},
+               "resultTypes": ["violations", "passes", "incomplete"]}
+    try:
+        reach(page, base_url, "es", "warnings", True)
+        page.evaluate(POOR_CONTRAST)
+        put_axe(page, keep_colors=False)
+        alone = page.evaluate(AXE_EVERYTHING, options)
+        page.evaluate(KEEP_PARSED_COLORS)  # the same document, axe's colors now kept
+        assert page.evaluate("axe.commons.color.Color.prototype.parseString.kept")
+        kept = page.evaluate(AXE_EVERYTHING, options)
+        again = page.evaluate(AXE_EVERYTHING, options)  # every color string known by now
+    finally:
+        page.close()
+    contrast = [v for v in alone["violations"] if v["id"] == "color-contrast"]
+    assert len(contrast) == 1 and len(contrast[0]["nodes"]) >= 2, describe(contrast)
+    assert any(p["id"] == "color-contrast" and len(p["nodes"]) > 20 for p in alone["passes"])
+    assert kept == alone and again == alone
 
 
 def check_content(page, state: str, lang: str) -> None:
