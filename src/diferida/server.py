@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 def web_pages() -> list[APIRouter]:
     """The routers of the web pages: the calculator, then the workbench
-    (/analista). None when the web package is not installed; an import error
+    (/analista); none when the web package is not installed. An import error
     inside it surfaces, never mistaken for its absence."""
     try:
         from diferida.web.routes import router as calculator
