@@ -322,6 +322,20 @@ def test_empty_deferred_right_1960_is_derived_from_the_entry_date_and_a_declared
     assert (d.deferred_right_1960, d.deferred_right_1960_source) == (False, "derived")
 
 
+@pytest.mark.parametrize("field", ["creditable_service_years", "average_compensation"])
+@pytest.mark.parametrize("digits", range(13, 46))
+def test_a_number_of_any_length_is_refused_as_too_large_never_an_overflow(field, digits):
+    """Every length of whole digits up to 45, plain, with decimals, signed or
+    padded with zeros, is a field error: 33 and 34 digits of years, 35 and
+    36 of dollars, once overflowed the exact decimal's parse and failed the
+    whole run (a file of many members with them) instead of refusing one."""
+    for value in ("9" * digits, "1" * digits + ".5", "+" + "1" * digits, "00" + "7" * digits,
+                  "-" + "1" * digits):
+        with pytest.raises(diferida.InputError) as exc:
+            diferida.evaluate(participant(**{field: value}), as_of=AS_OF)
+        assert [(p.field, p.code) for p in exc.value.problems] == [(field, "too_large")], value
+
+
 def test_the_largest_values_a_field_allows_give_an_exact_amount_and_one_more_digit_is_refused():
     """12 whole digits of dollars and a service as long as a life from the
     year 0001 to 9000 compute exactly in 64-bit cents; a 13th digit is a

@@ -105,6 +105,17 @@ def _parsed(name: str) -> pl.Expr:
     return pl.col(f"_p_{name}")
 
 
+def text_units(text: pl.Expr, places: int) -> pl.Expr:
+    """A number given as text, as an integer in 1/10**places (Int64): null
+    when it is not a number or too large to hold, never an error. It is the
+    exact decimal's own scaled integer, so no product can overflow (a
+    33-digit number of years did, and failed the whole run where one row had
+    to be refused). Digits past `places` are rounded by Polars: callers
+    refuse them before they read the value."""
+    return (text.cast(pl.Decimal(38, places), strict=False).to_physical()
+            .cast(pl.Int64, strict=False))
+
+
 def _parse_stage(name: str, kind: str, dtype: pl.DataType, raw: pl.Expr) -> list[pl.Expr]:
     """The first parse of a field given as text, each piece a column of its
     own (see `_parsed`): a date, a boolean, a group; for a decimal, whether
@@ -119,8 +130,7 @@ def _parse_stage(name: str, kind: str, dtype: pl.DataType, raw: pl.Expr) -> list
     elif kind == "decimal":
         places = BY_NAME[name].places or 0
         return [raw.str.contains(_DECIMAL_RE).alias(f"_g_{name}"),
-                (raw.cast(pl.Decimal(38, places), strict=False) * 10**places)
-                .cast(pl.Int64, strict=False).alias(f"_p_{name}")]
+                text_units(raw, places).alias(f"_p_{name}")]
     elif kind == "bool":
         low = raw.str.to_lowercase()
         value = pl.when(low == "true").then(True).when(low == "false").then(False)

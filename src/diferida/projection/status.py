@@ -21,7 +21,9 @@ from datetime import date
 import numpy as np
 import polars as pl
 
+from ..fields import MONEY_DIGITS, MONEY_PLACES
 from ..i18n import LANGS, catalog
+from ..validation import text_units
 
 STATUS_COLUMN = "benefit_status"
 AMOUNT_COLUMN = "monthly_in_pay"
@@ -29,7 +31,6 @@ SINCE_COLUMN = "in_pay_since"
 COLUMNS = (STATUS_COLUMN, AMOUNT_COLUMN, SINCE_COLUMN)
 STATUSES = ("deferred", "in_pay", "deceased", "refunded")
 DEFERRED, IN_PAY, DECEASED, REFUNDED = range(4)
-MONEY_DIGITS = 12  # whole digits of a monthly amount (as fields.MONEY_DIGITS)
 _AMOUNT_RE = rf"^\+?[0-9]{{1,{MONEY_DIGITS}}}(\.[0-9]{{0,2}}0*)?$"
 _DATE_RE = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 MESSAGES = {lang: catalog(lang)["valuation_status"] for lang in LANGS}  # i18n/<lang>/valuation.toml
@@ -81,8 +82,8 @@ def check_status(frame: pl.DataFrame, birth: pl.Series | None, as_of: date, lang
     amount_ok = amount.str.contains(_AMOUNT_RE).fill_null(False).to_numpy()
     cents = np.zeros(h, dtype=np.int64)
     if amount_ok.any():
-        parsed = pl.select((amount.str.strip_prefix("+").cast(pl.Decimal(38, 2), strict=False)
-                            * 100).cast(pl.Int64, strict=False)).to_series()
+        parsed = pl.select(text_units(pl.lit(amount.str.strip_prefix("+")), MONEY_PLACES)
+                           ).to_series()
         vals = parsed.fill_null(-1).to_numpy()
         cents = np.where(amount_ok, vals, 0)
     dates = pl.select(pl.when(since.str.contains(_DATE_RE)).then(
