@@ -7,6 +7,7 @@ traceback."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -52,18 +53,50 @@ def _pair(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
 
+# the line of `_entry.py` where it holds a SIGINT: no frame of the program may
+# be named at or after it (an interrupt inside that `try` is answered)
+_ENTRY = Path(batch_io.__file__).parents[1] / "_entry.py"
+HOLD_LINE = 1 + _ENTRY.read_text().splitlines().index("try:")
+_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<where>\S+)')
+
+
+# What Python itself writes when a SIGINT lands in a callback of its own while
+# it starts (a lock of the import system let go, a check of argv[0]): it reports
+# the KeyboardInterrupt as ignored, and carries on as if no signal had come.
+_IGNORED = re.compile(r"^(?:Exception ignored in: [^\n]*|Failed checking if argv\[0\] is an "
+                      r"import path entry)\n(?:.*\n)*?KeyboardInterrupt[^\n]*\n", re.MULTILINE)
+
+
+def _without_what_python_ignored(message: str) -> str:
+    """The message without the interrupts the interpreter ignored at its start
+    (each only in its own frames): the program never saw them."""
+    for ignored in _IGNORED.finditer(message):
+        files = re.findall(r'File "([^"]+)"', ignored[0])
+        assert files and all(f.startswith("<frozen ") for f in files), message
+    return _IGNORED.sub("", message)
+
+
 def _before_the_program(message: str, returncode: int) -> bool:
     """Whether Python itself answered a SIGINT that came before the program's
-    first line: while the interpreter imports `site` (it then reports "Fatal
-    Python error" and exits with 1), or while the launcher pip writes runs its
-    own `import re` (a KeyboardInterrupt; the process is ended by the signal).
-    The program can do nothing there, and has written nothing. A traceback with
-    a frame of the program itself fails the test."""
+    handling of it: while the interpreter imports `site` or sets up its standard
+    streams (it then reports "Fatal Python error" and exits with 1), while the
+    launcher pip writes runs its own `import re`, or in the first instructions
+    of `diferida/__init__.py` and of `_entry.py`, before `_entry.py` holds the
+    signal (a KeyboardInterrupt; the process is ended by the signal). The
+    program can do nothing there, and has written nothing. A traceback with any
+    other frame of the program fails the test."""
     if "Traceback" not in message:
         return False
     assert message.rstrip().endswith("KeyboardInterrupt"), message
-    assert not any(f'File "{folder}{os.sep}' in message for folder in PROGRAM), message
-    site = message.startswith("Fatal Python error: init_import_site")
+    for frame in _FRAME.finditer(message):
+        file, line, where = frame["file"], int(frame["line"]), frame["where"]
+        if not any(file.startswith(f"{folder}{os.sep}") for folder in PROGRAM):
+            continue
+        name = Path(file).name
+        assert where == "<module>" and (
+            name == "__init__.py" and Path(file).parent.name == "diferida"
+            or name == "_entry.py" and line < HOLD_LINE), message
+    site = message.startswith("Fatal Python error: init_")  # import_site, sys_streams...
     assert returncode == (1 if site else -signal.SIGINT), (returncode, message)
     return True
 
@@ -84,13 +117,68 @@ KeyboardInterrupt
 """
 
 
+STREAMS = """Fatal Python error: init_sys_streams: can't initialize sys standard streams
+Python runtime state: core initialized
+Traceback (most recent call last):
+  File "<frozen importlib._bootstrap>", line 1176, in _find_and_load
+  File "<frozen io>", line 97, in <module>
+  File "<frozen abc>", line 106, in __new__
+KeyboardInterrupt
+"""
+# what Python printed when a SIGINT came 10 ms to 30 ms after the start, and the
+# run then went on to its end (here: its input did not exist)
+IGNORED = ["""Exception ignored in: <function _get_module_lock.<locals>.cb at 0x7f398f125f80>
+Traceback (most recent call last):
+  File "<frozen importlib._bootstrap>", line 207, in cb
+KeyboardInterrupt: \n""", """Failed checking if argv[0] is an import path entry
+Traceback (most recent call last):
+  File "<frozen zipimport>", line 92, in __init__
+KeyError: '/srv/app/.venv/bin/diferida'
+
+During handling of the above exception, another exception occurred:
+
+Traceback (most recent call last):
+  File "<frozen zipimport>", line 94, in __init__
+  File "<frozen zipimport>", line 416, in _read_directory
+KeyboardInterrupt
+"""]
+RUN = "/nonexistent.csv: no existe el archivo\n"
+
+
+def test_an_interrupt_python_ignored_at_its_start_is_left_out_of_the_message():
+    for ignored in IGNORED:
+        assert _without_what_python_ignored(ignored + RUN) == RUN
+        assert not _before_the_program(_without_what_python_ignored(ignored + RUN), 2)
+        ours = ignored.replace('"<frozen zipimport>"', f'"{min(PROGRAM)}{os.sep}cli.py"')
+        ours = ours.replace('"<frozen importlib._bootstrap>"', f'"{min(PROGRAM)}{os.sep}cli.py"')
+        with pytest.raises(AssertionError):
+            _without_what_python_ignored(ours + RUN)
+    assert _without_what_python_ignored(LAUNCHER) == LAUNCHER
+
+
+def _launcher_then(*frames: tuple[str, int, str]) -> str:
+    named = "".join(f'  File "{min(PROGRAM)}{os.sep}{file}", line {line}, in {where}\n'
+                    for file, line, where in frames)
+    return LAUNCHER.replace("KeyboardInterrupt", f"{named}KeyboardInterrupt")
+
+
 def test_only_python_own_start_may_answer_an_interrupt_with_a_traceback():
     assert _before_the_program(SITE, 1) and _before_the_program(LAUNCHER, -signal.SIGINT)
+    assert _before_the_program(STREAMS, 1)
     assert not _before_the_program("", -signal.SIGINT)
-    ours = LAUNCHER.replace("KeyboardInterrupt", f'  File "{min(PROGRAM)}{os.sep}'
-                            f'__init__.py", line 30, in <module>\nKeyboardInterrupt')
-    for message, code in ((ours, -signal.SIGINT), (LAUNCHER, 130), (SITE, -signal.SIGINT),
-                          (LAUNCHER.replace("KeyboardInterrupt", "ValueError"), 1)):
+    for first in ((("__init__.py", 1, "<module>"),),
+                  (("_entry.py", HOLD_LINE - 1, "<module>"),)):
+        assert _before_the_program(_launcher_then(*first), -signal.SIGINT)
+    ours = [_launcher_then(*frames) for frames in (
+        (("_entry.py", HOLD_LINE, "<module>"),),
+        (("_entry.py", HOLD_LINE + 30, "main"),),
+        (("_entry.py", HOLD_LINE - 1, "<module>"), ("interrupts.py", 1, "<module>")),
+        (("__init__.py", 55, "__getattr__"),),
+        (("batch/__init__.py", 1, "<module>"),),
+    )]
+    for message, code in [*((m, -signal.SIGINT) for m in ours), (LAUNCHER, 130),
+                          (SITE, -signal.SIGINT),
+                          (LAUNCHER.replace("KeyboardInterrupt", "ValueError"), 1)]:
         with pytest.raises(AssertionError):
             _before_the_program(message, code)
 
@@ -117,7 +205,7 @@ def test_an_interrupted_run_writing_parquet_leaves_no_file_and_no_thread_behind(
     time.sleep(delay)
     proc.send_signal(signum)
     _, err = proc.communicate(timeout=120)
-    message = err.decode()
+    message = _without_what_python_ignored(err.decode())
     after = sorted(p.name for p in tmp_path.iterdir())
     if _before_the_program(message, proc.returncode):
         assert after == []
@@ -143,7 +231,7 @@ def test_ctrl_c_at_any_moment_leaves_the_old_pair_or_the_complete_new_one(inputs
     time.sleep(delay)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
-    message = err.decode()
+    message = _without_what_python_ignored(err.decode())
     after = _pair(tmp_path)
     assert sorted(after) == ["det.csv", "rej.csv"]  # no temporary file left either
     if _before_the_program(message, proc.returncode):

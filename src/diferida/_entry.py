@@ -2,6 +2,15 @@
 loading (its libraries take a moment) ends it with one line and exit status
 130, not a traceback.
 
+The first thing this module does, before it imports anything of its own, is
+to hold a SIGINT: a signal that comes while the rest of it loads is kept and
+answered as soon as the handler below is in place. Nothing runs before that
+but the interpreter's own start, the launcher's `import re` and the few
+assignments of `diferida/__init__.py`. (So this module has no
+`from __future__ import annotations`: that line imports a module, and is
+the first statement of any module that has it.) Only the launcher imports
+this module.
+
 The commands that write outputs (`batch`, `project`, `compare`) answer an
 interrupt, SIGINT or SIGTERM, with exit status 130 at every moment of the
 process: from here until the run puts its own handling in place, and from
@@ -11,13 +20,18 @@ interpreter's own teardown, where it would kill the process or become
 click's "Aborted!"). What the message says then depends on whether the
 run's outputs were put in place (`outputs_written`)."""
 
-from __future__ import annotations
+try:
+    import _signal  # not `signal`, which imports enum: this must be in place at once
 
-import _signal  # not `signal`, which imports enum: this must be in place at once
-import os
-import sys
+    _held: list[bool] = []  # whether a SIGINT came while this module loaded
+    _PREVIOUS = _signal.signal(_signal.SIGINT, lambda signum, frame: _held.append(True))
+except KeyboardInterrupt:  # one came just before, and `signal` answered it with the old handler
+    _held = [True]
 
-from .interrupts import WRITING, interrupted_text, lang_of
+import os  # noqa: E402 (after the signal is held)
+import sys  # noqa: E402
+
+from .interrupts import WRITING, interrupted_text, lang_of  # noqa: E402
 
 
 def _flush() -> None:
@@ -34,15 +48,22 @@ def _interrupted(signum, frame):  # noqa: ARG001
     os._exit(130)
 
 
+if _held:  # a Ctrl-C while this module loaded
+    _interrupted(None, None)
+_signal.signal(_signal.SIGINT, _interrupted)
+if _held:  # one that came as the handler was put in place
+    _interrupted(None, None)
+
+
 def main() -> None:
     writing = len(sys.argv) > 1 and sys.argv[1] in WRITING
-    previous = _signal.signal(_signal.SIGINT, _interrupted)
+    _signal.signal(_signal.SIGINT, _interrupted)
     if writing:
         _signal.signal(_signal.SIGTERM, _interrupted)
     from .cli import main as cli
 
     if not writing:
-        _signal.signal(_signal.SIGINT, previous)
+        _signal.signal(_signal.SIGINT, _PREVIOUS)
         cli()
         return
     try:
