@@ -156,6 +156,35 @@ def test_an_interrupt_python_ignored_at_its_start_is_left_out_of_the_message():
     assert _without_what_python_ignored(LAUNCHER) == LAUNCHER
 
 
+# The program as the launcher starts it, with a SIGINT sent while `_entry.py`
+# loads the module it imports last before its handler is in place.
+WHILE_ENTRY_LOADS = r"""
+import os, signal, sys, time
+
+
+class InterruptOnImport:
+    def find_spec(self, name, path=None, target=None):
+        if name == "diferida.interrupts":
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.5)  # Python's handler of the moment runs here
+        return None
+
+
+sys.meta_path.insert(0, InterruptOnImport())
+sys.argv = ["diferida", "batch", "members.csv", "--lang", "en"]
+from diferida._entry import main
+main()
+"""
+
+
+def test_ctrl_c_while_the_entry_point_loads_is_held_then_answered():
+    done = subprocess.run([sys.executable, "-c", WHILE_ENTRY_LOADS], capture_output=True,
+                          text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (
+        130, "Interrupted: no output was written (files that already existed are left as "
+             "they were)\n")
+
+
 def _launcher_then(*frames: tuple[str, int, str]) -> str:
     named = "".join(f'  File "{min(PROGRAM)}{os.sep}{file}", line {line}, in {where}\n'
                     for file, line, where in frames)

@@ -57,7 +57,6 @@ if _held:  # one that came as the handler was put in place
 
 def main() -> None:
     writing = len(sys.argv) > 1 and sys.argv[1] in WRITING
-    _signal.signal(_signal.SIGINT, _interrupted)
     if writing:
         _signal.signal(_signal.SIGTERM, _interrupted)
     from .cli import main as cli
