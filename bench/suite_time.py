@@ -1,0 +1,58 @@
+"""Where the test suite's time goes: worker-seconds per test file, from the
+JUnit XML file pytest writes (`--junitxml`), and how busy the workers were.
+
+    .venv/bin/pytest -n 2 --dist worksteal --junitxml=/tmp/suite.xml
+    .venv/bin/python bench/suite_time.py /tmp/suite.xml --workers 2
+
+Each test's time is its setup, call and teardown, as pytest reports it. The
+busy share is the sum of the tests' times over (workers x the run's time):
+near 100 % the run is bound by the work itself, and only less work (or a
+faster machine) makes it shorter; well under, the workers wait (for a
+subprocess, a server, a sleep) and more workers could help."""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+
+def per_file(junit: Path) -> tuple[float, dict[str, tuple[float, int]]]:
+    """The run's time in seconds, and each test file's (seconds, tests)."""
+    root = ET.parse(junit).getroot()
+    suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
+    wall = sum(float(s.get("time", 0)) for s in suites)
+    seconds: dict[str, float] = collections.Counter()
+    tests: dict[str, int] = collections.Counter()
+    for case in root.iter("testcase"):
+        name = case.get("classname", "").split(".")[-1] or "?"
+        seconds[name] += float(case.get("time", 0))
+        tests[name] += 1
+    return wall, {name: (seconds[name], tests[name]) for name in seconds}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("junit", type=Path, help="the file pytest --junitxml wrote")
+    parser.add_argument("--workers", type=int, default=2, help="pytest -n (default 2)")
+    parser.add_argument("--top", type=int, default=25, help="files to list (default 25)")
+    args = parser.parse_args()
+    wall, files = per_file(args.junit)
+    total = sum(s for s, _ in files.values())
+    count = sum(n for _, n in files.values())
+    print(f"{count} tests in {wall:.0f} s on {args.workers} workers: "
+          f"{total:.0f} worker-seconds, busy {100 * total / (args.workers * wall):.1f} %")
+    print(f"{'seconds':>8} {'share':>6} {'tests':>6}  file")
+    ranked = sorted(files.items(), key=lambda kv: kv[1][0], reverse=True)
+    for name, (seconds, n) in ranked[:args.top]:
+        print(f"{seconds:8.1f} {100 * seconds / total:5.1f}% {n:6d}  {name}")
+    rest = ranked[args.top:]
+    if rest:
+        seconds = sum(s for _, (s, _) in rest)
+        print(f"{seconds:8.1f} {100 * seconds / total:5.1f}% {sum(n for _, (_, n) in rest):6d}"
+              f"  the other {len(rest)} files")
+
+
+if __name__ == "__main__":
+    main()
