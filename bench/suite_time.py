@@ -1,8 +1,12 @@
 """Where the test suite's time goes: worker-seconds per test file, from the
 JUnit XML file pytest writes (`--junitxml`), and how busy the workers were.
 
-    .venv/bin/pytest -n 2 --dist worksteal --junitxml=/tmp/suite.xml
+    scripts/with-test-services .venv/bin/pytest -n 2 --dist worksteal \
+        --junitxml=/tmp/suite.xml
     .venv/bin/python bench/suite_time.py /tmp/suite.xml --workers 2
+
+(`scripts/with-test-services`, as `make test` runs it: with a PostgreSQL
+server, so that the store's tests on PostgreSQL run rather than skip.)
 
 Each test's time is its setup, call and teardown, as pytest reports it. The
 busy share is the sum of the tests' times over (workers x the run's time):
@@ -20,7 +24,7 @@ from pathlib import Path
 
 def per_file(junit: Path) -> tuple[float, dict[str, tuple[float, int]]]:
     """The run's time in seconds, and each test file's (seconds, tests)."""
-    root = ET.parse(junit).getroot()
+    root = ET.parse(junit).getroot()  # ET.ParseError, OSError: main() says which
     suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
     wall = sum(float(s.get("time", 0)) for s in suites)
     seconds: dict[str, float] = collections.Counter()
@@ -38,9 +42,16 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="pytest -n (default 2)")
     parser.add_argument("--top", type=int, default=25, help="files to list (default 25)")
     args = parser.parse_args()
-    wall, files = per_file(args.junit)
+    if args.workers < 1:
+        parser.error("--workers: at least 1")
+    try:
+        wall, files = per_file(args.junit)
+    except (OSError, ET.ParseError) as exc:
+        parser.error(f"{args.junit}: not a JUnit file pytest wrote ({exc})")
     total = sum(s for s, _ in files.values())
     count = sum(n for _, n in files.values())
+    if count == 0 or wall <= 0:
+        parser.error(f"{args.junit}: no test with a time in it")
     print(f"{count} tests in {wall:.0f} s on {args.workers} workers: "
           f"{total:.0f} worker-seconds, busy {100 * total / (args.workers * wall):.1f} %")
     print(f"{'seconds':>8} {'share':>6} {'tests':>6}  file")
