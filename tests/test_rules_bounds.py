@@ -5,8 +5,10 @@
   slow; a file outside the bounds is refused when it is loaded, naming the key
   and the file's line.
 - Every way a rules file can be bad gives a message and exit 2, never a
-  traceback and never an output, through `evaluate`, `batch`, `project` and
-  `compare`.
+  traceback and never an output, through every command that reads a rules
+  file (`evaluate`, `examples`, `batch`, `project`, `compare`, `census`,
+  `rules show`, `rules diff`): each loads it with `load_rules`, so each gives
+  the same message.
 - Within the bounds, every amount is SPEC §6 computed exactly with `Decimal`,
   for generated rules files (hypothesis) and at the bounds themselves."""
 
@@ -40,6 +42,23 @@ CORPUS: dict[str, tuple[bytes, str]] = {
                        "'0.0000000000000000000000000001' has more than 10 decimal places"),
     "minimum-11-places": (REFORM.encode() + b'[minimum]\nrate = "0.30000000001"\n',
                           "line 3: minimum.rate: '0.30000000001' has more than 10"),
+    # more decimal places than Decimal's 28 significant digits: once counted
+    # after rounding to those digits (1 place), and accepted by every command
+    "minimum-31-places": (REFORM.encode()
+                          + b'[minimum]\nrate = "0.3000000000000000000000000000001"\n',
+                          "line 3: minimum.rate: '0.3000000000000000000000000000001' has more "
+                          "than 10 decimal places"),
+    "rate-31-places": (REFORM.encode() + b'[amount.pre1990]\nbrackets = [{ threshold = "0", '
+                       b'rate = "0.0150000000000000000000000000001" }, '
+                       b'{ threshold = "20", rate = "0.02" }]\n',
+                       "line 3: amount.pre1990.brackets[0].rate: "
+                       "'0.0150000000000000000000000000001' has more than 10 decimal places"),
+    "threshold-30-places": (REFORM.encode() + b'[amount.new]\nbrackets = [{ threshold = "0", '
+                            b'rate = "0.01" }, { threshold = "20.000000000000000000000000000001", '
+                            b'rate = "0.02" }]\n', "has more than 4 decimal places"),
+    "minimum-monthly-30-places": (REFORM.encode() + b'[later_laws.act_3_2013]\n'
+                                  b'minimum_monthly = "500.000000000000000000000000000001"\n',
+                                  "finer than a cent"),
     "rate-nan": (REFORM.encode() + b'[minimum]\nrate = "NaN"\n',
                  "line 3: minimum.rate: not a finite number: 'NaN'"),
     "rate-snan": (REFORM.encode() + b'[amount.new]\nbrackets = [{ threshold = "0", '
@@ -121,10 +140,16 @@ MEMBERS_CSV = ("participant_id,birth_date,entry_date,separation_date,creditable_
 
 
 def _commands(members: Path, out: Path, rules: Path) -> dict[str, list[str]]:
+    """Every command that reads a rules file: each loads it with `load_rules`."""
     return {
         "evaluate": ["evaluate", "--birth-date", "1970-05-10", "--entry-date", "1988-07-01",
                      "--separation-date", "2010-06-30", "--service", "22",
                      "--compensation", "30000", "--no-refund", "--rules", str(rules)],
+        "evaluate-two": ["evaluate", "--birth-date", "1970-05-10", "--entry-date", "1988-07-01",
+                         "--separation-date", "2010-06-30", "--service", "22",
+                         "--compensation", "30000", "--no-refund", "--rules", "article19",
+                         "--rules", str(rules)],
+        "examples": ["examples", "--rules", str(rules)],
         "batch": ["batch", str(members), "--output", str(out / "batch.csv"),
                   "--rules", str(rules)],
         "project": ["project", str(members), "--output", str(out / "project.csv"),
@@ -132,15 +157,30 @@ def _commands(members: Path, out: Path, rules: Path) -> dict[str, list[str]]:
                     "--rules", str(rules)],
         "compare": ["compare", str(members), "--rules", "article19", "--rules", str(rules),
                     "--output", str(out / "compare.csv")],
+        "compare-a": ["compare", str(members), "--rules", str(rules), "--rules", "article19",
+                      "--output", str(out / "compare.csv")],
+        "census": ["census", str(members), "--output", str(out / "census.xlsx"),
+                   "--rules", str(rules)],
+        "rules-show": ["rules", "show", str(rules)],
+        "rules-diff": ["rules", "diff", "article19", str(rules)],
     }
 
 
-@pytest.mark.parametrize("name", ["rate-28-places", "rate-nan", "threshold-1e400", "age-2-63",
-                                  "deep-nesting", "latin-1", "route-overrides-list",
-                                  "illustrative-as-text"])
-@pytest.mark.slow
-def test_every_command_refuses_a_bad_rules_file_with_exit_2_and_writes_nothing(tmp_path, name):
+def _refusal(rules: Path) -> str:
+    """The one message every command gives for a rules file `load_rules` refuses."""
+    with pytest.raises(RulesError) as err:
+        load_rules(rules)
+    return f"--rules: {err.value}"
+
+
+@pytest.mark.parametrize("name", list(CORPUS))
+def test_every_command_refuses_every_bad_rules_file_with_exit_2_one_message_no_output(
+        tmp_path, name):
+    # minimum-31-places and rate-31-places: past Decimal's 28 digits, such a
+    # rate was counted as 1 place and accepted (exit 0, an amount computed)
     rules = _corpus_file(tmp_path, name)
+    message = _refusal(rules)
+    assert CORPUS[name][1] in message
     members = tmp_path / "members.csv"
     members.write_text(MEMBERS_CSV)
     out = tmp_path / "out"
@@ -149,8 +189,18 @@ def test_every_command_refuses_a_bad_rules_file_with_exit_2_and_writes_nothing(t
         proc = run_in_process(*args)
         assert proc.returncode == 2, (command, proc.stdout, proc.stderr)
         assert "Traceback" not in proc.stderr, (command, proc.stderr)
-        assert CORPUS[name][1] in proc.stderr, (command, proc.stderr)
+        assert message in proc.stderr.splitlines(), (command, proc.stderr)
         assert list(out.iterdir()) == [], (command, list(out.iterdir()))
+
+
+def test_decimal_places_are_counted_from_the_digits_not_after_rounding():
+    from decimal import Decimal as D
+
+    from diferida.rules_schema import decimal_places
+
+    assert [decimal_places(D(x)) for x in (
+        "0.3000000000000000000000000000001", "0.30", "0", "0.000", "100", "1E+3", "1E-3",
+        "0.0000000001", "12.5000", "0." + "0" * 40 + "1")] == [31, 1, 0, 0, 0, 0, 3, 10, 1, 41]
 
 
 # ---- the bounds keep every amount exact ------------------------------------

@@ -133,9 +133,10 @@ class Rules:
     def rate_scale(self) -> int:
         """10**k, k the most decimal places of any rate: rates × rate_scale are
         integers, so amounts are exact integer fractions."""
+        from .rules_schema import decimal_places  # loaded with the table it checked
+
         rates = [b.rate for s in self.amount.values() for b in s.brackets] + [self.minimum_rate]
-        places = max(max(-r.normalize().as_tuple().exponent, 0) for r in rates)
-        return 10**places
+        return 10 ** max(decimal_places(r) for r in rates)
 
     def route(self, route_id: str) -> Route:
         for r in self.routes:

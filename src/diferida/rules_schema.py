@@ -72,6 +72,19 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "…"
 
 
+def decimal_places(d: Decimal) -> int:
+    """The decimal places a finite decimal needs (its trailing zeros dropped),
+    counted from its digits: `Decimal.normalize` would round it to the
+    context's 28 significant digits first, so that '0.3000000000000000000000000000001'
+    (31 places) would count as 1."""
+    _, digits, exponent = d.as_tuple()
+    assert isinstance(exponent, int), "a finite decimal"
+    if not any(digits):
+        return 0
+    written = "".join(map(str, digits))
+    return max(-(exponent + len(written) - len(written.rstrip("0"))), 0)
+
+
 def _decimal(places: int, most: Decimal, what: str, *, unit: str = ""):
     """A decimal written as a string or an integer (never a binary float), finite,
     from 0 to `most`, with at most `places` decimal places."""
@@ -93,7 +106,7 @@ def _decimal(places: int, most: Decimal, what: str, *, unit: str = ""):
             above = (f"is above {MAX_RATE} (the whole compensation a year): not a pension rate"
                      if what == "rate" else f"is more than {most}{unit}")
             raise _fail(f"'{value}' {above}")
-        if -d.normalize().as_tuple().exponent > places:
+        if decimal_places(d) > places:
             raise _fail(f"'{value}' has more than {places} decimal places, {what_finer[what]}")
         return d
 
