@@ -117,6 +117,10 @@ def users_add(name: str, role: str, password_stdin: bool, no_password: bool,
     its hash, and only an argon2 hash of the password."""
     if password_stdin and no_password:
         raise click.UsageError("--password-stdin and --no-password exclude each other")
+    from .usernames import allowed, refusal_in_every_language
+
+    if not allowed(name):  # before the password is asked for
+        raise click.UsageError(refusal_in_every_language(name))
     password = None if no_password else _password(password_stdin)
     store = open_store(database_url)
     upgrade_or_exit(store)

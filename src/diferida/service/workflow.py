@@ -44,7 +44,6 @@ its Refused; every result type has `to_dict()` (the API's JSON).
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import statistics
@@ -1346,16 +1345,16 @@ def export(store: Store, user: User, kind: str, fmt: str) -> bytes:
     else:
         frame = _summary_frame(cases)
     _audit(store, user, "export", 200, detail=f"{kind} {fmt}: {frame.height} rows")
+    from .cells import csv_bytes, xlsx_bytes  # no text cell read as a formula (cells.py)
+
     if fmt == "csv":
-        return frame.write_csv().encode("utf-8")
+        return csv_bytes(frame)
     # Excel keeps no time zone: the times are written in Puerto Rico's (AST)
     stamps = [c for c, t in frame.schema.items() if isinstance(t, pl.Datetime)]
     frame = frame.with_columns(
         pl.col(c).dt.convert_time_zone("America/Puerto_Rico").dt.replace_time_zone(None)
         for c in stamps).rename({c: f"{c}_ast" for c in stamps})
-    out = io.BytesIO()
-    frame.write_excel(out, worksheet=kind)
-    return out.getvalue()
+    return xlsx_bytes(frame, kind)
 
 
 CASE_COLUMNS = [("number", "Int64"), ("case_id", "Int64"), ("participant_id", "String"),

@@ -182,8 +182,10 @@ class Store:
         """A new user and their token, returned once; only its hash is stored."""
         if role not in ROLES:
             raise ValueError(f"role must be one of {', '.join(ROLES)}")
-        if not name.strip():
-            raise ValueError("the user name is empty")
+        from ..usernames import allowed, refusal
+
+        if not allowed(name):  # a plain set of characters (service/usernames.py)
+            raise ValueError(refusal(name))
         token = new_token()
         user = User(name=name, role=role, token_hash=hash_token(token), created_at=now())
 
