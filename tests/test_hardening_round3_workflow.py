@@ -375,3 +375,40 @@ def test_a_letter_changed_after_issue_is_never_served(api):
                 if e.detail == "refused: letter_check"]
     assert len(refusals) >= 3 and {e.status_code for e in refusals} == {409}
     assert not store.verify().intact
+
+
+def test_many_threads_acting_on_one_case_leave_one_history(office):
+    """Eight users act on one draft at the same moment, again and again:
+    each version is submitted at most once, approved or returned at most
+    once and only after it was submitted, and the store verifies."""
+    from diferida.service.store import WorkflowEvent
+
+    s, o = office.store, office
+    for _ in range(4):
+        d = o.draft(o.ana)
+        app = {**APPLICATION, "participant_id": d.participant_id, "group": "general"}
+        _race(lambda: wf.submit(s, o.ana, d.case_id),
+              lambda: wf.submit(s, o.beto, d.case_id),
+              lambda: wf.correct(s, o.ana, d.case_id, app, reason="a", lang="es", as_of=AS_OF),
+              lambda: wf.correct(s, o.beto, d.case_id, app, reason="b", lang="es",
+                                 as_of=AS_OF),
+              lambda: wf.return_case(s, o.pedro, d.case_id, reason="c"),
+              lambda: wf.return_case(s, o.sofia, d.case_id, reason="d"),
+              lambda: wf.approve(s, o.sofia, d.case_id),
+              lambda: wf.approve(s, o.pedro, d.case_id))
+        with s.reading() as session:
+            events = session.execute(select(WorkflowEvent.case_id, WorkflowEvent.action)
+                                     .where(WorkflowEvent.number == d.number)
+                                     .order_by(WorkflowEvent.id)).all()
+        by_version: dict[int, list[str]] = {}
+        for cid, action in events:
+            by_version.setdefault(cid, []).append(action)
+        for cid, actions in by_version.items():
+            assert actions.count("submitted") <= 1, actions
+            assert actions.count("approved") + actions.count("returned") <= 1, actions
+            for verdict in ("approved", "returned"):
+                if verdict in actions:
+                    assert actions.index("submitted") < actions.index(verdict), actions
+        # at most one correction of version 1
+        assert sum(a == "corrected" for _, a in events) <= 1, events
+    _awaiting_were_submitted(s, o)
