@@ -1,8 +1,10 @@
 """The workbench's store: migration 0003 on a store made by the previous
 release (every case and chain stays valid, the cases carry on into the
-workflow), passwords kept only as argon2 hashes, and `audit verify` finding
-a workflow row, a letter or a case's state changed behind the store's back;
-on SQLite and PostgreSQL."""
+workflow), migration 0004 on a store of 0003 with cases in every state
+(`audit verify` finds it intact, each case where it stood), passwords
+kept only as argon2 hashes, and `audit verify` finding a workflow row, a
+letter or a case's state changed behind the store's back; on SQLite and
+PostgreSQL."""
 
 from __future__ import annotations
 
@@ -108,7 +110,7 @@ def test_migration_0003_keeps_a_release_store_valid_and_its_cases_carry_on(kind,
             assert [(c, i) for c, i, _ in anchors] == [
                 ("audit_events", 5), ("cases", 3), ("users", 3)]
             store.upgrade()
-            assert store.revision() == head_revision() == "0003"
+            assert store.revision() == head_revision() == "0004"
             after = store.verify(anchors)
             assert after.intact, after.lines()
             assert [(c.chain, c.rows) for c in after.chains] == [
@@ -131,6 +133,78 @@ def test_migration_0003_keeps_a_release_store_valid_and_its_cases_carry_on(kind,
             final = store.verify(anchors)
             assert final.intact, final.lines()
             assert store.disable_user("ines") and store.verify().intact
+        finally:
+            store.dispose()
+
+
+def _every_state(store: Store) -> dict[str, int]:
+    """Cases in every state of the workflow, as the workbench writes them:
+    name → the id of the case's current version."""
+    ana = store.add_user("ana", "analyst")[0]
+    sofia = store.add_user("sofia", "supervisor")[0]
+    store.add_user("ines", "auditor")
+    store.set_password("ana", wf.hash_password("la contraseña de ana"))
+
+    def opened(pid: str) -> int:
+        return wf.open_draft(store, ana, {**PERSON, "participant_id": pid,
+                                          "name": f"Persona {pid}"}, lang="es",
+                             as_of=AS_OF).case_id
+
+    cases = {name: opened(f"P-{name}") for name in (
+        "draft", "submitted", "returned", "approved", "corrected", "corrected_approved")}
+    for name in ("submitted", "returned", "approved", "corrected", "corrected_approved"):
+        wf.submit(store, ana, cases[name])
+    for name in ("returned", "corrected"):
+        wf.return_case(store, sofia, cases[name], reason="Falta la fecha de la solicitud")
+    for name in ("approved", "corrected_approved"):
+        wf.approve(store, sofia, cases[name])
+    for name in ("corrected", "corrected_approved"):
+        cases[name] = wf.correct(store, ana, cases[name], {
+            **PERSON, "creditable_service_years": "23", "application_date": "2026-11-02"},
+            reason="Años de servicio revisados", lang="es", as_of=AS_OF).case_id
+    return cases
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_migration_0004_keeps_a_store_of_0003_in_every_state_intact(kind, tmp_path):
+    with database_for_tests(kind, tmp_path) as url:
+        store = Store(url)
+        try:
+            upgrade(store.engine, "0003")
+            cases = _every_state(store)
+            ana = next(u for u in store.users() if u.name == "ana")
+            states = {name: wf.view(store, ana, cid).state for name, cid in cases.items()}
+            assert states == {"draft": "draft", "submitted": "submitted",
+                              "returned": "returned", "approved": "approved",
+                              "corrected": "draft", "corrected_approved": "draft"}
+            with store.engine.connect() as conn:
+                anchors = [f"{c}:{i}:{h}" for c, i, h in conn.execute(text(
+                    "SELECT chain, last_id, last_hash FROM chain_heads ORDER BY chain"))]
+                letters = conn.execute(text("SELECT case_id, sha256 FROM letters "
+                                            "ORDER BY case_id")).all()
+            assert len(letters) == 2
+            verify = ["audit", "verify", "--database-url", url,
+                      *[a for anchor in anchors for a in ("--anchor", anchor)]]
+            before = CliRunner().invoke(main, verify, catch_exceptions=False)
+            assert before.exit_code == 2 and "run `diferida db upgrade` first" in before.output
+            store.upgrade()
+            assert store.revision() == head_revision() == "0004"
+            after = CliRunner().invoke(main, verify, catch_exceptions=False)
+            assert after.exit_code == 0, after.output
+            assert after.output.rstrip().endswith("audit verify: intact")
+            assert "triggers: all in place" in after.output
+            # every case where it stood, the letters as issued
+            assert {name: wf.view(store, ana, cid).state
+                    for name, cid in cases.items()} == states
+            with store.engine.connect() as conn:
+                assert conn.execute(text("SELECT case_id, sha256 FROM letters "
+                                         "ORDER BY case_id")).all() == letters
+            # and the workflow carries on from them
+            sofia = next(u for u in store.users() if u.name == "sofia")
+            wf.approve(store, sofia, cases["submitted"])
+            wf.submit(store, ana, cases["corrected"])
+            final = store.verify()
+            assert final.intact, final.lines()
         finally:
             store.dispose()
 

@@ -268,3 +268,19 @@ class CaseState(Base):
     changed_by: Mapped[int] = mapped_column(Integer)  # author of the current version
     submitted_by: Mapped[int | None] = mapped_column(Integer, nullable=True)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class SignedOutSession(Base):
+    """A workbench session signed out before its cookie expired (migration
+    0004): the SHA-256 of its random id, so that a copy of the cookie is
+    refused by every process of the service, restarts included. A row is
+    needed only while the cookie could still be good: it is deleted once the
+    session's absolute lifetime (DIFERIDA_SESSION_HOURS from the sign-in) has
+    passed (see `diferida.service.store.signouts`)."""
+
+    __tablename__ = "signed_out_sessions"
+    __table_args__ = (Index(None, "signed_in_at"),)
+
+    session_sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    signed_in_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    signed_out_at: Mapped[datetime] = mapped_column(UTCDateTime)

@@ -80,9 +80,12 @@ def user_fingerprint(user: User, password_hash: str | None) -> str:
     return fingerprint(user.id, user.name, user.role, user.disabled_at, password_hash)
 
 
-def _user(store, user_id: int) -> tuple[User | None, str | None]:
-    """The active user of a session and their current password hash."""
-    user = store.user(user_id)
+def _user(store, sessions: Sessions, session: Session) -> tuple[User | None, str | None]:
+    """The active user of a session not signed out, and their current
+    password hash."""
+    if sessions.signed_out(store, session):
+        return None, None
+    user = store.user(session.user_id)
     if user is None or user.disabled_at is not None:
         return None, None
     return store.sign_in_record(user.name)
@@ -147,7 +150,7 @@ async def _signed_in(request: Request, lang: str) -> Ctx | Response:
     session = sessions.read(request)
     user = hashed = None
     if session is not None:
-        user, hashed = await run_in_threadpool(_user, store_of(request), session.user_id)
+        user, hashed = await run_in_threadpool(_user, store_of(request), sessions, session)
     if (user is None or session is None
             or user_fingerprint(user, hashed) != session.fingerprint):
         notice = "expired" if request.cookies.get("diferida_wb") else None
@@ -268,7 +271,8 @@ async def signout(request: Request) -> Response:
     if isinstance(ctx, Response):
         return ctx
     sessions = sessions_of(request)
-    sessions.end(ctx.session)
+    # in the database: a copy of the cookie is refused by every process, restarts included
+    await run_in_threadpool(sessions.end, ctx.store, ctx.session)
     await run_in_threadpool(ctx.store.audit, NewEvent(
         "auth.signout", "POST", request.url.path, 303, user=ctx.user, detail="workbench"))
     response = _see(href(f"{BASE}/entrar", ctx.lang, aviso="signed_out"))

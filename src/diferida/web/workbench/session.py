@@ -18,7 +18,11 @@ personal about a participant is ever in it. The cookie is
 - made anew at each sign-in: a session id a browser brought before signing
   in is never the one it has after (no session fixation);
 - refused when the user was disabled or their password changed since the
-  sign-in (the fingerprint no longer matches), and after signing out.
+  sign-in (the fingerprint no longer matches), and after signing out: a
+  sign-out is written to the database (table `signed_out_sessions`, see
+  `diferida.service.store.signouts`), which every request's session is
+  checked against, so a copy of the cookie is refused by every worker
+  process and after a restart, until it would have expired anyway.
 
 CSRF: every form of the workbench carries a token, the session id signed
 with a purpose of its own (the synchronizer-token pattern: a token is good
@@ -39,13 +43,15 @@ import hmac
 import logging
 import os
 import secrets
-import threading
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from starlette.requests import Request
 from starlette.responses import Response
+
+from diferida.service.store import signouts
 
 log = logging.getLogger("uvicorn.error")
 
@@ -110,9 +116,6 @@ class Sessions:
         self._session = URLSafeTimedSerializer(given, salt="diferida.workbench.session")
         self._csrf = URLSafeTimedSerializer(given, salt="diferida.workbench.csrf")
         self._pre = URLSafeTimedSerializer(given, salt="diferida.workbench.pre-session")
-        # session ids signed out in this process, until their cookie would expire anyway
-        self._ended: dict[str, float] = {}
-        self._lock = threading.Lock()
 
     # --- the session --------------------------------------------------------------
 
@@ -128,7 +131,8 @@ class Sessions:
         return payload
 
     def read(self, request: Request) -> Session | None:
-        """The request's session when its cookie is good and not expired."""
+        """The request's session when its cookie is good and not expired
+        (whether it was signed out is the database's: `signed_out`)."""
         raw = request.cookies.get(COOKIE)
         if not raw:
             return None
@@ -142,9 +146,6 @@ class Sessions:
             return None
         if self.clock() - s.signed_in > self.max:
             return None
-        with self._lock:
-            if s.sid in self._ended:
-                return None
         return s
 
     def start(self, user_id: int, fingerprint: str) -> Session:
@@ -152,11 +153,19 @@ class Sessions:
         return Session(sid=secrets.token_urlsafe(24), user_id=user_id,
                        fingerprint=fingerprint, signed_in=self.clock())
 
-    def end(self, session: Session) -> None:
+    def end(self, store, session: Session) -> None:
+        """Sign the session out, for every process using `store` (a
+        `diferida.service.store.Store`); the sign-outs of sessions signed in
+        more than the absolute lifetime ago are forgotten, their cookies
+        being refused by their signed sign-in time."""
         now = self.clock()
-        with self._lock:
-            self._ended = {k: v for k, v in self._ended.items() if v > now}
-            self._ended[session.sid] = session.signed_in + self.max
+        signouts.record_sign_out(store.engine, session.sid,
+                                 signed_in=_utc(session.signed_in), signed_out=_utc(now),
+                                 forget_before=_utc(now - self.max))
+
+    def signed_out(self, store, session: Session) -> bool:
+        """Whether the session was signed out (by any process using `store`)."""
+        return signouts.is_signed_out(store.engine, session.sid)
 
     def _signed(self, serializer: URLSafeTimedSerializer, payload) -> str:
         # sign with our clock, so that expiry follows it (tests move it)
@@ -226,6 +235,10 @@ class Sessions:
             return False
         got = self._loads(self._csrf, token, self.max)
         return isinstance(got, str) and hmac.compare_digest(got, "pre:" + value)
+
+
+def _utc(epoch: float) -> datetime:
+    return datetime.fromtimestamp(epoch, UTC)
 
 
 def fingerprint(*parts: object) -> str:
