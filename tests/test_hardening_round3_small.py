@@ -9,11 +9,15 @@ calendar over every year validation accepts: tests/test_dates_whole_range.py.)""
 from __future__ import annotations
 
 import csv
+import fcntl
 import io
+import os
 import re
+import subprocess
 import zipfile
 from collections.abc import Iterator
 from datetime import date
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -206,3 +210,109 @@ def test_the_rule_neutralises_text_only_and_leaves_numbers_numbers():
     assert out.schema == frame.schema
     assert out.drop("text").equals(frame.drop("text"))
     assert "-5" in pl.DataFrame({"n": [-5]}).pipe(neutral_frame).write_csv()
+
+
+# ---- make test waits for the package manager's lock --------------------------
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+FAKE_APT_GET = """#!/usr/bin/env bash
+# apt-get as it behaves with a lock taken: it fails at once (exit 100)
+echo "$*" >> "$CALLS"
+if python3 -c 'import fcntl, sys
+f = open(sys.argv[1], "rb+")
+try:
+    fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+except OSError:
+    sys.exit(0)
+sys.exit(1)' "$DIFERIDA_APT_LISTS_LOCK" 2>/dev/null; then
+    echo "E: Could not get lock $DIFERIDA_APT_LISTS_LOCK" >&2
+    exit 100
+fi
+"""
+
+
+class HeldLock:
+    """A lock file held as apt and dpkg hold theirs (a POSIX record lock)."""
+
+    def __init__(self, path: Path):
+        path.touch()
+        self.file = path.open("rb+")
+        fcntl.lockf(self.file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+    def release(self) -> None:
+        fcntl.lockf(self.file, fcntl.LOCK_UN)
+        self.file.close()
+
+
+def _sourced(code: str, tmp_path: Path, **env: str) -> subprocess.Popen:
+    """bash running `code` after sourcing scripts/apt-locks.sh, with a fake
+    apt-get first on PATH that records its calls in tmp_path/calls."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    fake = bin_dir / "apt-get"
+    fake.write_text(FAKE_APT_GET)
+    fake.chmod(0o755)
+    inherited = {k: v for k, v in os.environ.items() if k != "DIFERIDA_APT_LOCK_WAIT"}
+    full = {**inherited, "PATH": f"{bin_dir}:{os.environ['PATH']}",
+            "CALLS": str(tmp_path / "calls"),
+            "DIFERIDA_APT_LISTS_LOCK": str(tmp_path / "lists-lock"),
+            "DIFERIDA_DPKG_LOCKS": f"{tmp_path / 'lock-frontend'} {tmp_path / 'lock'}", **env}
+    return subprocess.Popen(["bash", "-c", f"source {SCRIPTS / 'apt-locks.sh'}; {code}"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=full)
+
+
+def _calls(tmp_path: Path) -> list[str]:
+    calls = tmp_path / "calls"
+    return calls.read_text().splitlines() if calls.exists() else []
+
+
+def test_apt_get_update_waits_while_another_process_holds_the_lists_lock(tmp_path):
+    held = HeldLock(tmp_path / "lists-lock")
+    proc = _sourced('apt_get_update 600; echo "status=$?"', tmp_path)
+    try:
+        said = proc.stderr.readline()  # the first look finds the lock taken
+        assert "waiting for the package manager's lock" in said
+        assert str(tmp_path / "lists-lock") in said and "DIFERIDA_APT_LOCK_WAIT" in said
+        assert proc.poll() is None and _calls(tmp_path) == []  # apt-get not yet run
+    finally:
+        held.release()
+    out, err = proc.communicate(timeout=120)
+    assert "status=0" in out, (out, err)
+    assert _calls(tmp_path) == ["update -q"]
+    assert "Could not get lock" not in err
+
+
+def test_the_wait_is_bounded_and_says_what_it_waited_for(tmp_path):
+    held = HeldLock(tmp_path / "lock-frontend")
+    try:
+        proc = _sourced(f'wait_for_locks 1 {tmp_path / "lock-frontend"} '
+                        f'{tmp_path / "absent"}; echo "status=$?"', tmp_path)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        held.release()
+    assert "status=1" in out, (out, err)
+    assert "is still held by another process after 1 s" in err
+    assert str(tmp_path / "lock-frontend") in err and "absent" not in err
+
+
+def test_apt_get_install_passes_the_wait_left_to_apt_and_free_locks_cost_nothing(tmp_path):
+    proc = _sourced('apt_get_install 600 chromium poppler-utils; echo "status=$?"', tmp_path)
+    out, err = proc.communicate(timeout=120)
+    assert "status=0" in out, (out, err)
+    assert "waiting" not in err  # no lock file is held (none exists)
+    [call] = _calls(tmp_path)
+    found = re.fullmatch(r"-o DPkg::Lock::Timeout=(\d+) install -y -q chromium poppler-utils",
+                         call)
+    assert found and 0 < int(found.group(1)) <= 600, call
+
+
+@pytest.mark.parametrize(("given", "said"), [("", "600"), ("0900", "900"), ("5", "5"),
+                                             ("ten", None), ("-1", None), ("1e3", None)])
+def test_the_longest_wait_is_a_whole_number_of_seconds_or_refused(tmp_path, given, said):
+    env = {"DIFERIDA_APT_LOCK_WAIT": given} if given else {}
+    proc = _sourced('apt_lock_wait; echo "status=$?"', tmp_path, **env)
+    out, err = proc.communicate(timeout=60)
+    if said is None:
+        assert "status=2" in out and f"DIFERIDA_APT_LOCK_WAIT: '{given}' is not a whole" in err
+    else:
+        assert out.split() == [said, "status=0"], (out, err)
