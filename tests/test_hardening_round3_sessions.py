@@ -6,9 +6,10 @@ restart of the service, or at another worker process, the copy used to be
 a good session again (sign-out was remembered only by the process that
 served it), and a case could be opened with it. Sign-outs are now in the
 database (migration 0004), so every process refuses the copy. Sign-outs
-are forgotten once the session's absolute lifetime is past (the cookie is
-refused by its signed sign-in time then), and disabling a user or changing
-their password still ends their sessions everywhere. On SQLite and
+are forgotten once the cookie is refused by the times it carries, signed
+(the session's absolute lifetime, its idle time and an hour), and
+disabling a user or changing their password still ends their sessions
+everywhere. On SQLite and
 PostgreSQL, through the real application, and through `diferida serve`
 restarted."""
 
@@ -194,13 +195,16 @@ def test_sign_outs_are_forgotten_once_the_session_would_have_expired(database):
         stored = rows()
         assert [r[0] for r in stored] == [session_sha256(sid)]
         assert sid not in repr(stored)
-        # within the session's 10 hours, another sign-out keeps ana's row
-        clock.now += 36000 - 60
+        # past the session's 10 hours, her copy is refused by the sign-in
+        # time it carries, signed; the row is kept another idle time and an
+        # hour (the clocks of several machines), another sign-out keeps it
+        clock.now += 36000 + 1
+        assert _refused(_with_cookie(c, cookie).get("/analista", follow_redirects=False))
+        clock.now += 1800 + 3600 - 60
         sign_in(c, "sol")
         _sign_out(c)
         assert len(rows()) == 2
-        # past them, ana's row goes with the next sign-out; her copy is refused
-        # by the sign-in time it carries, signed
+        # past them, ana's row goes with the next sign-out
         clock.now += 120
         sign_in(c, "sam")
         _sign_out(c)

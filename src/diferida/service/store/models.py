@@ -275,8 +275,9 @@ class SignedOutSession(Base):
     0004): the SHA-256 of its random id, so that a copy of the cookie is
     refused by every process of the service, restarts included. A row is
     needed only while the cookie could still be good: it is deleted once the
-    session's absolute lifetime (DIFERIDA_SESSION_HOURS from the sign-in) has
-    passed (see `diferida.service.store.signouts`)."""
+    session's absolute lifetime (DIFERIDA_SESSION_HOURS from the sign-in),
+    its idle time and an hour have passed (see
+    `diferida.web.workbench.session.Sessions.end`)."""
 
     __tablename__ = "signed_out_sessions"
     __table_args__ = (Index(None, "signed_in_at"),)

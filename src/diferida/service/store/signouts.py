@@ -3,10 +3,10 @@
 
 A session is named by the SHA-256 of its random id: the id itself (which,
 with the signing key, is the cookie's content) is never stored. A row is
-needed only while a copy of the session's cookie could still be good, that
-is until `DIFERIDA_SESSION_HOURS` after its sign-in (past that, the cookie
-is refused by the sign-in time it carries, signed): each sign-out deletes
-the rows past that point, in the same transaction.
+needed only while a copy of the session's cookie could still be good: each
+sign-out deletes, in the same transaction, the rows of sessions signed in
+before the point its caller names (the workbench: its absolute lifetime,
+its idle time and an hour ago; see `diferida.web.workbench.session`).
 
 The sign-out is written with `INSERT ... ON CONFLICT DO NOTHING`: a session
 signed out twice at once (two clicks, two tabs) is one row and no error.

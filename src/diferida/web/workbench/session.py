@@ -61,6 +61,9 @@ COOKIE_PATH = "/analista"
 CSRF_FIELD = "csrf_token"
 DEFAULT_IDLE_MINUTES = 30
 DEFAULT_HOURS = 10
+# how much longer than its cookie could last a sign-out is kept: for the
+# clocks of different machines (see `Sessions.end`)
+SIGN_OUT_MARGIN_SECONDS = 3600
 
 
 def _positive(name: str, default: float) -> float:
@@ -155,13 +158,16 @@ class Sessions:
 
     def end(self, store, session: Session) -> None:
         """Sign the session out, for every process using `store` (a
-        `diferida.service.store.Store`); the sign-outs of sessions signed in
-        more than the absolute lifetime ago are forgotten, their cookies
-        being refused by their signed sign-in time."""
+        `diferida.service.store.Store`). The sign-outs of sessions signed in
+        longer ago than the absolute lifetime, the idle time and an hour are
+        forgotten: a copy of such a cookie is refused by its signed sign-in
+        time, and by its signed last renewal (never after its sign-out),
+        whichever process reads it and even if one of the two settings is
+        lengthened later; the hour covers the clocks of different machines."""
         now = self.clock()
-        signouts.record_sign_out(store.engine, session.sid,
-                                 signed_in=_utc(session.signed_in), signed_out=_utc(now),
-                                 forget_before=_utc(now - self.max))
+        signouts.record_sign_out(
+            store.engine, session.sid, signed_in=_utc(session.signed_in), signed_out=_utc(now),
+            forget_before=_utc(now - self.max - self.idle - SIGN_OUT_MARGIN_SECONDS))
 
     def signed_out(self, store, session: Session) -> bool:
         """Whether the session was signed out (by any process using `store`)."""

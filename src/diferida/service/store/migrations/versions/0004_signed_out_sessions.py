@@ -3,9 +3,9 @@
 * `signed_out_sessions`: the SHA-256 of the random id of each workbench
   session signed out, with its sign-in and sign-out times. Every process of
   the service reads it, so a copy of a signed-out cookie is refused by every
-  worker and after a restart. A row is deleted once the session's absolute
-  lifetime has passed (the cookie is refused by its signed sign-in time
-  from then on).
+  worker and after a restart. A row is deleted once the session's cookie
+  is refused by the times it carries, signed (its absolute lifetime, its
+  idle time and an hour after the sign-in).
 
 The table holds no record: it is neither hash-chained nor append-only (rows
 are pruned), and no existing row or trigger changes. `audit verify` reports
@@ -42,7 +42,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    """Back to 0003: the sessions signed out are forgotten (each process then
-    remembers only its own sign-outs, as 0003's service did)."""
+    """Back to 0003: the sessions signed out are forgotten (the release
+    before this one remembers sign-outs in each process only)."""
     op.drop_index(op.f("ix_signed_out_sessions_signed_in_at"), "signed_out_sessions")
     op.drop_table("signed_out_sessions")
