@@ -275,6 +275,12 @@ TAMPERING = {
     "a draft shown as approved": (
         [("UPDATE case_states SET state = 'approved' WHERE participant_id = 'P-2'", {})],
         r"case_states case 2: says 'approved', its workflow events say 'draft'"),
+    # the owner makes a supervisor's own case look like an analyst's (four-eyes)
+    "who prepared a case rewritten": (
+        [("UPDATE case_states SET prepared_by = 2, changed_by = 2 "
+          "WHERE participant_id = 'P-2'", {})],
+        r"case_states case 2: says prepared_by = user 2, its versions and workflow events "
+        r"say user 1"),
 }
 
 
