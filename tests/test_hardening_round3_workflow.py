@@ -377,6 +377,18 @@ def test_a_letter_changed_after_issue_is_never_served(api):
     assert not store.verify().intact
 
 
+def _eight_actions(s: Store, o: Office, d: wf.CaseView) -> list:
+    app = {**APPLICATION, "participant_id": d.participant_id, "group": "general"}
+    return [lambda: wf.submit(s, o.ana, d.case_id),
+            lambda: wf.submit(s, o.beto, d.case_id),
+            lambda: wf.correct(s, o.ana, d.case_id, app, reason="a", lang="es", as_of=AS_OF),
+            lambda: wf.correct(s, o.beto, d.case_id, app, reason="b", lang="es", as_of=AS_OF),
+            lambda: wf.return_case(s, o.pedro, d.case_id, reason="c"),
+            lambda: wf.return_case(s, o.sofia, d.case_id, reason="d"),
+            lambda: wf.approve(s, o.sofia, d.case_id),
+            lambda: wf.approve(s, o.pedro, d.case_id)]
+
+
 def test_many_threads_acting_on_one_case_leave_one_history(office):
     """Eight users act on one draft at the same moment, again and again:
     each version is submitted at most once, approved or returned at most
@@ -386,16 +398,7 @@ def test_many_threads_acting_on_one_case_leave_one_history(office):
     s, o = office.store, office
     for _ in range(4):
         d = o.draft(o.ana)
-        app = {**APPLICATION, "participant_id": d.participant_id, "group": "general"}
-        _race(lambda: wf.submit(s, o.ana, d.case_id),
-              lambda: wf.submit(s, o.beto, d.case_id),
-              lambda: wf.correct(s, o.ana, d.case_id, app, reason="a", lang="es", as_of=AS_OF),
-              lambda: wf.correct(s, o.beto, d.case_id, app, reason="b", lang="es",
-                                 as_of=AS_OF),
-              lambda: wf.return_case(s, o.pedro, d.case_id, reason="c"),
-              lambda: wf.return_case(s, o.sofia, d.case_id, reason="d"),
-              lambda: wf.approve(s, o.sofia, d.case_id),
-              lambda: wf.approve(s, o.pedro, d.case_id))
+        _race(*_eight_actions(s, o, d))
         with s.reading() as session:
             events = session.execute(select(WorkflowEvent.case_id, WorkflowEvent.action)
                                      .where(WorkflowEvent.number == d.number)
@@ -403,7 +406,7 @@ def test_many_threads_acting_on_one_case_leave_one_history(office):
         by_version: dict[int, list[str]] = {}
         for cid, action in events:
             by_version.setdefault(cid, []).append(action)
-        for cid, actions in by_version.items():
+        for actions in by_version.values():
             assert actions.count("submitted") <= 1, actions
             assert actions.count("approved") + actions.count("returned") <= 1, actions
             for verdict in ("approved", "returned"):
