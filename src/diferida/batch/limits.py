@@ -27,9 +27,13 @@ import numpy as np
 
 from .errors import FileProblem
 
-__all__ = ["Limits", "XlsxShape", "check_xlsx"]
+__all__ = ["TOO_LARGE", "Limits", "XlsxShape", "check_xlsx"]
 
 EXCEL_COLUMNS = 16_384  # columns of an Excel sheet (XFD)
+# the codes of the FileProblems that refuse a file for the size of what it
+# holds (any other: the file cannot be used as it is); the service answers 413
+TOO_LARGE = frozenset({"too_many_rows", "too_many_columns", "too_many_cells", "too_much_text",
+                       "too_unzipped"})
 
 
 @dataclass(frozen=True)

@@ -167,18 +167,11 @@ async def post_batch(
 
 
 BATCH_RETRY_AFTER = 5  # seconds
-# refusals for the size of what a file holds (the rest: the file cannot be used)
-TOO_LARGE = frozenset({"too_many_rows", "too_many_columns", "too_many_cells", "too_much_text",
-                       "too_unzipped"})
 
 
 def _batch_limits(settings):
-    from ..batch.limits import Limits
-
-    return Limits(rows=settings.batch_max_rows, cells=settings.batch_max_cells,
-                  text_bytes=settings.batch_max_text_bytes,
-                  # the XML of an .xlsx: its text and at most ~100 bytes of markup per cell
-                  unzipped_bytes=settings.batch_max_text_bytes + 100 * settings.batch_max_cells)
+    # the bounds of one upload, shared with the workbench's import (settings.upload_limits)
+    return settings.file_limits()
 
 
 def _evaluate_file(data: bytes, filename: str, separator: str | None, as_of: date | None,
@@ -186,6 +179,7 @@ def _evaluate_file(data: bytes, filename: str, separator: str | None, as_of: dat
     import polars as pl
 
     from ..batch.io import FileProblem, load_table, row_numbers
+    from ..batch.limits import TOO_LARGE
     from ..core import evaluate_frame
 
     try:

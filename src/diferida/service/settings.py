@@ -29,6 +29,18 @@ def default_database_url() -> str:
     return f"sqlite:///{DEFAULT_SQLITE_PATH.as_posix()}"
 
 
+def upload_limits(rows: int = DEFAULT_BATCH_MAX_ROWS, cells: int = DEFAULT_BATCH_MAX_CELLS,
+                  text_bytes: int = DEFAULT_BATCH_MAX_TEXT_BYTES):
+    """What one uploaded file may hold once read (`batch.limits.Limits`), for
+    POST /api/v1/batches and the workbench's import alike: data rows, cells
+    and bytes of text, and for an .xlsx the XML inside its zip: its text and
+    at most ~100 bytes of markup per cell."""
+    from ..batch.limits import Limits
+
+    return Limits(rows=rows, cells=cells, text_bytes=text_bytes,
+                  unzipped_bytes=text_bytes + 100 * cells)
+
+
 def _int_env(name: str, default: int) -> int:
     raw = os.environ.get(name)
     if raw is None or raw == "":
@@ -126,6 +138,11 @@ class Settings:
         self.public_limit = parse_limit("DIFERIDA_RATE_LIMIT_PUBLIC", self.rate_limit_public)
         self.auth_failure_limit = parse_limit("DIFERIDA_RATE_LIMIT_AUTH_FAILURES",
                                               self.rate_limit_auth_failures)
+
+    def file_limits(self):
+        """The bounds of one uploaded file under these settings (`upload_limits`)."""
+        return upload_limits(self.batch_max_rows, self.batch_max_cells,
+                             self.batch_max_text_bytes)
 
     @classmethod
     def from_env(cls) -> Settings:
