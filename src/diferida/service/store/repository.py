@@ -11,7 +11,7 @@ import random
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, TypeVar
@@ -122,6 +122,19 @@ class Application:
     address: str | None = None
     application_date: date | None = None
     note: str | None = None
+
+
+@dataclass(frozen=True)
+class NewDraft:
+    """A first version to store with `Store.record_drafts`: the SPEC §1
+    inputs as received, the determination (`Determination.to_dict()`), the
+    date it speaks for and the application."""
+
+    participant_id: str
+    inputs: dict[str, Any]
+    result: dict[str, Any]
+    as_of: date
+    application: Application | None = None
 
 
 class WorkflowConflict(Exception):
@@ -379,6 +392,68 @@ class Store:
         with self._read() as session:
             return session.scalar(select(func.count()).select_from(Case)) or 0
 
+    def record_drafts(
+        self, drafts: Sequence[NewDraft], *, rules_version: str, rules_name: str,
+        rules_content: dict[str, Any], lang: str, author: User,
+        event: Callable[[list[Case]], NewEvent],
+    ) -> tuple[list[Case], dict[str, int]]:
+        """Store many first versions (drafts) in one transaction: for each,
+        the case, its application, its `created` workflow event and where the
+        case stands, chained exactly as `record_case` chains one; and ONE
+        audit event for them all, `event(cases)`. A participant that already
+        has a case is left out (checked under the lock of the cases chain, so
+        a case recorded meanwhile counts). Returns the cases stored, in the
+        order given, and {participant id: id of its current version} for
+        those left out. The participant ids must differ from one another."""
+        ids = [d.participant_id for d in drafts]
+        if len(set(ids)) != len(ids):
+            raise ValueError("record_drafts: a participant id is given twice")
+        texts = [(canonical_json(d.inputs), canonical_json(d.result)) for d in drafts]
+        content_text = canonical_json(rules_content)
+
+        def work(session: Session) -> tuple[list[Case], dict[str, int]]:
+            # the order of record_case: cases head, then applications, workflow
+            # events, and the audit head last (held the shortest)
+            head = _lock_head(session, "cases")
+            existing: dict[str, int] = {}
+            for start in range(0, len(ids), 500):
+                part = ids[start:start + 500]
+                existing.update(session.execute(
+                    select(Case.participant_id, func.max(Case.id))
+                    .where(Case.participant_id.in_(part)).group_by(Case.participant_id)).all())
+            fresh = [(d, t) for d, t in zip(drafts, texts, strict=True)
+                     if d.participant_id not in existing]
+            if not fresh:
+                return [], existing
+            stored = session.get(RulesVersion, rules_version)
+            if stored is None:
+                stored = RulesVersion(version=rules_version, name=rules_name,
+                                      content=content_text, created_at=now())
+                session.add(stored)
+                session.flush()
+            rules_sha = content_sha256(stored.content)
+            heads = {c: _lock_head(session, c) for c in ("case_applications", "workflow_events")}
+            cases = []
+            with session.no_autoflush:
+                for d, (inputs_text, result_text) in fresh:
+                    case = Case(participant_id=d.participant_id, version=1, supersedes=None,
+                                inputs=inputs_text, result=result_text,
+                                rules_version=rules_version, as_of=d.as_of, lang=lang,
+                                status=str(d.result.get("status")), author_id=author.id,
+                                note=None, created_at=now())
+                    head = _append(session, case, head, rules_sha)
+                    _version_created(session, case, author, d.application, None, heads)
+                    cases.append(case)
+            _move_head(session, head)
+            for h in heads.values():
+                _move_head(session, h)
+            _move_head(session, _append(session, event(cases).row(cases[-1].created_at),
+                                        _lock_head(session, "audit_events")))
+            session.flush()
+            return cases, existing
+
+        return self._retrying(work)
+
     # -- the workbench ---------------------------------------------------------
 
     def reading(self) -> Session:
@@ -535,21 +610,33 @@ def _number(session: Session, case: Case) -> int:
 
 
 def _version_created(session: Session, case: Case, author: User,
-                     application: Application | None, reason: str | None) -> None:
+                     application: Application | None, reason: str | None,
+                     heads: dict[str, _Head] | None = None) -> None:
     """A new version's application, its workflow event and where the case
-    stands (draft), in the transaction that stores the version."""
+    stands (draft), in the transaction that stores the version. `heads`:
+    the heads of case_applications and workflow_events, locked by a caller
+    storing many new cases in one transaction (`record_drafts`), which
+    moves them once at the end; here they are advanced."""
+
+    def chained(chain: str, row: Any) -> None:
+        if heads is None:
+            _move_head(session, _append(session, row, _lock_head(session, chain)))
+        else:
+            heads[chain] = _append(session, row, heads[chain])
+
     number = _number(session, case)
     if application is not None:
-        _move_head(session, _append(session, CaseApplication(
+        chained("case_applications", CaseApplication(
             case_id=case.id, name=application.name, address=application.address,
             application_date=application.application_date, note=application.note,
-            created_at=case.created_at), _lock_head(session, "case_applications")))
-    _move_head(session, _append(session, WorkflowEvent(
+            created_at=case.created_at))
+    chained("workflow_events", WorkflowEvent(
         at=case.created_at, number=number, case_id=case.id, version=case.version,
         action="created" if case.supersedes is None else "corrected", user_id=author.id,
         user_name=author.name, role=author.role, reason=reason, corrects=case.supersedes,
-        letter_sha256=None), _lock_head(session, "workflow_events")))
-    state = session.get(CaseState, number)
+        letter_sha256=None))
+    # a first version's number is its own new id: no state row can exist yet
+    state = None if heads is not None and case.version == 1 else session.get(CaseState, number)
     if state is None:
         session.add(CaseState(number=number, participant_id=case.participant_id,
                               case_id=case.id, version=case.version, state="draft",
