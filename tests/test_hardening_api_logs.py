@@ -315,6 +315,8 @@ def test_marker_values_through_the_workbench_never_reach_the_server_output(tmp_p
                 assert r.status_code < 500
                 r = c.post("/analista/buscar", data={"participante": PID, "csrf_token": token})
                 assert r.status_code == 200
+                r = c.post("/analista/buscar", data={"participante": NAME, "csrf_token": token})
+                assert r.status_code == 200
                 r = c.post("/analista/auditoria", data={"quien": NAME, "caso": PID,
                                                         "desde": BIRTH, "csrf_token": token})
                 assert r.status_code < 500
@@ -328,3 +330,19 @@ def test_marker_values_through_the_workbench_never_reach_the_server_output(tmp_p
     assert hits == [], hits
     assert not re.search(r'"(GET|POST) [^" ]*\?', text)
     assert sent > 40
+    # nor in any column of the audit trail: what was typed into a search or a
+    # filter is recorded as its kind; the case's participant id is there by
+    # design (who read which case), nothing else that was typed
+    from sqlalchemy import select
+
+    from diferida.service.store.models import AuditEvent
+
+    store = Store(url)
+    try:
+        with store.engine.connect() as conn:
+            rows = conn.execute(select(AuditEvent.__table__)).all()
+    finally:
+        store.dispose()
+    typed = [m for m in secrets_ if m != PID]
+    assert [r for r in rows if any(m in str(v) for v in r for m in typed)] == []
+    assert len(rows) > 40

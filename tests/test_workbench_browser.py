@@ -259,6 +259,10 @@ def test_the_life_of_a_case_with_two_supervisors_and_an_auditor(browser, wb_url,
         # --- the auditor sees every event, and the chains verified ----------------------
         aud = walk.user("aud")
         aud.click("a[href^='/analista/auditoria']")
+        # verified when asked, not on arrival: the last verification recorded, or none yet
+        aud.wait_for_selector("#verify-none, #verify-last")
+        assert aud.locator("#verify-result").count() == 0
+        aud.click("#verify-now")
         aud.wait_for_selector("#verify-result")
         assert aud.get_attribute("#verify-result", "data-intact") == "yes"
         walk.axe(aud, "audit")

@@ -201,7 +201,9 @@ def test_the_auditor_filters_the_trail_and_sees_the_chains_verified(site):
     sol.post(f"/analista/casos/{case_id}/aprobar", data={"csrf_token": t_sol})  # refused
     aud, t_aud = _client(app, "aud")
     page = aud.get("/analista/auditoria").text
-    assert 'data-intact="yes"' in page
+    assert 'id="verify-none"' in page  # the chains are verified when asked, not on arrival
+    verified = aud.post("/analista/auditoria", data={"csrf_token": t_aud, "verificar": "1"})
+    assert 'data-intact="yes"' in verified.text
     for kind in ("cases", "events", "summary"):
         assert f"/analista/auditoria/exportar/{kind}.csv" in page
     r = aud.post("/analista/auditoria", data={"csrf_token": t_aud, "caso": str(case_id),

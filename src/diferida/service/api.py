@@ -440,7 +440,8 @@ async def list_cases(
     out = await run_in_threadpool(_cases_json, store, cases)
     await run_in_threadpool(store.audit, NewEvent(
         "case.list", request.method, request.url.path, 200, user=user,
-        participant_id=participant_id,
+        # a participant's id once it is a case's; what was typed, never
+        participant_id=participant_id if cases else None,
         detail=f"{len(cases)} cases: " + ",".join(str(c.id) for c in cases[:200])))
     return _json({"participant_id": participant_id, "cases": out})
 
@@ -507,10 +508,14 @@ async def audit_trail(
     q = AuditQuery(case_id=case_id, user=user_name, action=action,
                    participant_id=participant_id, since=since, until=until,
                    limit=limit, offset=offset)
-    # the reading is recorded before it happens, so it appears in its own answer
+    # the reading is recorded before it happens, so it appears in its own answer;
+    # with the kinds of filters used, never their values (names are typed there)
+    used = [name for name, value in (("case_id", case_id), ("user", user_name),
+                                     ("action", action), ("participant_id", participant_id),
+                                     ("since", since), ("until", until)) if value is not None]
     await run_in_threadpool(store.audit, NewEvent(
         "audit.read", request.method, request.url.path, 200, user=user,
-        detail=str(request.url.query)[:500] or None))
+        detail="filters: " + (", ".join(used) if used else "none")))
     events = await run_in_threadpool(store.audit_events, q)
     return _json({"events": [{
         "id": e.id, "at": e.at.isoformat(), "user": e.user_name, "role": e.role,

@@ -39,8 +39,13 @@ def _lang(request: Request) -> str:
 
 
 def audit_path(request: Request) -> str:
-    """The request's path as the audit trail can store it (no database keeps a NUL)."""
-    return request.url.path.replace("\x00", "%00")
+    """The request's path as the audit trail keeps it: as the access log
+    shows it (`logs.shown_path`: the path when its ids are numbers, else its
+    route's template — a name typed into an address is not kept), and never
+    a NUL, which no database keeps."""
+    from .logs import shown_path
+
+    return shown_path(request.url.path).replace("\x00", "%00")
 
 
 async def audit_anonymous(request: Request, event: NewEvent) -> None:

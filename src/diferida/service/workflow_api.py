@@ -36,6 +36,9 @@ REFUSALS = {
                                           "or has been superseded."},
     422: {"model": Errors, "description": "Bad input: every bad field named."},
 }
+# an import: a file larger, or holding more, than an upload may
+TOO_LARGE = {413: {"model": Errors, "description": "File too large, or holding more rows, "
+                                                   "cells or text than the server's limits."}}
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 PDF = {200: {"content": {"application/pdf": {}}, "description": "The letter (PDF)."}}
 
@@ -116,7 +119,8 @@ async def open_draft(request: Request, user: Anyone) -> JSONResponse:
     return _json(v.to_dict(), 201, {"Location": f"/api/v1/workbench/cases/{v.case_id}"})
 
 
-@router.post("/imports", response_model=workflow.ImportResult, responses=REFUSALS)
+@router.post("/imports", response_model=workflow.ImportResult,
+             responses={**REFUSALS, **TOO_LARGE})
 async def import_applications(
     request: Request, user: Anyone,
     file: Annotated[UploadFile | None, File(description="CSV or .xlsx of applications: the "
@@ -124,18 +128,22 @@ async def import_applications(
                                                          "application_date, note.")] = None,
 ) -> JSONResponse:
     """Drafts from a file of applications (analyst, supervisor); every
-    rejected row named with its row number, field and reason."""
+    rejected row named with its row number, field and reason. The file is
+    bounded as an upload to /api/v1/batches is (bytes, rows, cells, text
+    once read, an .xlsx's declared area): over a limit, 413 naming it."""
     lang = _lang(request)
     if file is None:
         raise APIError(422, [problem("file", "file_missing", messages.text(lang,
                                                                            "file_missing"))])
-    limit = request.app.state.settings.max_upload_bytes
+    settings = request.app.state.settings
+    limit = settings.max_upload_bytes
     data = await file.read(limit + 1)
     if len(data) > limit:
         raise APIError(413, [problem("file", "payload_too_large", messages.text(
             lang, "payload_too_large", limit=limit), limit=limit)])
     result = await _call(request, workflow.import_applications, user, data,
-                         file.filename or "upload.csv", lang=lang)
+                         file.filename or "upload.csv", lang=lang,
+                         limits=settings.file_limits())
     return _json(result.to_dict())
 
 

@@ -478,19 +478,27 @@ async def import_page(request: Request) -> Response:
         return ctx
     w = view.words(ctx.lang)["import"]
     upload = items.get("archivo")
-    result, error = None, None
+    result, error, status = None, None, 200
+    settings = request.app.state.settings
+    limit = settings.max_upload_bytes
     if not isinstance(upload, UploadFile) or not upload.filename:
-        error = w["no_file"]
+        error, status = w["no_file"], 422
+    elif len(data := await upload.read(limit + 1)) > limit:
+        # bounded as an upload to /api/v1/batches is (its bytes, then what it holds)
+        error, status = w["too_large"].format(limit=f"{limit:,}"), 413
     else:
-        data = await upload.read()
         try:
-            result = await run_in_threadpool(workflow.import_applications, ctx.store, ctx.user,
-                                             data, upload.filename, lang=ctx.lang)
+            result = await run_in_threadpool(functools.partial(
+                workflow.import_applications, ctx.store, ctx.user, data, upload.filename,
+                lang=ctx.lang, limits=settings.file_limits()))
         except workflow.Refused as exc:
-            if exc.code != "invalid":
+            if exc.code not in ("invalid", "too_large"):
                 return _refused(ctx, exc)
             error = "; ".join(str(p.get("message", "")) for p in exc.problems) or exc.code
-    return _render(request, "wb_application.html", ctx.lang, 422 if error else 200, ctx=ctx,
+            if exc.code == "too_large":  # what to do, then which limit
+                error = f"{_refused_text(exc, ctx.lang)} {error}"
+            status = exc.status
+    return _render(request, "wb_application.html", ctx.lang, status, ctx=ctx,
                    app=Application(values={}, errors={}), case=None, answer=None,
                    answer_sections=None, fields=view, import_result=result, import_error=error)
 
