@@ -679,7 +679,21 @@ async def letter_pdf(request: Request, case_id: str) -> Response:
 
 # --- the auditor's view --------------------------------------------------------------
 
-def _day(text: str, lang: str) -> date | None | str:
+# the form's filters and the workflow's names for them
+AUDIT_FILTERS = {"quien": "who", "accion": "action", "caso": "case_id", "desde": "since",
+                 "hasta": "until"}
+# the days a date filter may name: whole days of the years the workflow takes
+FIRST_DAY = date(workflow.AUDIT_YEARS[0], 1, 1)
+LAST_DAY = date(workflow.AUDIT_YEARS[1] - 1, 12, 31)
+
+
+def _filter_message(lang: str, key: str, code: str, **values: Any) -> str:
+    """A refused filter in words, naming it as the form does."""
+    a = view.words(lang)["audit"]
+    return a[code].format(label=a[f"name_{key}"], **values)
+
+
+def _day(key: str, text: str, lang: str) -> date | None | str:
     """A typed day: the date, None for nothing typed, or the message."""
     text = text.strip()
     if not text:
@@ -691,13 +705,30 @@ def _day(text: str, lang: str) -> date | None | str:
     both = lenient.date_choices(text, m)
     if both:  # day and month could be swapped: asked back, never guessed
         return m["date_ask"].format(value=text, first=both[0][1], second=both[1][1])
-    return date.fromisoformat(iso)
+    day = date.fromisoformat(iso)
+    if not FIRST_DAY <= day <= LAST_DAY:  # "hasta 31/12/9999" has no next day to stop at
+        return _filter_message(lang, key, "filter_range", first=FIRST_DAY.year,
+                               last=LAST_DAY.year)
+    return day
+
+
+def _case_filter(text: str, lang: str) -> int | None | str:
+    """A typed case number: the number, None for nothing typed, or the message."""
+    text = text.strip()
+    if not text:
+        return None
+    number = _case_id(text)
+    if number is None:
+        return _filter_message(lang, "caso", "filter_case", max=workflow.MAX_DB_ID)
+    return number
 
 
 @router.api_route(f"{BASE}/auditoria", methods=["GET", "POST"], response_class=HTMLResponse)
 async def audit_page(request: Request) -> Response:
-    """GET: the newest events; POST: the filters typed (posted, so that what
-    was typed is never in an address), and their pages."""
+    """GET: the newest events and the last verification recorded; POST: the
+    filters typed (posted, so that what was typed is never in an address)
+    and their pages, or "verify now" (`verificar`). The chains are read
+    again only when asked: with many cases that takes seconds."""
     if request.method == "POST":
         ctx, items = await _posted(request)
         q: Mapping[str, Any] = _texts(items)
@@ -711,41 +742,67 @@ async def audit_page(request: Request) -> Response:
             await run_in_threadpool(workflow.audit_view, ctx.store, ctx.user)
         except workflow.Refused as exc:
             return _refused(ctx, exc)
-    filters = {k: (q.get(k) or "")[:100] for k in ("quien", "accion", "caso", "desde", "hasta")}
+    lang = ctx.lang
+    just = None
+    if request.method == "POST" and q.get("verificar"):
+        try:
+            just = await run_in_threadpool(workflow.verify_now, ctx.store, ctx.user)
+        except workflow.Refused as exc:
+            return _refused(ctx, exc)
+        q = {}  # the form of the filters is shown empty, with the newest events
+    filters = {k: q.get(k) or "" for k in AUDIT_FILTERS}
     errors: dict[str, str] = {}
-    since = _day(filters["desde"], ctx.lang)
-    until = _day(filters["hasta"], ctx.lang)
-    for key, value in (("desde", since), ("hasta", until)):
+    since = _day("desde", filters["desde"], lang)
+    until = _day("hasta", filters["hasta"], lang)
+    case_number = _case_filter(filters["caso"], lang)
+    for key, value in (("desde", since), ("hasta", until), ("caso", case_number)):
         if isinstance(value, str):
             errors[key] = value
-    case_number = None
-    if filters["caso"].strip():
-        case_number = _case_id(filters["caso"].strip())
-        if case_number is None:
-            errors["caso"] = view.words(ctx.lang)["queue"]["bad_case_number"]
-    entries, report = None, None
-    if not errors:
+    who = filters["quien"].strip() or None
+    action = filters["accion"].strip() or None
+    entries = None
+    if errors:
+        # the texts too, so that every filter to correct is said at once
+        for p in workflow.audit_filter_problems(lang, who=who, action=action):
+            errors.setdefault(_form_key(p["field"]), _problem_words(lang, p))
+    else:
         start = (datetime.combine(since, time(), tzinfo=view.AST).astimezone(UTC)
                  if isinstance(since, date) else None)
         end = (datetime.combine(until + timedelta(days=1), time(), tzinfo=view.AST)
                .astimezone(UTC) if isinstance(until, date) else None)
         try:
-            entries = await run_in_threadpool(
-                workflow.audit_view, ctx.store, ctx.user, who=filters["quien"].strip() or None,
-                action=filters["accion"].strip() or None, case_id=case_number, since=start,
-                until=end, page=_page_number(q.get("pagina")))
+            entries = await run_in_threadpool(functools.partial(
+                workflow.audit_view, ctx.store, ctx.user, who=who, action=action,
+                case_id=case_number, since=start, until=end,
+                page=_page_number(q.get("pagina")), lang=lang))
         except workflow.Refused as exc:
-            return _refused(ctx, exc)
-    if request.method == "GET":
-        # the whole chains are read again: on arriving at the page, not for
-        # each filter or page of the trail
-        try:
-            intact, lines = await run_in_threadpool(workflow.verify_view, ctx.store, ctx.user)
-            report = {"intact": intact, "lines": lines}
-        except workflow.Refused as exc:
-            return _refused(ctx, exc)
-    return _render(request, "wb_audit.html", ctx.lang, 422 if errors else 200, ctx=ctx,
-                   filters=filters, errors=errors, entries=entries, report=report)
+            if exc.code != "invalid":
+                return _refused(ctx, exc)
+            for p in exc.problems:
+                errors.setdefault(_form_key(p["field"]), _problem_words(lang, p))
+    try:
+        last = just or await run_in_threadpool(workflow.last_verification, ctx.store, ctx.user)
+    except workflow.Refused as exc:
+        return _refused(ctx, exc)
+    return _render(request, "wb_audit.html", lang, 422 if errors else 200, ctx=ctx,
+                   filters={k: v[:MAX_FIELD_CHARS] for k, v in filters.items()},
+                   errors=errors, entries=entries, last=last, just=just)
+
+
+def _form_key(name: Any) -> str:
+    found = [k for k, v in AUDIT_FILTERS.items() if v == name]
+    return found[0] if found else "quien"
+
+
+def _problem_words(lang: str, p: Mapping[str, Any]) -> str:
+    """A problem of the workflow's audit_filter_problems, in the page's words."""
+    values = {k: p[k] for k in ("limit", "max") if k in p}
+    if p.get("code") == "filter_range":  # said as the page's days
+        values.update(first=FIRST_DAY.year, last=LAST_DAY.year)
+    try:
+        return _filter_message(lang, _form_key(p.get("field")), str(p.get("code")), **values)
+    except KeyError:  # a problem the page has no words of its own for
+        return str(p.get("message", ""))
 
 
 @router.get(BASE + "/auditoria/exportar/{name}")
