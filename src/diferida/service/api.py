@@ -363,8 +363,10 @@ async def get_case(request: Request, case_id: CaseId,
     return _json(out)
 
 
-@router.get("/api/v1/cases/{case_id}/print", tags=["cases"], response_class=HTMLResponse,
+@router.get("/api/v1/cases/{case_id}/print", tags=["cases"], response_class=Response,
             responses={**ERRORS_AUTH, 404: {"model": Errors}, 422: {"model": Errors},
+                       409: {"model": Errors, "description": "The issued letter's stored "
+                             "bytes fail their check (SHA-256): it is not served."},
                        200: {"content": {"text/html": {}, "application/pdf": {}},
                              "description": "The determination letter of that case version: "
                                             "for an approved version the letter issued (PDF), "
@@ -388,7 +390,10 @@ async def print_case(
 
     store: Store = store_of(request)
     case = await _load_case(request, store, user, case_id, "case.print")
-    pdf = await run_in_threadpool(workflow.stored_letter, store, case.id)
+    try:
+        pdf = await run_in_threadpool(workflow.stored_letter, store, case.id, user)
+    except workflow.Refused as exc:  # the stored bytes fail their chained SHA-256
+        raise APIError(exc.status, exc.to_problems(_lang(request))) from None
     if pdf is not None:
         await run_in_threadpool(store.audit, NewEvent(
             "case.print", request.method, request.url.path, 200, user=user, case_id=case.id,

@@ -80,6 +80,7 @@ from .store import (
     Store,
     User,
     WorkflowConflict,
+    barred_from_approving,
 )
 from .store import WorkflowEvent as WorkflowRow
 
@@ -160,7 +161,8 @@ class Refused(Exception):
     """An action refused. `code`: not_allowed (403: the role may not),
     own_case (403: maker-checker), wrong_state (409), stale (409: not the
     current version), exists / submitted (409: the participant has a case /
-    the case is with the supervisor), not_found (404), invalid (422:
+    the case is with the supervisor), letter_check (409: the issued letter's
+    stored bytes do not match the SHA-256 in its chained event), not_found (404), invalid (422:
     `problems` names every bad field, same shape and messages as the API's),
     too_large (413: a file holding more than an upload may; `problems` names
     the limit).
@@ -170,7 +172,7 @@ class Refused(Exception):
 
     STATUS = {"not_allowed": 403, "own_case": 403, "wrong_state": 409, "stale": 409,
               "exists": 409, "submitted": 409, "not_found": 404, "invalid": 422,
-              "too_large": 413}
+              "letter_check": 409, "too_large": 413}
 
     def __init__(self, code: str, *, problems: Sequence[Mapping[str, Any]] = (),
                  **values: Any):
@@ -1031,8 +1033,16 @@ def submit(store: Store, user: User, case_id: int) -> CaseView:
     return view(store, user, case_id, _audit_read=False)
 
 
-def _own(user: User, st: CaseState) -> bool:
-    return user.id in (st.prepared_by, st.changed_by, st.submitted_by)
+def _own(user: User, st: CaseState, session=None, case: Case | None = None) -> bool:
+    """Maker-checker: `user` prepared, changed or submitted the case. With
+    the version (`case`) and a session, the rule is read from the chained
+    rows too (`barred_from_approving`: the author of any version up to this
+    one, the submitter of this one), so a `case_states` row changed behind
+    the store's back grants nothing."""
+    if user.id in (st.prepared_by, st.changed_by, st.submitted_by):
+        return True
+    return session is not None and case is not None and \
+        user.id in barred_from_approving(session, case)
 
 
 def approve(store: Store, user: User, case_id: int, *, lang: str | None = None) -> CaseView:
@@ -1046,15 +1056,17 @@ def approve(store: Store, user: User, case_id: int, *, lang: str | None = None) 
         case = session.get(Case, case_id)
         st = None if case is None else session.scalar(
             select(CaseState).where(CaseState.participant_id == case.participant_id))
-    pre = _precheck(case, st, case_id, ("submitted",), "approve")
+        pre = _precheck(case, st, case_id, ("submitted",), "approve")
+        own = pre is None and _own(user, st, session, case)
     if pre is not None:
         raise _refuse(store, user, "approve", pre, case_id=case_id)
 
-    def check(state: CaseState) -> None:
-        if _own(user, state):
+    def check(session, locked: Case, state: CaseState) -> None:
+        # again inside the approving transaction, the case's row locked
+        if _own(user, state, session, locked):
             raise WorkflowConflict("own_case", case_id=case_id)
 
-    if _own(user, st):
+    if own:
         raise _refuse(store, user, "approve", Refused("own_case", case_id=case_id),
                       case_id=case_id)
     at = datetime.now(UTC)
@@ -1162,11 +1174,12 @@ def _build_views(session, user: User, cases: list[Case], st: CaseState | None,
             application_date=a.application_date if a else None, note=a.note if a else None,
             corrects=c.supersedes,
             corrects_version=versions.get(c.supersedes) if c.supersedes else None, **info)
-        out.append(_with_can(v, user, st))
+        out.append(_with_can(v, user, st, session, c))
     return out
 
 
-def _with_can(v: CaseView, user: User, st: CaseState | None) -> CaseView:
+def _with_can(v: CaseView, user: User, st: CaseState | None, session=None,
+              case: Case | None = None) -> CaseView:
     from dataclasses import replace
 
     can = set()
@@ -1177,7 +1190,7 @@ def _with_can(v: CaseView, user: User, st: CaseState | None) -> CaseView:
             can.add("submit")
         if user.role in APPROVERS and v.state == "submitted":
             can.add("return")
-            if not _own(user, st):
+            if not _own(user, st, session, case):
                 can.add("approve")
     return replace(v, can=frozenset(can))
 
@@ -1521,8 +1534,10 @@ def letter_html(store: Store, user: User, case_id: int, version: int | None = No
     _require(store, user, "read", READERS, case_id)
     target = _version_id(store, user, "letter", case_id, version)
     with store.reading() as session:
-        stored = session.get(Letter, target)
+        stored, pdf = _issued_letter(session, target)
         issued_lang = stored.lang if stored is not None else None
+    if stored is not None and pdf is None:  # the letter as issued is in doubt
+        raise _letter_refused(store, user, "letter", target)
     v = view(store, user, target, _audit_read=False)
     if issued_lang is not None:
         chosen = user_lang(issued_lang)
@@ -1551,8 +1566,9 @@ def letter(store: Store, user: User, case_id: int, version: int | None = None, *
     _require(store, user, "read", READERS, case_id)
     target = _version_id(store, user, "letter", case_id, version)
     with store.reading() as session:
-        stored = session.get(Letter, target)
-        pdf = bytes(stored.pdf) if stored is not None else None
+        stored, pdf = _issued_letter(session, target)
+    if stored is not None and pdf is None:
+        raise _letter_refused(store, user, "letter", target)
     if pdf is None:
         from ..letter import LetterError
 
@@ -1583,11 +1599,36 @@ def correction_reason(store: Store, case: Case, lang: str) -> str | None:
     return reason or case.note or _text(user_lang(lang), "no_reason_recorded")
 
 
-def stored_letter(store: Store, case_id: int) -> bytes | None:
-    """The PDF issued for an approved version, or None."""
+def _issued_letter(session, case_id: int) -> tuple[Letter | None, bytes | None]:
+    """The letter stored for version `case_id` and its bytes, but the bytes
+    only when their SHA-256 is the one its chained `letter_stored` event
+    recorded (and the letters row's own): (row, None) when they are not."""
+    stored = session.get(Letter, case_id)
+    if stored is None:
+        return None, None
+    pdf = bytes(stored.pdf) if stored.pdf is not None else b""
+    chained = session.scalars(select(WorkflowRow.letter_sha256).where(
+        WorkflowRow.case_id == case_id, WorkflowRow.action == "letter_stored")).all()
+    digest = hashlib.sha256(pdf).hexdigest()
+    ok = len(chained) == 1 and chained[0] == digest == stored.sha256
+    return stored, pdf if ok else None
+
+
+def _letter_refused(store: Store, user: User | None, action: str, case_id: int) -> Refused:
+    """A stored letter that fails its check: refused and recorded."""
+    return _refuse(store, user, action, Refused("letter_check", case_id=case_id),
+                   case_id=case_id)
+
+
+def stored_letter(store: Store, case_id: int, user: User | None = None) -> bytes | None:
+    """The PDF issued for an approved version, exactly as issued, or None
+    when none was issued. Refused (letter_check, recorded) when the stored
+    bytes no longer match the SHA-256 its chained event recorded."""
     with store.reading() as session:
-        stored = session.get(Letter, case_id)
-        return bytes(stored.pdf) if stored is not None else None
+        stored, pdf = _issued_letter(session, case_id)
+    if stored is not None and pdf is None:
+        raise _letter_refused(store, user, "letter", case_id)
+    return pdf
 
 
 # -- the auditor's view -------------------------------------------------------------

@@ -23,6 +23,7 @@ from .repository import (
     NewEvent,
     Store,
     WorkflowConflict,
+    barred_from_approving,
     hash_token,
     new_token,
 )
@@ -47,6 +48,7 @@ __all__ = [
     "RulesVersion",
     "Store",
     "User",
+    "barred_from_approving",
     "hash_token",
     "make_engine",
     "new_token",

@@ -291,7 +291,8 @@ class Store:
         returned (`CaseConflict` "submitted").
 
         With it, in the same transaction: the version's application (when
-        given), its workflow event (`created`, or `corrected` with `reason`
+        given; a correction given none keeps the one of the version it
+        corrects), its workflow event (`created`, or `corrected` with `reason`
         and the version it corrects) and where the case now stands (draft)."""
         inputs_text, result_text = canonical_json(inputs), canonical_json(result)
         content_text = canonical_json(rules_content)
@@ -302,6 +303,7 @@ class Store:
             latest = session.scalar(
                 select(Case).where(Case.participant_id == participant_id)
                 .order_by(Case.version.desc()).limit(1))
+            kept = application
             if supersedes is None:
                 if latest is not None:
                     raise CaseConflict(
@@ -324,12 +326,19 @@ class Store:
                         "stale_version",
                         f"case {supersedes} has already been superseded; the current version "
                         f"is case {latest.id} (version {latest.version})", latest.id)
-                state = session.get(CaseState, _number(session, latest))
+                # the case's state row, locked: a submit, return or approval of
+                # this case waits for this transaction, or this one for it
+                state = _lock_state(session, participant_id)
                 if state is not None and state.state == "submitted":
                     raise CaseConflict(
                         "submitted", f"case {latest.id} is submitted for approval; it can be "
                                      f"corrected once it is returned", latest.id)
                 version = latest.version + 1
+            if kept is None and supersedes is not None:
+                # a route that takes no application (the API's /cases) keeps
+                # the one of the version it corrects: the addressee, the
+                # application date and the note carry on, never dropped
+                kept = _application_of(session, supersedes)
             stored = session.get(RulesVersion, rules_version)
             if stored is None:
                 stored = RulesVersion(version=rules_version, name=rules_name,
@@ -343,7 +352,7 @@ class Store:
             _move_head(session, _append(session, case, head, content_sha256(stored.content)))
             session.flush()
             # the API's note is why a version was recorded
-            _version_created(session, case, author, application,
+            _version_created(session, case, author, kept,
                              reason if reason is not None else note)
             _move_head(session, _append(session, event(case).row(case.created_at),
                                         _lock_head(session, "audit_events")))
@@ -464,30 +473,33 @@ class Store:
     def transition(self, case_id: int, user: User, action: str, *,
                    from_states: tuple[str, ...], to_state: str, event: NewEvent,
                    reason: str | None = None,
-                   check: Callable[[CaseState], None] | None = None,
+                   check: Callable[[Session, Case, CaseState], None] | None = None,
                    letter: tuple[bytes, str] | None = None,
                    at: datetime | None = None) -> CaseState:
         """Move the current version `case_id` from one of `from_states` to
         `to_state`: its workflow event (and, with `letter` = (pdf, lang), the
         letter stored and a `letter_stored` event with its SHA-256), where
         the case stands, and the audit event `event`, in one transaction.
-        `check` sees the case's state and raises to refuse. Raises
+        `check` sees the transaction, the version and the case's state (its
+        row locked) and raises to refuse. Raises
         WorkflowConflict (not_found, stale, wrong_state)."""
 
         def work(session: Session) -> CaseState:
-            wf_head = _lock_head(session, "workflow_events")
             case = session.get(Case, case_id)
             if case is None:
                 raise WorkflowConflict("not_found", case_id=case_id)
-            st = session.scalar(select(CaseState)
-                                .where(CaseState.participant_id == case.participant_id))
+            # the case's state row first, locked until commit: one transition
+            # (or new version) of a case at a time, in the order
+            # cases head → case_states row → workflow_events head → audit head
+            st = _lock_state(session, case.participant_id)
+            wf_head = _lock_head(session, "workflow_events")
             if st is None or st.case_id != case_id:
                 raise WorkflowConflict("stale", case_id=case_id,
                                        current=st.case_id if st else None)
             if st.state not in from_states:
                 raise WorkflowConflict("wrong_state", case_id=case_id, state=st.state)
             if check is not None:
-                check(st)
+                check(session, case, st)
             when = at or now()
             wf_head = _append(session, WorkflowEvent(
                 at=when, number=st.number, case_id=case.id, version=case.version,
@@ -646,6 +658,37 @@ def _version_created(session: Session, case: Case, author: User,
         state.case_id, state.version, state.state = case.id, case.version, "draft"
         state.status, state.changed_by, state.submitted_by = case.status, author.id, None
         state.updated_at = case.created_at
+
+
+def _application_of(session: Session, case_id: int) -> Application | None:
+    """The application stored with version `case_id`, if any."""
+    row = session.scalar(select(CaseApplication).where(CaseApplication.case_id == case_id))
+    if row is None:
+        return None
+    return Application(name=row.name, address=row.address,
+                       application_date=row.application_date, note=row.note)
+
+
+def _lock_state(session: Session, participant_id: str) -> CaseState | None:
+    """The case's `case_states` row, locked until the transaction ends
+    (SELECT ... FOR UPDATE on PostgreSQL, read afresh even if this session
+    read it before; on SQLite the writer holds the database's write lock)."""
+    return session.scalar(select(CaseState).where(CaseState.participant_id == participant_id)
+                          .with_for_update().execution_options(populate_existing=True))
+
+
+def barred_from_approving(session: Session, case: Case) -> set[int]:
+    """The users who may not approve version `case`, read from the chained
+    rows, whatever `case_states` says (maker-checker): the author of every
+    version of the case up to this one (`cases.author_id`; a version's
+    author is taken to have entered every value it carries, since a
+    correction posts the whole application again) and whoever submitted
+    this version (its `submitted` workflow events)."""
+    authors = session.execute(select(Case.author_id).where(
+        Case.participant_id == case.participant_id, Case.version <= case.version)).scalars()
+    submitters = session.execute(select(WorkflowEvent.user_id).where(
+        WorkflowEvent.case_id == case.id, WorkflowEvent.action == "submitted")).scalars()
+    return {*authors, *submitters}
 
 
 @dataclass(frozen=True)
@@ -855,17 +898,33 @@ def _workflow_findings(conn) -> list[str]:
                        f"letter_stored event (changed after it was issued)")
     out += [f"letters case {cid}: its letter_stored event names a letter that is not stored"
             for cid in sorted(set(stored) - seen)]
+    # each version: its participant, number and author (the cases chain)
+    versions: dict[int, tuple[str, int, int]] = {
+        cid: (pid, version, author) for cid, pid, version, author in conn.execute(
+            select(Case.id, Case.participant_id, Case.version, Case.author_id))}
+    authors: dict[str, dict[int, int]] = {}
+    for pid, version, author in versions.values():
+        authors.setdefault(pid, {})[version] = author
     after: dict[int, str] = {}
-    for cid, action in conn.execute(select(WorkflowEvent.case_id, WorkflowEvent.action)
-                                    .order_by(WorkflowEvent.id)):
+    submitters: dict[int, int] = {}
+    for eid, cid, action, uid, name in conn.execute(
+            select(WorkflowEvent.id, WorkflowEvent.case_id, WorkflowEvent.action,
+                   WorkflowEvent.user_id, WorkflowEvent.user_name)
+            .order_by(WorkflowEvent.id)):
         if action in STATE_AFTER:
             after[cid] = STATE_AFTER[action]
+        if action == "submitted":
+            submitters[cid] = uid
+        elif action == "approved" and cid in versions:
+            out += _approval_finding(eid, cid, uid, name, versions[cid], authors,
+                                     submitters.get(cid))
     latest = dict(conn.execute(select(Case.participant_id, func.max(Case.version))
                                .group_by(Case.participant_id)).all())
     listed = set()
-    for number, pid, cid, version, state in conn.execute(
+    for number, pid, cid, version, state, prepared, changed, submitted in conn.execute(
             select(CaseState.number, CaseState.participant_id, CaseState.case_id,
-                   CaseState.version, CaseState.state)):
+                   CaseState.version, CaseState.state, CaseState.prepared_by,
+                   CaseState.changed_by, CaseState.submitted_by)):
         listed.add(pid)
         if latest.get(pid) != version:
             out.append(f"case_states case {number}: says version {version} is current, the "
@@ -873,10 +932,36 @@ def _workflow_findings(conn) -> list[str]:
         elif after.get(cid, "draft") != state:
             out.append(f"case_states case {number}: says {state!r}, its workflow events say "
                        f"{after.get(cid, 'draft')!r}")
+        else:
+            mine = authors.get(pid, {})
+            said = {"prepared_by": prepared, "changed_by": changed, "submitted_by": submitted}
+            truth = {"prepared_by": mine.get(1), "changed_by": mine.get(version),
+                     "submitted_by": submitters.get(cid)}
+            out += [f"case_states case {number}: says {key} = user {said[key]}, its versions "
+                    f"and workflow events say user {truth[key]}"
+                    for key in said if said[key] != truth[key]]
     missing = len(set(latest) - listed)
     if missing:
         out.append(f"case_states: {missing} cases are missing (they would be in no queue)")
     return out
+
+
+def _approval_finding(event_id: int, case_id: int, approver: int, name: str,
+                      version: tuple[str, int, int], authors: dict[str, dict[int, int]],
+                      submitter: int | None) -> list[str]:
+    """The maker-checker rule read from the chained rows alone (as
+    `barred_from_approving` applies it): an approval by the author of any
+    version up to the one approved, or by its submitter, is a finding."""
+    pid, number, _author = version
+    roles = [f"the author of version {v}" for v, a in sorted(authors.get(pid, {}).items())
+             if v <= number and a == approver]
+    if submitter == approver:
+        roles.append(f"the submitter of version {number}")
+    if not roles:
+        return []
+    return [f"workflow_events id {event_id}: version {number} (case row {case_id}) approved "
+            f"by user {approver} ({name!r}), who is {' and '.join(roles)} (four-eyes rule "
+            f"broken)"]
 
 
 def _transient(exc: OperationalError) -> bool:
