@@ -24,6 +24,8 @@ from diferida.service.settings import Settings
 from diferida.service.store import AuditQuery, CaseApplication, Store
 from diferida.service.testing import database_for_tests
 
+from .workbench_helpers import around_the_triggers
+
 AS_OF = date(2026, 11, 29)
 APPLICATION = {"participant_id": "H3-1", "birth_date": "1970-05-10", "entry_date": "1988-07-01",
                "separation_date": "2010-06-30", "creditable_service_years": "22",
@@ -333,18 +335,7 @@ def test_the_older_api_keeps_the_addressee_when_it_corrects_an_approved_version(
 def _forge_letter(store: Store) -> None:
     """The database owner drops the triggers, changes the stored PDF, and
     puts the triggers back."""
-    with store.engine.begin() as conn:
-        if conn.dialect.name == "postgresql":
-            conn.execute(text("SET LOCAL session_replication_role = replica"))
-            conn.execute(text("UPDATE letters SET pdf = :p"), {"p": b"%PDF-1.7 forged"})
-            return
-        saved = conn.execute(text("SELECT name, sql FROM sqlite_master "
-                                  "WHERE type = 'trigger'")).all()
-        for name, _ in saved:
-            conn.execute(text(f"DROP TRIGGER {name}"))
-        conn.execute(text("UPDATE letters SET pdf = :p"), {"p": b"%PDF-1.7 forged"})
-        for _, sql in saved:
-            conn.execute(text(sql))
+    around_the_triggers(store, [("UPDATE letters SET pdf = :p", {"p": b"%PDF-1.7 forged"})])
 
 
 def test_a_letter_changed_after_issue_is_never_served(api):

@@ -27,6 +27,8 @@ from diferida.service.store.migrate import head_revision, upgrade
 from diferida.service.store.repository import canonical_json
 from diferida.service.testing import database_for_tests
 
+from .workbench_helpers import around_the_triggers
+
 AS_OF = date(2026, 11, 29)
 PERSON = {"participant_id": "P-1", "birth_date": "1970-05-10", "entry_date": "1988-07-01",
           "separation_date": "2010-06-30", "creditable_service_years": "22",
@@ -230,25 +232,6 @@ def _issued(store: Store) -> tuple[int, int]:
     return a.case_id, b.case_id
 
 
-def _around_the_triggers(store: Store, statements: list[tuple[str, dict]]) -> None:
-    """Write as a superuser who goes around the triggers; they are in force
-    again afterwards, so only the chains can tell."""
-    with store.engine.begin() as conn:
-        if conn.dialect.name == "postgresql":
-            conn.execute(text("SET LOCAL session_replication_role = replica"))
-            for sql, params in statements:
-                conn.execute(text(sql), params)
-            return
-        saved = conn.execute(text("SELECT name, sql FROM sqlite_master "
-                                  "WHERE type = 'trigger'")).all()
-        for name, _ in saved:
-            conn.execute(text(f"DROP TRIGGER {name}"))
-        for sql, params in statements:
-            conn.execute(text(sql), params)
-        for _, sql in saved:
-            conn.execute(text(sql))
-
-
 def _verify_cli(store: Store) -> tuple[int, str]:
     r = CliRunner().invoke(main, ["audit", "verify", "--database-url", store.url],
                            catch_exceptions=False)
@@ -288,7 +271,7 @@ TAMPERING = {
 def test_audit_verify_finds_a_workflow_row_changed_behind_the_stores_back(store, name):
     _issued(store)
     statements, expected = TAMPERING[name]
-    _around_the_triggers(store, statements)
+    around_the_triggers(store, statements)
     report = store.verify()
     assert not report.intact
     code, output = _verify_cli(store)

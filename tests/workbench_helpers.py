@@ -1,10 +1,13 @@
 """Shared by the workbench's tests: the users (one of each role, a second
 analyst, one to disable), signing in through the page, the CSRF token of a
-page, and an application (SPEC §8 example 1 with a name and an address)."""
+page, an application (SPEC §8 example 1 with a name and an address), and
+a write around the store's triggers (the tamper tests)."""
 
 from __future__ import annotations
 
 import re
+
+from sqlalchemy import text
 
 PASSWORDS = {"ana": "ana-pass-1234", "ana2": "ana2-pass-1234", "sol": "sol-pass-1234",
              "sam": "sam-pass-1234", "aud": "aud-pass-1234", "gone": "gone-pass-1234"}
@@ -49,3 +52,22 @@ def sign_in(client, name: str, *, lang: str = "es", headers: dict | None = None)
                     headers=headers, follow_redirects=False)
     assert r.status_code == 303, (r.status_code, r.text[:500])
     return r
+
+
+def around_the_triggers(store, statements: list[tuple[str, dict]]) -> None:
+    """Write as the owner of the database, who goes around the triggers;
+    they are in force again afterwards, so only the chains can tell."""
+    with store.engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execute(text("SET LOCAL session_replication_role = replica"))
+            for sql, params in statements:
+                conn.execute(text(sql), params)
+            return
+        saved = conn.execute(text("SELECT name, sql FROM sqlite_master "
+                                  "WHERE type = 'trigger'")).all()
+        for name, _ in saved:
+            conn.execute(text(f"DROP TRIGGER {name}"))
+        for sql, params in statements:
+            conn.execute(text(sql), params)
+        for _, sql in saved:
+            conn.execute(text(sql))

@@ -339,12 +339,7 @@ class Store:
                 # the one of the version it corrects: the addressee, the
                 # application date and the note carry on, never dropped
                 kept = _application_of(session, supersedes)
-            stored = session.get(RulesVersion, rules_version)
-            if stored is None:
-                stored = RulesVersion(version=rules_version, name=rules_name,
-                                      content=content_text, created_at=now())
-                session.add(stored)
-                session.flush()
+            stored = _rules_row(session, rules_version, rules_name, content_text)
             case = Case(participant_id=participant_id, version=version, supersedes=supersedes,
                         inputs=inputs_text, result=result_text, rules_version=rules_version,
                         as_of=as_of, lang=lang, status=str(result.get("status")),
@@ -434,12 +429,7 @@ class Store:
                      if d.participant_id not in existing]
             if not fresh:
                 return [], existing
-            stored = session.get(RulesVersion, rules_version)
-            if stored is None:
-                stored = RulesVersion(version=rules_version, name=rules_name,
-                                      content=content_text, created_at=now())
-                session.add(stored)
-                session.flush()
+            stored = _rules_row(session, rules_version, rules_name, content_text)
             rules_sha = content_sha256(stored.content)
             heads = {c: _lock_head(session, c) for c in ("case_applications", "workflow_events")}
             cases = []
@@ -658,6 +648,16 @@ def _version_created(session: Session, case: Case, author: User,
         state.case_id, state.version, state.state = case.id, case.version, "draft"
         state.status, state.changed_by, state.submitted_by = case.status, author.id, None
         state.updated_at = case.created_at
+
+
+def _rules_row(session: Session, version: str, name: str, content: str) -> RulesVersion:
+    """The stored rules of `version`, stored now if they are new."""
+    stored = session.get(RulesVersion, version)
+    if stored is None:
+        stored = RulesVersion(version=version, name=name, content=content, created_at=now())
+        session.add(stored)
+        session.flush()
+    return stored
 
 
 def _application_of(session: Session, case_id: int) -> Application | None:
