@@ -33,7 +33,20 @@ AS_OF = date(2026, 11, 29)
 # expression in a worker took 0.5 s) would fail as "unreliable timings", not
 # for what it asserts. Speed is measured in bench/, never by a test.
 settings.register_profile("diferida", deadline=None)
-settings.load_profile("diferida")
+# `make test-full` (DIFERIDA_TEST_TIER=full): every property at ten times its
+# examples — the default of a test without its own (100) through the
+# profile, a test's own count through `examples(n)`
+TIER = os.environ.get("DIFERIDA_TEST_TIER", "").strip().lower() or "test"
+if TIER not in ("test", "full"):
+    raise ValueError(f"DIFERIDA_TEST_TIER must be 'full' or unset, got {TIER!r}")
+settings.register_profile("diferida-full", deadline=None, max_examples=1000)
+settings.load_profile("diferida-full" if TIER == "full" else "diferida")
+
+
+def examples(n: int) -> int:
+    """A property test's number of examples in this tier: `n` in `make test`
+    and `make check`, ten times `n` in `make test-full`."""
+    return n * 10 if TIER == "full" else n
 
 # passwords hashed at argon2-cffi's test cost (see diferida.service.workflow.
 # password_hasher); servers the tests start inherit it. A test of the default

@@ -23,6 +23,8 @@ from diferida.core import run, run_pair
 from diferida.rules import load_rules
 from tests.conftest import AS_OF
 
+from .conftest import examples
+
 REFORMS = {
     "age": '[route_overrides."19.2"]\nage = 67\n',
     "age-19_1": '[route_overrides."19.1(a)"]\nage = 60\n',
@@ -112,7 +114,7 @@ def test_each_kind_of_reform_column_wise_equals_member_by_member(members, tmp_pa
         assert why.locate(full_a, full_b, ra, rb)["_route"].null_count() == 0
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000),
        as_of=st.dates(min_value=date(2015, 1, 1), max_value=date(2045, 12, 31)),
        age=st.integers(55, 70), route=st.sampled_from(["19.1(a)", "19.1(b)", "19.2"]))

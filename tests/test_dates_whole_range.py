@@ -40,6 +40,8 @@ from diferida.projection import engine
 from diferida.rules import load_rules
 from diferida.validation import MAX_DATE, MAX_YEAR, MIN_YEAR, validate
 
+from .conftest import examples
+
 FIRST = date(MIN_YEAR, 1, 1)
 EPOCH = date(1970, 1, 1).toordinal()
 UNITS = 10_000  # service is counted in 1/10,000 years
@@ -125,7 +127,7 @@ def reference_reaching_age(birth: date, age: int) -> date:
     return birth.replace(year=year)
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(st.lists(st.tuples(st.one_of(DATES, BIRTHS_29_FEB), st.integers(0, 150)),
                 min_size=1, max_size=40))
 @example([(date(1796, 2, 29), 4), (date(9796, 2, 29), 4), (date(9796, 2, 29), 203)])
@@ -171,7 +173,7 @@ def lives(draw):
     return start, end, units
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(st.lists(lives(), min_size=1, max_size=60))
 @example([(date(1799, 3, 1), date(1800, 3, 1), 10_000),  # 1800 is common: 365 days
           (date(1799, 3, 1), date(1800, 2, 28), 9_973),
@@ -216,7 +218,7 @@ def periods(draw) -> tuple[date, date]:
     return end - timedelta(days=min(days, (end - FIRST).days)), end
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(st.lists(st.tuples(periods(), st.sampled_from([-1, 0, 1])), min_size=1, max_size=60))
 @example([((date(1799, 12, 31), date(1800, 3, 3)), 0), ((date(1800, 1, 31), date(1800, 3, 1)), 0),
           ((date(2200, 1, 31), date(2200, 3, 1)), 1)])
@@ -242,7 +244,7 @@ def test_the_span_and_the_time_until_a_date_are_the_calendar_s(cases):
 
 # ---- the engine's parsing of dates given as text ----------------------------
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(st.lists(st.one_of(DATES.map(date.isoformat), st.builds(
     "{:04d}-02-29".format, st.one_of(CENTURIES, st.integers(MIN_YEAR, MAX_YEAR)))),
     min_size=1, max_size=30))

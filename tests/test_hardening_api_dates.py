@@ -19,7 +19,7 @@ from diferida.core import evaluate_frame
 from diferida.rules import builtin_names, load_rules
 from diferida.validation import MAX_DATE
 
-from .conftest import AS_OF, cli_command, participant
+from .conftest import AS_OF, cli_command, examples, participant
 
 OLDEST_AGE = max(r.age for r in load_rules(None).routes)
 LAST_BIRTH = date(9999 - OLDEST_AGE, 12, 31)
@@ -59,7 +59,7 @@ def test_the_last_birth_date_the_rules_can_count_from_is_accepted():
 
 
 @pytest.mark.parametrize("rules", builtin_names())
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(birth=st.dates(min_value=date(1, 1, 1), max_value=MAX_DATE),
        entry_days=st.integers(0, 80 * 366), sep_days=st.integers(0, 60 * 366))
 def test_any_calendar_date_gives_an_answer_or_a_named_field_error(rules, birth, entry_days,

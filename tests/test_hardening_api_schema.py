@@ -26,6 +26,8 @@ from schemathesis.specs.openapi.checks import (
 from diferida.service.store import Store
 from diferida.service.testing import running_server
 
+from .conftest import examples
+
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
           response_schema_conformance]
 # Per operation, identity and mode (7 operations x 3 identities x 2 modes);
@@ -124,7 +126,8 @@ def test_generated_requests_get_no_5xx_and_answers_match_the_document(server, me
     session = requests.Session()
     sent: list[str] = []
 
-    @settings(max_examples=EXAMPLES if (method, path) in OPERATIONS else MORE_EXAMPLES,
+    @settings(max_examples=examples(EXAMPLES if (method, path) in OPERATIONS
+                                    else MORE_EXAMPLES),
               deadline=None, database=None, derandomize=True,
               suppress_health_check=list(HealthCheck))
     @given(case=operation.as_strategy(mode))

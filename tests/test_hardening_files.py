@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 from diferida.batch import FileProblem
 from diferida.cli import main
 
-from .conftest import cli_command
+from .conftest import cli_command, examples
 
 HEADER = ["participant_id", "birth_date", "entry_date", "separation_date",
           "creditable_service_years", "average_compensation", "group", "refund_requested"]
@@ -623,7 +623,7 @@ def mutated_csv(draw) -> bytes:
     return bytes(data)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated_csv())
 @pytest.mark.slow
 def test_a_mutated_csv_is_refused_with_a_message_or_every_row_is_accounted_for(data):

@@ -364,8 +364,8 @@ def test_a_mixed_file_gives_the_drafts_and_rejections_of_one_application_at_a_ti
         office, monkeypatch):
     s, o = office.store, office
     # small chunks and batches: ids given again across chunks, several transactions
-    monkeypatch.setattr(wf, "IMPORT_CHUNK_ROWS", 64)
-    monkeypatch.setattr(wf, "IMPORT_BATCH", 50)
+    monkeypatch.setattr(wf.imports, "IMPORT_CHUNK_ROWS", 64)
+    monkeypatch.setattr(wf.imports, "IMPORT_BATCH", 50)
     rows = _mixed()
     existing = {}
     for i in (100, 140, 160, 200, 220, 4, 2):  # good rows, and two the file gets wrong
@@ -439,7 +439,7 @@ def test_a_mixed_file_gives_the_drafts_and_rejections_of_one_application_at_a_ti
 
 def test_ids_with_cases_make_one_refusal_event_not_one_per_row(office, monkeypatch):
     s, o = office.store, office
-    monkeypatch.setattr(wf, "IMPORT_BATCH", 100)
+    monkeypatch.setattr(wf.imports, "IMPORT_BATCH", 100)
     rows = [{**GOOD, "participant_id": f"E-{i:05}"} for i in range(300)]
     first = wf.import_applications(s, o.ana, _csv(rows), "a.csv", lang="es", as_of=AS_OF)
     assert len(first.created) == 300

@@ -16,6 +16,7 @@ from diferida.i18n import catalog
 from diferida.letter import LetterError, LetterFacts, letter_html
 from diferida.letter.texts import LetterTextsError, check_letter_texts
 
+from .conftest import examples
 from .letter_helpers import (
     APPROVED_AT,
     Letter,
@@ -424,7 +425,7 @@ def test_a_start_asked_before_the_determination_is_a_request_never_a_past_start(
 
 # ---- any participant ----------------------------------------------------------
 
-@settings(max_examples=40, deadline=None,
+@settings(max_examples=examples(40), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(participants, st.sampled_from(LANGS))
 def test_any_participants_letter_carries_every_sentence_and_never_crosses_a_pending_one(

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 from diferida.money import cents_to_decimal, format_cents, format_money
 
+from .conftest import examples
+
 EDGES = [0, 1, 99, 100, 999_99, 1000_00, 999_999_99, 1_000_000_00, 10**11, 10**14 - 1,
          10**18, 2**63 - 1, -1, -100_000, -(2**63) + 1]
 
@@ -25,7 +27,7 @@ def test_the_edges_of_each_group_of_digits():
     assert column([None]) == [None]
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.lists(st.integers(-(2**63) + 1, 2**63 - 1), min_size=1, max_size=50))
 @pytest.mark.slow
 def test_any_amount_is_written_as_format_money_writes_it(values):

@@ -24,6 +24,7 @@ from diferida.projection.engine import (
 )
 from diferida.projection.mortality import MAX_AGE, no_mortality
 
+from .conftest import examples
 from .projection_helpers import (
     age,
     constant_table,
@@ -197,7 +198,7 @@ def _members(rows) -> Members:
         np.array([k for *_, k in rows], dtype=np.int8))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(members_st, st.floats(0.0, 0.1), st.floats(0.001, 0.1))
 def test_present_value_falls_as_the_rate_rises(rows, i, step):
     p = project(_members(rows), Assumptions(V, [i, i + step], gompertz_table()))
@@ -208,7 +209,7 @@ def test_present_value_falls_as_the_rate_rises(rows, i, step):
         assert total[0] <= p.payments.sum() * (1 + 1e-12)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(members_st, st.floats(0.3, 0.99))
 def test_present_value_rises_with_lower_mortality(rows, scale):
     m = _members(rows)
@@ -219,7 +220,7 @@ def test_present_value_rises_with_lower_mortality(rows, scale):
     assert none.pv.sum() >= lower.pv.sum() * (1 - 1e-12)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(members_st, st.integers(0, 5))
 @pytest.mark.slow
 def test_no_mortality_is_exact_to_the_cent(rows, cola_pct):
@@ -235,7 +236,7 @@ def test_no_mortality_is_exact_to_the_cent(rows, cola_pct):
     assert Decimal(int(p.payments.sum())) == Decimal(int(p.member_payments.sum()))
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(st.lists(st.dates(date(1900, 1, 1), date(2010, 12, 31)), min_size=1, max_size=5),
        st.dates(date(2020, 1, 1), date(2040, 1, 1)), st.integers(1, 400))
 def test_grid_age_equals_exact_age(births, first, n):

@@ -20,6 +20,7 @@ from diferida.core import evaluate_frame
 from diferida.projection import load_csv_table, project_file, resolve
 from diferida.projection.mortality import TableError
 
+from .conftest import examples
 from .print_helpers import numbers_as_text
 from .projection_helpers import add_months, first_first, fy, gompertz_table, table_csv
 
@@ -126,7 +127,7 @@ def test_sex_column_by_column_map(tmp_path):
     assert side["counts"]["sex_given"] == 4 and side["counts"]["sex_blended"] == 0
 
 
-@settings(max_examples=15, deadline=None,
+@settings(max_examples=examples(15), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(range(9)), min_size=1, max_size=25))
 @pytest.mark.slow

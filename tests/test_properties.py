@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 import diferida
 from diferida.dates import date_reaching_age
 
-from .conftest import AS_OF
+from .conftest import AS_OF, examples
 
-PROPERTY = settings(max_examples=120, deadline=None,
+PROPERTY = settings(max_examples=examples(120), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 UNITS = 10_000  # service in 1/10,000 years (SPEC §1: at most 4 decimal places)
 
@@ -283,7 +283,7 @@ def test_a_refund_is_never_entitled(p):
     assert d["annual_amount"] is None and d["eligibility_date"] is None
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.dates(date(1800, 1, 1), date(2200, 12, 31)), st.integers(0, 120))
 def test_date_of_reaching_an_age_matches_the_reference(birth, age):
     got = pl.select(date_reaching_age(pl.lit(birth, dtype=pl.Date), age)).item()
@@ -361,7 +361,7 @@ def _frame_row_as_dict(r: dict) -> dict:
             "rules_version": r["rules_version"]}
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.integers(0, TABLE_ROWS - 1))
 @pytest.mark.slow
 def test_a_participant_alone_gets_the_same_answer_as_inside_a_large_table(large_table, i):

@@ -29,7 +29,7 @@ from diferida.core import evaluate_frame
 from diferida.fields import MONEY_DIGITS, SERVICE_DIGITS
 from diferida.rules import RulesError, load_rules
 
-from .conftest import AS_OF, EXAMPLE_1, run_in_process
+from .conftest import AS_OF, EXAMPLE_1, examples, run_in_process
 
 # ---- the adversarial corpus: rules files that must be refused ---------------
 
@@ -318,7 +318,7 @@ def rules_and_members(draw):
     return rated, minimum, rows
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[
     HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(rules_and_members())
 @pytest.mark.slow

@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 import diferida
 from diferida.outcomes import REASONS, STATUSES, WARNINGS
 
-from .conftest import cli_command, participant
+from .conftest import cli_command, examples, participant
 
 AS_OF = date(2026, 12, 1)
 STRICT = "article19-strict-19_4"
@@ -343,7 +343,7 @@ def people(draw):
     return p, as_of
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(people(), st.sampled_from(["es", "en"]), st.sampled_from([None, STRICT]))
 @pytest.mark.slow
 def test_no_text_holds_a_code_an_iso_date_or_a_wrong_tense(case, lang, rules):

@@ -43,6 +43,8 @@ from diferida.rules import load_rules
 from diferida.validation import ERROR_CODES
 from diferida.words import error_message
 
+from .conftest import examples
+
 AS_OF = date(2026, 11, 29)
 ARTICLE19, STRICT, AGE67 = "article19", "article19-strict-19_4", "reform-19_2-age-67"
 EXAMPLES = Path(str(resources.files("diferida") / "data" / "spec_examples.csv"))
@@ -392,7 +394,7 @@ def participants(draw) -> tuple[dict, date]:
     return person, as_of
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=participants(), b=st.sampled_from([STRICT, AGE67]),
        lang=st.sampled_from(["es", "en"]))
 @pytest.mark.slow

@@ -20,6 +20,7 @@ from diferida.cli import main
 from diferida.core import evaluate_frame
 from diferida.projection import project_file
 
+from .conftest import examples
 from .print_helpers import numbers_as_text
 from .projection_helpers import (
     add_months,
@@ -415,7 +416,7 @@ def test_sensitivity_and_by_sheets_in_the_workbook(tmp_path):
 # ----------------------------------------- survival computed once per birth month
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.sampled_from([1940, 1952, 1968, 1975]), st.integers(1, 12),
                           st.sampled_from([1, 2, 15, 28, 29, 30, 31]),
                           st.integers(0, 365 * 30)), min_size=2, max_size=6))
@@ -451,7 +452,7 @@ def test_members_of_one_birth_month_match_a_loop_day_by_day(rows):
                                                   rel=1e-9, abs=1e-6)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.dates(date(1930, 1, 1), date(1990, 12, 31)),
                           st.integers(-365 * 20, 365 * 30), st.integers(1, 500_000),
                           st.sampled_from([-1, 0, 1]), st.sampled_from([0, 1]),

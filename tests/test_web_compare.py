@@ -29,7 +29,7 @@ from diferida.rules import load_rules
 from diferida.web.labels import labels
 from diferida.web.view import estimate_words
 
-from .conftest import SHOTS, screenshot
+from .conftest import SHOTS, examples, screenshot
 from .test_web_htmlcheck import problems
 from .test_web_pages import text_of
 
@@ -365,7 +365,7 @@ def test_the_page_agrees_with_evaluate_rules_a_rules_b_json(client, lang, person
     agree(client, person, lang)
 
 
-@settings(max_examples=30, deadline=None,
+@settings(max_examples=examples(30), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(birth=st.dates(date(1950, 1, 1), date(1980, 12, 31)),
        entry=st.dates(date(1980, 1, 1), date(2001, 12, 31)),
