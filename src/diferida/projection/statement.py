@@ -3,7 +3,7 @@ workbook: one (label, value) pair per assumption, numbers as numbers. The
 record itself (`runner.assumptions_of`, the .assumptions.json sidecar)
 keeps its keys; here a reader sees none of them. An item of the record
 with no words yet is listed under "other recorded items" with its key
-(tests/test_projection_print.py holds that list empty)."""
+(tests/test_print_layout.py holds that list empty)."""
 
 from __future__ import annotations
 
