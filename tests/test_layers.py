@@ -134,3 +134,16 @@ def test_the_whole_site_is_assembled_above_the_service_and_the_pages():
     api, site = paths(create_service(settings)), paths(create_app(settings))
     assert "/api/v1/determinations" in api and "/" not in api and "/analista" not in api
     assert api < site and {"/", "/calcular", "/analista"} <= site
+
+
+def test_the_command_line_sits_above_every_part_whose_commands_it_runs():
+    """`diferida` loads the other parts' commands when they are used; those
+    loads are imports this reader sees (not module names in a table), so the
+    command line is held above the site, the service, batch, projection,
+    compare and census, and only the entry point is above it."""
+    from diferida.cli import LazyGroup, _lazy_command
+
+    homes = {_lazy_command(name).callback.__module__ for name in LazyGroup.LAZY}
+    assert {"diferida.server", "diferida.service.cli", "diferida.batch.cli"} <= homes
+    assert homes <= GRAPH["diferida.cli"]
+    assert {n for n, targets in GRAPH.items() if "diferida.cli" in targets} == {"diferida._entry"}
