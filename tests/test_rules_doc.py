@@ -86,7 +86,7 @@ def test_the_rules_page_keeps_the_numbering_the_citations_use():
         assert re.search(rf"^## \d+\. {re.escape(title)}", text, re.M), title
 
 
-CITATION = re.compile(r"\brules §(\d+(?:\.\d+)*)((?:\s*(?:,|and|y|or|–|-|to)\s*§\d+(?:\.\d+)*)*)")
+CITATION = re.compile(r"\brules\s+§(\d+(?:\.\d+)*)((?:\s*(?:,|and|y|or|–|-|to)\s*§\d+(?:\.\d+)*)*)")
 
 
 def citations() -> list[tuple[str, str]]:
@@ -123,7 +123,7 @@ OUTSIDE = re.compile(r"(?:\.\./)+shared\b|/work/|\bshared/SPEC\b|\bSPEC\.md\b")
 # built-in rules data: the `description` of article19 is part of the content
 # its version hash is taken over, and changing it would change the version of
 # every determination already stored.
-OLD_CITATION = re.compile(r"\bSPEC(?: §|'s\b|\]\()")
+OLD_CITATION = re.compile(r"\bSPEC(?:\s+§|'s\b|\]\()")
 FROZEN = {("src/diferida/rules/article19.toml",
            'description = "Article 19 as written; 19.4 open to police and firefighters '
            'of both regimes (SPEC §2 Decision)."')}
