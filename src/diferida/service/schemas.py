@@ -203,7 +203,7 @@ def body_error(model: type[BaseModel], field: str, error_type: str) -> tuple[str
 
 ParticipantBody = _body_model("ParticipantBody", case=False)
 CaseBody = _body_model("CaseBody", case=True)
-# The workbench's application (service/workflow.py): a participant's body and
+# The workbench's application (service/workflow/): a participant's body and
 # the fields a case needs that a determination is not about. Their values are
 # checked by the workflow, whose messages name them (not_text, too_long, ...).
 APPLICATION_FIELDS = ("name", "address", "application_date", "note")

@@ -1,0 +1,288 @@
+"""The actions that change a case: open, import, correct, submit, approve,
+return. Each checks the role and the state, writes the new version or event
+in one transaction, and records itself (or its refusal) in the audit
+trail."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from datetime import UTC, date, datetime
+from typing import Any
+
+from sqlalchemy import select
+
+from ...determination import Determination
+from ...i18n import DEFAULT_LANG, LANGS
+from ..participant import control_character
+from ..store import (
+    Case,
+    CaseConflict,
+    CaseProblem,
+    CaseState,
+    NewEvent,
+    Store,
+    User,
+    WorkflowConflict,
+)
+from . import common
+from .applications import _evaluate, _parse_application, _Parsed
+from .common import (
+    APPROVERS,
+    LIMITS,
+    METHOD,
+    PREPARERS,
+    CaseView,
+    ImportResult,
+    Refused,
+    _audit,
+    _refuse,
+    _require,
+    _text,
+)
+from .imports import _decide_import, _store_imported
+from .letters import _render
+from .views import view
+
+
+def _store_version(store: Store, user: User, action: str, parsed: _Parsed,
+                   d: Determination, lang: str, supersedes: int | None,
+                   reason: str | None) -> Case:
+    inputs = dict(parsed.fields)
+    inputs["participant_id"] = d.participant_id
+    rules = parsed.rules
+
+    def event(case: Case) -> NewEvent:
+        return NewEvent(f"workflow.{action}", METHOD, f"workflow.{action}", 201, user=user,
+                        case_id=case.id, participant_id=case.participant_id,
+                        detail=f"version {case.version}" + (
+                            f", corrects {case.supersedes}" if case.supersedes else ""))
+
+    try:
+        return store.record_case(
+            participant_id=d.participant_id, inputs=inputs, result=d.to_dict(),
+            rules_version=rules.version, rules_name=rules.name, rules_content=rules.resolved,
+            as_of=d.as_of, lang=lang, author=user, supersedes=supersedes, note=None,
+            event=event, application=parsed.application, reason=reason)
+    except CaseConflict as exc:
+        code = {"case_exists": "exists", "stale_version": "stale"}.get(exc.code, exc.code)
+        raise _refuse(store, user, action, Refused(code, current=exc.current_id,
+                                                   case_id=supersedes),
+                      case_id=supersedes, participant_id=d.participant_id) from None
+    except CaseProblem as exc:
+        raise _refuse(store, user, action, Refused("not_found", case_id=exc.value),
+                      case_id=supersedes) from None
+
+
+def open_draft(store: Store, user: User, application: Mapping[str, Any], *, lang: str,
+               as_of: date | None = None) -> CaseView:
+    """A new case (version 1, draft) from an application: the SPEC §1 fields
+    plus name, address, application_date (YYYY-MM-DD) and note. Values may be
+    text as typed in a form or JSON values."""
+    lang = lang if lang in LANGS else DEFAULT_LANG
+    _require(store, user, "open", PREPARERS)
+    parsed = _parse_application(application, lang)
+    try:
+        d = _evaluate(parsed, lang, as_of)
+    except Refused as refusal:
+        raise _refuse(store, user, "open", refusal) from None
+    case = _store_version(store, user, "open", parsed, d, lang, None, None)
+    return view(store, user, case.id, _audit_read=False)
+
+
+def import_applications(store: Store, user: User, data: bytes, filename: str, *,
+                        lang: str, as_of: date | None = None,
+                        limits: Any = None) -> ImportResult:
+    """Drafts from a CSV or .xlsx of applications (columns: the SPEC §1 fields
+    and name, address, application_date, note).
+
+    The file is read by the batch readers within `limits` (a
+    `batch.limits.Limits`; by default an upload's, `settings.upload_limits`,
+    as for POST /api/v1/batches): rows, cells and text once read, and an
+    .xlsx's declared area and unzipped size, checked before the file is read
+    where the file tells, else chunk by chunk as it is read. A file over one
+    is Refused("too_large") (413), its message naming the limit. The file is
+    decided by the population pass (`batch.population`), a chunk at a time
+    and column-wise: the engine's checks of the SPEC §1 fields and the
+    checks of `_parse_application` on the application's columns, with the
+    same messages (`_import_problems`). Nothing is stored before the whole
+    file is decided; the drafts are then stored IMPORT_BATCH to a
+    transaction (`Store.record_drafts`, one audit event per transaction).
+
+    Every rejected row is named with its row number, participant id, field
+    and reason; rows in = drafts created + rows rejected. An id given again
+    later in the file is rejected (duplicate_in_file), and so is an id that
+    already has a case (exists): those are recorded in one audit event with
+    their count. A file that cannot be read at all is Refused("invalid")
+    with the reader's message."""
+    from ...batch.errors import FileProblem
+    from ...batch.limits import TOO_LARGE
+    from ..settings import upload_limits
+
+    lang = lang if lang in LANGS else DEFAULT_LANG
+    _require(store, user, "import", PREPARERS)
+    try:
+        decided = _decide_import(data, filename, lang, as_of,
+                                 limits if limits is not None else upload_limits())
+    except FileProblem as exc:
+        code = "too_large" if exc.code in TOO_LARGE else "invalid"
+        raise _refuse(store, user, "import", Refused(code, problems=[{
+            "field": "file", "code": exc.code, "message": exc.text(lang),
+            "value": None, "line": exc.line}])) from None
+    created, rejected, exists = _store_imported(store, user, decided, lang)
+    result = ImportResult(decided.rows_in, created, rejected)
+    if result.rows_in != len(created) + result.rows_rejected:
+        from ...batch.population import AccountingError
+
+        raise AccountingError(f"import: {result.rows_in} rows in, {len(created)} drafts, "
+                              f"{result.rows_rejected} rejected")
+    if exists:
+        _audit(store, user, "import", Refused.STATUS["exists"],
+               detail=f"refused: exists, {exists} rows (participants with a case)")
+    _audit(store, user, "import", 200,
+           detail=f"{result.rows_in} rows: {len(created)} drafts, "
+                  f"{result.rows_rejected} rejected")
+    return result
+
+
+# -- transitions ------------------------------------------------------------------
+
+
+def _reason(store: Store, user: User, action: str, reason: Any, lang: str,
+            case_id: int) -> str:
+    text = reason.strip() if isinstance(reason, str) else ""
+    problem = None
+    if not text:
+        problem = "reason_required"
+    elif "\x00" in text or control_character(text.replace("\n", "").replace("\r", "")):
+        problem = "control_character"
+    elif len(text) > LIMITS["reason"]:
+        problem = "too_long"
+    if problem is not None:
+        from .. import messages
+
+        message = (_text(lang, "reason_required") if problem == "reason_required" else
+                   messages.text(lang, problem, "reason", limit=LIMITS["reason"], char="?"))
+        raise _refuse(store, user, action, Refused("invalid", problems=[{
+            "field": "reason", "code": problem, "message": message, "value": None}]),
+            case_id=case_id)
+    return text
+
+
+def _conflict(store: Store, user: User, action: str, exc: WorkflowConflict) -> Refused:
+    values = dict(exc.values)
+    if exc.code == "wrong_state":
+        values["action"] = action
+    return _refuse(store, user, action, Refused(exc.code, **values),
+                   case_id=exc.values.get("case_id"))
+
+
+def correct(store: Store, user: User, case_id: int, application: Mapping[str, Any], *,
+            reason: str, lang: str, as_of: date | None = None) -> CaseView:
+    """A new version of the case (draft) from a corrected application,
+    naming the version it corrects and why (`reason`, required). The
+    participant id cannot change (it is the case's)."""
+    lang = lang if lang in LANGS else DEFAULT_LANG
+    _require(store, user, "correct", PREPARERS, case_id)
+    case = store.case(case_id)
+    if case is None:
+        raise _refuse(store, user, "correct", Refused("not_found", case_id=case_id),
+                      case_id=case_id)
+    why = _reason(store, user, "correct", reason, lang, case_id)
+    app = dict(application)
+    app["participant_id"] = case.participant_id
+    parsed = _parse_application(app, lang)
+    try:
+        d = _evaluate(parsed, lang, as_of)
+    except Refused as refusal:
+        raise _refuse(store, user, "correct", refusal, case_id=case_id) from None
+    new = _store_version(store, user, "correct", parsed, d, lang, case_id, why)
+    return view(store, user, new.id, _audit_read=False)
+
+
+def submit(store: Store, user: User, case_id: int) -> CaseView:
+    """Send a draft for approval."""
+    _require(store, user, "submit", PREPARERS, case_id)
+    try:
+        store.transition(case_id, user, "submitted", from_states=("draft",),
+                         to_state="submitted", event=NewEvent(
+                             "workflow.submit", METHOD, "workflow.submit", 200, user=user,
+                             case_id=case_id))
+    except WorkflowConflict as exc:
+        raise _conflict(store, user, "submit", exc) from None
+    return view(store, user, case_id, _audit_read=False)
+
+
+def approve(store: Store, user: User, case_id: int, *, lang: str | None = None) -> CaseView:
+    """Approve a submitted version: its letter is rendered once
+    (`diferida.letter.letter_pdf`), stored, and its SHA-256 entered in the
+    chain. `lang` is the letter's language (default: the case's). Refused
+    (own_case) to a supervisor who prepared the case, changed it last or
+    submitted it."""
+    _require(store, user, "approve", APPROVERS, case_id)
+    with store.reading() as session:
+        case = session.get(Case, case_id)
+        st = None if case is None else session.scalar(
+            select(CaseState).where(CaseState.participant_id == case.participant_id))
+        pre = _precheck(case, st, case_id, ("submitted",), "approve")
+        own = pre is None and common._own(user, st, session, case)
+    if pre is not None:
+        raise _refuse(store, user, "approve", pre, case_id=case_id)
+
+    def check(session, locked: Case, state: CaseState) -> None:
+        # again inside the approving transaction, the case's row locked
+        if common._own(user, state, session, locked):
+            raise WorkflowConflict("own_case", case_id=case_id)
+
+    if own:
+        raise _refuse(store, user, "approve", Refused("own_case", case_id=case_id),
+                      case_id=case_id)
+    at = datetime.now(UTC)
+    letter_lang = lang if lang in LANGS else case.lang
+    v = view(store, user, case_id, _audit_read=False)
+    from ...letter import LetterError
+
+    try:
+        pdf = _render(v, letter_lang, approved_by=user.name, approved_at=at)
+    except LetterError as exc:  # the facts cannot be written as a letter: nothing issued
+        raise _refuse(store, user, "approve", Refused("invalid", problems=[{
+            "field": None, "code": "letter_unavailable",
+            "message": _text(letter_lang, "letter_unavailable", detail=str(exc)),
+            "value": None}]), case_id=case_id) from None
+    try:
+        store.transition(case_id, user, "approved", from_states=("submitted",),
+                         to_state="approved", check=check, letter=(pdf, letter_lang), at=at,
+                         event=NewEvent("workflow.approve", METHOD, "workflow.approve", 200,
+                                        user=user, case_id=case_id,
+                                        participant_id=case.participant_id,
+                                        detail="letter sha256 "
+                                               + hashlib.sha256(pdf).hexdigest()))
+    except WorkflowConflict as exc:
+        raise _conflict(store, user, "approve", exc) from None
+    return view(store, user, case_id, _audit_read=False)
+
+
+def _precheck(case: Case | None, st: CaseState | None, case_id: int,
+              states: tuple[str, ...], action: str) -> Refused | None:
+    if case is None:
+        return Refused("not_found", case_id=case_id)
+    if st is None or st.case_id != case_id:
+        return Refused("stale", case_id=case_id, current=st.case_id if st else None)
+    if st.state not in states:
+        return Refused("wrong_state", case_id=case_id, state=st.state, action=action)
+    return None
+
+
+def return_case(store: Store, user: User, case_id: int, *, reason: str,
+                lang: str = DEFAULT_LANG) -> CaseView:
+    """Return a submitted version to be corrected, with a reason (required)."""
+    _require(store, user, "return", APPROVERS, case_id)
+    why = _reason(store, user, "return", reason, lang, case_id)
+    try:
+        store.transition(case_id, user, "returned", from_states=("submitted",),
+                         to_state="returned", reason=why, event=NewEvent(
+                             "workflow.return", METHOD, "workflow.return", 200, user=user,
+                             case_id=case_id))
+    except WorkflowConflict as exc:
+        raise _conflict(store, user, "return", exc) from None
+    return view(store, user, case_id, _audit_read=False)
