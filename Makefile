@@ -13,7 +13,8 @@ QUIET   := 2>&1 | grep -v '^WARNING: Location' || true
 # (worksteal), so a large file (the accessibility states) is shared too
 PYTEST  := $(VENV)/bin/pytest -n 2 --dist worksteal
 # the engine's tests, run a second time without the speed layer's unstable
-# Polars APIs (src/diferida/speed, docs/speed.md)
+# Polars APIs (src/diferida/speed, docs/speed.md) by `make test-full`; `make
+# test` holds the layer off by a shadow comparison (tests/test_speed_shadow.py)
 CORE_TESTS := tests/test_19_*.py tests/test_spec_examples.py tests/test_properties.py \
 	tests/test_validation*.py tests/test_dates*.py tests/test_regime.py \
 	tests/test_explanation.py tests/test_signable_determination.py \
@@ -28,7 +29,7 @@ CORE_NOT := -k "not refuses_a_bad_rules_file"
 # run and every worker compiles them all again: 7 s more per process here
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: install run test check lint bench examples lock clean
+.PHONY: install run test test-full check lint bench examples lock clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -46,13 +47,22 @@ run: install
 examples: install
 	$(VENV)/bin/diferida examples
 
-## test: lint and every test, the browser and PostgreSQL ones included.
-## As root it installs Debian's chromium and postgresql when missing; it
-## starts a throw-away PostgreSQL server (scripts/with-test-services).
+## test: lint and every distinct check once, the browser and PostgreSQL
+## ones included (what CI runs before a merge). As root it installs Debian's
+## chromium and postgresql when missing; it starts a throw-away PostgreSQL
+## server (scripts/with-test-services).
 test: install
 	$(VENV)/bin/ruff check src tests bench
 	scripts/with-test-services $(PYTEST)
-	DIFERIDA_SPEED_LAYER=off $(PYTEST) $(CORE_NOT) $(CORE_TESTS)
+
+## test-full: the whole cross-product: axe on every state in both languages,
+## the stories at 1280 and 375 px, every property at ten times its examples,
+## and the engine's tests again with the speed layer off. A change to
+## constraints.txt or src/diferida/speed must pass it (CONTRIBUTING.md).
+test-full: install
+	$(VENV)/bin/ruff check src tests bench
+	DIFERIDA_TEST_TIER=full scripts/with-test-services $(PYTEST)
+	DIFERIDA_TEST_TIER=full DIFERIDA_SPEED_LAYER=off $(PYTEST) $(CORE_NOT) $(CORE_TESTS)
 
 ## check: the fast loop: lint and every test but the browser, PostgreSQL and slow ones
 check: install

@@ -202,9 +202,11 @@ class ReducedMotionBrowser:
         return getattr(self._browser, name)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser():
-    """Debian's chromium, headless, driven by Playwright (see ReducedMotionBrowser)."""
+    """Debian's chromium, headless, driven by Playwright (see ReducedMotionBrowser):
+    one per test process (each xdist worker), shared by every browser test;
+    each test makes its own contexts and pages and closes them."""
     need_part(os.path.exists(CHROMIUM), f"chromium ({CHROMIUM})",
               "install Debian's package: apt-get install chromium")
     from playwright.sync_api import sync_playwright
