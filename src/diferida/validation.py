@@ -54,6 +54,27 @@ MIN_YEAR, MAX_YEAR = 1, 9999
 MAX_DATE = date(MAX_YEAR, 12, 31)
 
 
+# ---- Regla 19.6's condition (SPEC §6 Decision): its one home ---------------
+# The engine derives an absent `deferred_right_1960` from the first entry and
+# refuses a declared "true" after the cut-off; the calculator's form asks the
+# question only where it matters. Both read these two functions, which read
+# the date from the rules (`regime.deferred_right_cutoff`).
+
+
+def deferred_right_derived(entry: pl.Expr, rules: Rules) -> pl.Expr:
+    """An absent answer, derived: true exactly when the first entry is on or
+    before the rules' 19.6 cut-off (a member that day)."""
+    return entry <= pl.lit(rules.deferred_right_cutoff)
+
+
+def asks_deferred_right(entry: date | None, rules: Rules) -> bool:
+    """Whether Regla 19.6's question matters for this first entry: only on or
+    before the cut-off (a later entry makes the answer "no", and a declared
+    "true" is refused). The same condition as `deferred_right_derived`, for
+    one date (tests/test_one_home.py holds the two equal)."""
+    return entry is not None and entry <= rules.deferred_right_cutoff
+
+
 @dataclass
 class Validated:
     """`typed`: every input row, typed, with `_row` and `_ok`; `errors`: one
@@ -335,7 +356,7 @@ def _build_stages(
     declared = pl.col("deferred_right_1960")
     lf = lf.with_columns(
         declared.is_not_null().alias("deferred_right_1960_declared"),
-        pl.coalesce(declared, entry <= pl.lit(rules.deferred_right_cutoff))
+        pl.coalesce(declared, deferred_right_derived(entry, rules))
         .alias("deferred_right_1960"),
     )
     lf = with_years_exceed(lf, "service_units", SERVICE_UNITS, {
@@ -358,7 +379,7 @@ def _build_stages(
         "creditable_service_years": pl.when(pl.col("_service_over_age")).then(
             pl.lit("service_exceeds_age")),
         "deferred_right_1960": pl.when(
-            pl.col("deferred_right_1960") & (entry > pl.lit(rules.deferred_right_cutoff))
+            pl.col("deferred_right_1960") & ~deferred_right_derived(entry, rules)
         ).then(pl.lit("deferred_right_after_1960")),
     }
     if require_id and "participant_id" in schema:

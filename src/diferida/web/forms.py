@@ -21,6 +21,7 @@ from diferida.compare.person import PersonComparison, compare_person
 from diferida.determination import Determination, plain
 from diferida.fields import FIELD_NAMES, SERVICE_PLACES
 from diferida.rules import builtin_names, illustrative, load_rules
+from diferida.validation import asks_deferred_right
 from diferida.words import error_message
 
 from . import lenient
@@ -118,8 +119,9 @@ class FormState:
         if not typed:
             return False
         entry, _ = lenient.read_date(typed, labels(self.lang, self.rules_name)["lenient"])
-        cutoff = load_rules(self.rules_name).deferred_right_cutoff
-        return entry is not None and date.fromisoformat(entry) <= cutoff
+        # the engine's own condition (validation.asks_deferred_right)
+        return asks_deferred_right(None if entry is None else date.fromisoformat(entry),
+                                   load_rules(self.rules_name))
 
     @property
     def advanced_open(self) -> bool:
