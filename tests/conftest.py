@@ -54,6 +54,53 @@ def examples(n: int) -> int:
 os.environ.setdefault("DIFERIDA_PASSWORD_PROFILE", "CHEAPEST")
 
 
+# ---- CPU-seconds per test (bench/suite_time.py --cpu) ----------------------
+
+def tree_cpu_seconds(root: int | None = None) -> float:
+    """User and system CPU seconds of a process and of every living process
+    below it, with what each has reaped of its own children (/proc: utime,
+    stime, cutime, cstime): a test's own work, its servers' threads, the
+    chromium it drives and the subprocesses it runs."""
+    root = os.getpid() if root is None else root
+    tick = os.sysconf("SC_CLK_TCK")
+    parent: dict[int, int] = {}
+    ticks: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:  # ended meanwhile
+            continue
+        parent[int(entry)] = int(fields[1])
+        ticks[int(entry)] = sum(int(v) for v in fields[11:15])
+    total, todo = 0, [root]
+    children: dict[int, list[int]] = {}
+    for pid, ppid in parent.items():
+        children.setdefault(ppid, []).append(pid)
+    while todo:
+        pid = todo.pop()
+        total += ticks.get(pid, 0)
+        todo += children.get(pid, [])
+    return total / tick
+
+
+# DIFERIDA_SUITE_CPU=FOLDER: each test process writes, per test, the CPU
+# seconds its tree spent on it to FOLDER/cpu-<worker>.tsv
+SUITE_CPU = os.environ.get("DIFERIDA_SUITE_CPU")
+if SUITE_CPU:
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(item, nextitem):
+        before = tree_cpu_seconds()
+        yield
+        spent = tree_cpu_seconds() - before
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        Path(SUITE_CPU).mkdir(parents=True, exist_ok=True)
+        with open(Path(SUITE_CPU) / f"cpu-{worker}.tsv", "a", encoding="utf-8") as f:
+            f.write(f"{item.nodeid}\t{spent:.3f}\n")
+
+
 @pytest.fixture
 def as_of() -> date:
     return AS_OF
