@@ -85,3 +85,81 @@ def test_a_reform_moving_the_cutoff_moves_the_engine_and_the_question(reform, da
 def test_the_question_is_not_asked_without_an_entry_date():
     assert not asks_deferred_right(None, RULES)
     assert not FormState(lang="es", values={}).asks_1960
+
+
+# -- the routes: thresholds and the tie, as the explanation reads them --------
+
+POLICE_NEW = {"birth_date": "1960-01-10", "entry_date": "1995-01-01",
+              "separation_date": "2006-06-30", "creditable_service_years": "11",
+              "average_compensation": "30000", "group": "police", "refund_requested": False}
+
+REFORM_19_2 = """base = "article19"
+
+[meta]
+name = "reform-19_2-service-12"
+title = "Reforma de prueba (no es ley)"
+description = "ILLUSTRATIVE, NOT LAW: Regla 19.2 asks for 12 years of service."
+illustrative = true
+
+[route_overrides."19.2"]
+min_service = "12"
+"""
+
+
+def _reading(d) -> dict:
+    (found,) = [f for f in d.explanation if f.condition == "reading_19_4"]
+    return found
+
+
+def test_the_other_reading_of_19_4_uses_the_reforms_service_threshold(tmp_path):
+    """Under a reform where Regla 19.2 asks for 12 years, a new police
+    officer with 11 years does not meet 19.2 (the service finding says so,
+    naming 12); the finding on the other reading of 19.4 must not then give
+    a 19.2 date under that reading, as it did when it read the thresholds of
+    the other rules file instead of the reform's."""
+    from diferida.core import evaluate
+
+    path = tmp_path / "reform-19_2-service-12.toml"
+    path.write_text(REFORM_19_2, encoding="utf-8")
+    shipped = evaluate(POLICE_NEW, rules="article19", lang="en", as_of=date(2026, 1, 1))
+    reform = evaluate(POLICE_NEW, rules=path, lang="en", as_of=date(2026, 1, 1))
+    assert _reading(shipped).values["other_route"] == "19.2"  # 11 ≥ 10
+    (service,) = [f for f in reform.explanation
+                  if f.condition == "service" and f.values["route"] == "19.2"]
+    assert service.values["min_service"] == "12" and service.held is False
+    assert "at least 12 years" in service.text
+    found = _reading(reform)
+    assert found.values["other_route"] is None and found.values["other_eligibility_date"] is None
+    assert "19.2" not in found.text.split("Under the strict reading")[1]
+    assert "there would be no deferred pension" in found.text
+
+
+@given(service=st.sampled_from(["9.9999", "10", "11", "24.9999", "25", "30"]),
+       group=st.sampled_from(["general", "police", "firefighter"]),
+       entry=st.sampled_from(["1975-03-01", "1990-04-01", "1990-04-02", "1995-01-01"]),
+       separated=st.sampled_from(["1999-12-31", "2008-01-10", "2030-05-05"]))
+@example(service="10", group="police", entry="1975-03-01", separated="1999-12-31")  # a tie
+def test_the_engine_and_earliest_route_pick_the_same_route(service, group, entry, separated):
+    """The engine's columns and the scalar hit policy the explanation uses
+    give the same route and date, ties included (19.1(a) and 19.4(b) open
+    on the same birthday for a pre-1990 police officer with 10 to 25
+    years)."""
+    from diferida.article19 import earliest_route, route_key, service_holds
+    from diferida.core import run
+    from diferida.fields import SERVICE_UNITS
+
+    frame = pl.DataFrame([{**ROW, "birth_date": "1950-01-10", "entry_date": entry,
+                           "separation_date": separated, "creditable_service_years": service,
+                           "group": group}], schema={k: pl.String for k in ROW})
+    full, errors, rules = run(frame, as_of=date(2040, 1, 1), rules=RULES)
+    assert errors.is_empty()
+    row = full.row(0, named=True)
+    found = earliest_route([(r, row[f"{route_key(r)}_opens"]) for r in rules.routes])
+    if row["reasons"]:
+        return  # not entitled: no route is named
+    assert found == (row["eligibility_date"], rules.route(row["route"]))
+    units = row["service_units"]
+    assert units == int(float(service) * SERVICE_UNITS)
+    for r in rules.routes:
+        assert bool(row[f"{route_key(r)}_holds"]) == (
+            bool(row[f"{route_key(r)}_applies"]) and service_holds(r, units))

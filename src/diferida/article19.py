@@ -9,6 +9,8 @@ the article.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from datetime import date
 from functools import cache
 
 import polars as pl
@@ -65,11 +67,38 @@ def route_applies(route: Route) -> pl.Expr:
     return pl.col("regime").is_in(list(route.regimes)) & pl.col("group").is_in(list(route.groups))
 
 
+def service_bounds(route: Route) -> tuple[int, int | None]:
+    """The route's service thresholds in service units: at least the first,
+    less than the second (None: no upper bound)."""
+    high = None if route.max_service is None else _service_units(route.max_service)
+    return _service_units(route.min_service), high
+
+
 def route_service_holds(route: Route) -> pl.Expr:
-    cond = S >= _service_units(route.min_service)
-    if route.max_service is not None:
-        cond = cond & (S < _service_units(route.max_service))
+    low, high = service_bounds(route)
+    cond = S >= low
+    if high is not None:
+        cond = cond & (S < high)
     return cond
+
+
+def service_holds(route: Route, units: int) -> bool:
+    """`route_service_holds` for one participant's service units (the
+    explanation's reading of another rules set uses it)."""
+    low, high = service_bounds(route)
+    return units >= low and (high is None or units < high)
+
+
+def earliest_route(openings: Iterable[tuple[Route, date | None]]) -> tuple[date, Route] | None:
+    """The hit policy of the routes, for one participant: the earliest
+    opening wins; a tie goes to the route first in the rules file (the order
+    of `openings`). `_determine_stages` applies the same policy to columns;
+    tests/test_one_home.py holds the two equal."""
+    best: tuple[date, Route] | None = None
+    for route, opens in openings:
+        if opens is not None and (best is None or opens < best[0]):
+            best = (opens, route)
+    return best
 
 
 # ---- SPEC §6: the amount (Reglas 19.5, 19.6) -------------------------------
@@ -193,7 +222,7 @@ def _determine_stages(lf: Stages, rules: Rules) -> Stages:
     entitled = pl.col("_entitled")
 
     # Eligibility: earliest opening among the routes that hold; ties go to the
-    # first route in the rules file (SPEC §4).
+    # first route in the rules file (SPEC §4; `earliest_route` for one row).
     lf = lf.with_columns(
         pl.when(entitled).then(pl.min_horizontal([pl.col(f"{k}_opens") for k in keys]))
         .alias("eligibility_date")

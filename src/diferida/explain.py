@@ -22,7 +22,7 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
-from .article19 import route_key
+from .article19 import earliest_route, route_key, service_holds
 from .dates import span_units, years_months_days
 from .determination import Bracket, Finding, Formula, plain
 from .fields import SERVICE_UNITS
@@ -417,7 +417,7 @@ def _reading_19_4(w: Writer, row: dict[str, Any], rules: Rules, r: Route) -> Non
         other_routes = load_rules(reading.other_reading)
         served = [x for x in other_routes.routes if x.id in reading.routes
                   and regime in x.regimes and row["group"] in x.groups
-                  and _service_holds(x, row["service_units"])]
+                  and service_holds(rules.route(x.id), row["service_units"])]
         if not served:
             return
     lang = w.lang
@@ -438,31 +438,25 @@ def _reading_19_4(w: Writer, row: dict[str, Any], rules: Rules, r: Route) -> Non
                  other=other.name, alternative=alternative))
 
 
-def _service_holds(route: Route, units: int) -> bool:
-    low = route.min_service * SERVICE_UNITS
-    return units >= low and (route.max_service is None
-                             or units < route.max_service * SERVICE_UNITS)
-
-
 def _earliest_opening(row: dict[str, Any], rules: Rules,
                       other: Rules) -> tuple[date, Route] | None:
     """The eligibility date and route this row would have under `other`, a
-    reading that differs from `rules` only in which regimes a route serves
-    (the ages, and so the dates of each route's age, are the same); ties go
-    to the first route, as in SPEC §4."""
+    reading that differs from `rules` only in which regimes a route serves:
+    the routes `other` opens to the row's regime and group, with the service
+    thresholds and the ages of `rules` (so a reform's numbers hold under
+    either reading), and the engine's hit policy (`earliest_route`)."""
     sep = row["separation_date"]
     if sep is None:
         return None
-    best: tuple[date, Route] | None = None
+    units = row["service_units"]
+    openings = []
     for x in other.routes:
+        here = rules.route(x.id)
         if (row["regime"] not in x.regimes or row["group"] not in x.groups
-                or not _service_holds(x, row["service_units"])):
+                or not service_holds(here, units)):
             continue
-        age_date = row[f"{route_key(rules.route(x.id))}_age_date"]
-        opens = max(sep, age_date)
-        if best is None or opens < best[0]:
-            best = (opens, x)
-    return best
+        openings.append((x, max(sep, row[f"{route_key(here)}_age_date"])))
+    return earliest_route(openings)
 
 
 def _minimum_19_6(w: Writer, row: dict[str, Any], rules: Rules, f: Formula) -> None:
