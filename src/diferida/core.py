@@ -24,6 +24,7 @@ from .i18n import DATE_VALUES, DEFAULT_LANG, written_date
 from .money import cents_to_decimal
 from .rules import Rules, load_rules
 from .speed.plan import PreparedPlans
+from .speed.unstable import small_collect_options
 from .validation import (
     ERROR_CODES,
     PID_HASH,
@@ -183,10 +184,10 @@ def _collect_options(frame: pl.DataFrame | pl.LazyFrame) -> dict:
     """A few rows (one web or API request) run fastest on the in-memory engine
     without the optimiser, each stage's expressions one after the other: the
     stages are already explicit, so the optimiser has nothing to gain there,
-    and the thread pool only adds hand-overs. Large tables keep Polars'
-    defaults."""
+    and the thread pool only adds hand-overs (`speed.unstable`: Polars calls
+    its optimiser flags unstable). Large tables keep Polars' defaults."""
     if _small(frame):
-        return {"engine": "in-memory", "optimizations": pl.QueryOptFlags.none()}
+        return small_collect_options()
     return {}
 
 

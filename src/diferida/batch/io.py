@@ -31,6 +31,7 @@ import polars as pl
 
 from .. import article19
 from ..fields import BY_NAME, FIELD_NAMES
+from ..speed.unstable import batches
 from ..validation import ROW
 from .columns import ColumnsArg, load_column_map, renames
 from .errors import FileProblem
@@ -563,8 +564,7 @@ class ParquetSource(Source):
             lf = lf.select([self._raw_names[self.columns.index(c)] for c in columns])
         offset = 0
         try:
-            # an iterator left unfinished is dropped with this generator, which ends its query
-            for frame in lf.collect_batches(chunk_size=min(chunk_rows, 1 << 30)):
+            for frame in batches(lf, min(chunk_rows, 1 << 30)):
                 frame.columns = [n.strip() for n in frame.columns]
                 # a repeated dictionary value costs nothing in the file, but every
                 # use of it is text to work on and to write

@@ -308,11 +308,10 @@ class ParquetSink(Sink):
             yield frame if with_columns is None else frame.select(with_columns)
 
     def _sink(self, schema: pl.Schema) -> None:
-        from polars.io.plugins import register_io_source
+        from ..speed.unstable import sink_parquet
 
         try:
-            register_io_source(self._frames, schema=schema).sink_parquet(
-                self.tmp, compression="snappy")
+            sink_parquet(self._frames, schema, self.tmp, compression="snappy")
         except BaseException as exc:  # noqa: BLE001 (raised on the caller's thread)
             self._error = exc
             while True:  # a caller waiting to hand over a frame must not wait forever

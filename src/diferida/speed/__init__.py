@@ -11,11 +11,17 @@ not which columns or values come out:
   unstable across versions);
 * `plan.PreparedPlans` keeps a plan resolved once and replays it on one
   small table after another, reading the table through an IO source
-  (`polars.io.plugins.register_io_source`, marked unstable).
+  (`polars.io.plugins.register_io_source`, marked unstable);
+* `unstable` holds every other unstable Polars API the package uses (the
+  optimiser's flags for a few rows, Parquet read in streaming batches and
+  written by a streaming sink), each with its stable way, and `UNSTABLE`,
+  the names no module outside this package may use
+  (tests/test_speed_fence.py).
 
 `DIFERIDA_SPEED_LAYER=off` in the environment turns the unstable parts off:
-stages are replayed as recorded (no flattening) and every table is planned
-as usual (no prepared plans). The answers are the same; `make test` runs
+stages are replayed as recorded (no flattening), every table is planned
+as usual (no prepared plans), and `unstable`'s functions take their
+stable ways. The answers are the same; `make test` runs
 the core tests both ways. See docs/speed.md."""
 
 from __future__ import annotations
