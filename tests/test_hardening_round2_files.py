@@ -302,6 +302,7 @@ def _runs(members: Path, folder: Path, kind: str, *, rejects: Path | None = None
                     "--mortality", "none", "--rejects", rejects],
         "compare": ["compare", members, "--rules", "article19", "--rules", STRICT, "-o",
                     folder / f"c.{kind}", "--rejects", rejects],
+        "census": ["census", members, "-o", folder / "census.xlsx", "--rejects", rejects],
     }
 
 
@@ -356,7 +357,7 @@ def _denied(*_args, **_kwargs):
 
 
 @pytest.mark.parametrize("unlink", [_erofs, _denied], ids=["erofs", "denied"])
-@pytest.mark.parametrize("command", ["batch", "project", "compare"])
+@pytest.mark.parametrize("command", ["batch", "project", "compare", "census"])
 def test_a_clean_up_whose_unlink_fails_still_ends_with_the_message(command, unlink, members,
                                                                   out, monkeypatch):
     """The folder turns read-only when the temporary file is made: removing
@@ -379,7 +380,7 @@ def test_a_clean_up_whose_unlink_fails_still_ends_with_the_message(command, unli
 
 
 @pytest.mark.parametrize("unlink", [_erofs, _denied], ids=["erofs", "denied"])
-@pytest.mark.parametrize("command", ["batch", "project", "compare"])
+@pytest.mark.parametrize("command", ["batch", "project", "compare", "census"])
 @pytest.mark.parametrize("kind", ["csv", "xlsx", "parquet"])
 def test_a_failed_rename_whose_clean_up_cannot_unlink_still_ends_with_the_message(
         command, kind, unlink, members, out, monkeypatch):
@@ -486,12 +487,13 @@ def _signal_runs(members: Path, folder: Path) -> dict[str, tuple[list[str], list
                      "--mortality", "none"], ["flows.assumptions.json", "flows.csv"]),
         "compare": (["compare", m, "--rules", "article19", "--rules", STRICT, "-o",
                      str(folder / "c.xlsx")], ["c.xlsx"]),
+        "census": (["census", m, "-o", str(folder / "census.xlsx")], ["census.xlsx"]),
     }
 
 
 @pytest.mark.parametrize("moment", ["loading", "before_restore", "after_restore"])
 @pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
-@pytest.mark.parametrize("command", ["batch", "project", "compare"])
+@pytest.mark.parametrize("command", ["batch", "project", "compare", "census"])
 @pytest.mark.slow
 def test_an_interrupt_at_any_moment_exits_130_with_no_outputs_or_complete_ones(
         command, signame, moment, members, out):
@@ -511,13 +513,14 @@ def test_an_interrupt_at_any_moment_exits_130_with_no_outputs_or_complete_ones(
         assert COMPLETE in err and NOTHING not in err, err
 
 
-@pytest.mark.parametrize("command", ["batch", "project", "compare"])
+@pytest.mark.parametrize("command", ["batch", "project", "compare", "census"])
 def test_an_interrupt_while_a_refusal_is_reported_exits_130_not_aborted(command, members, out,
                                                                        monkeypatch):
     """The interrupt comes while the message of a refusal is being written:
     click would make it "Aborted!" and exit 1."""
     import diferida.batch.cli as batch_cli
     import diferida.batch.runner as batch_runner
+    import diferida.census.runner as census_runner
     import diferida.compare.runner as compare_runner
     import diferida.projection.runner as projection_runner
 
@@ -536,7 +539,8 @@ def test_an_interrupt_while_a_refusal_is_reported_exits_130_not_aborted(command,
 
     module, name = {"batch": (batch_runner, "evaluate_file"),
                     "project": (projection_runner, "project_file"),
-                    "compare": (compare_runner, "compare_file")}[command]
+                    "compare": (compare_runner, "compare_file"),
+                    "census": (census_runner, "census_file")}[command]
     monkeypatch.setattr(module, name, refuse)
     args, _ = _signal_runs(members, out)[command]
     r = invoke(*args, "--as-of", V, "--lang", "en")
@@ -545,7 +549,7 @@ def test_an_interrupt_while_a_refusal_is_reported_exits_130_not_aborted(command,
     nothing_in(out)
 
 
-@pytest.mark.parametrize("command", ["batch", "project", "compare"])
+@pytest.mark.parametrize("command", ["batch", "project", "compare", "census"])
 def test_an_interrupt_at_the_edge_of_the_run_s_own_handling_is_not_aborted(command, members,
                                                                           out, monkeypatch):
     # the interrupt lands as the run's handling is being put in place

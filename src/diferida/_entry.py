@@ -11,14 +11,15 @@ assignments of `diferida/__init__.py`. (So this module has no
 the first statement of any module that has it.) Only the launcher imports
 this module.
 
-The commands that write outputs (`batch`, `project`, `compare`) answer an
-interrupt, SIGINT or SIGTERM, with exit status 130 at every moment of the
-process: from here until the run puts its own handling in place, and from
-the moment it puts it away until the process ends (the end is `os._exit`,
-once the standard streams are flushed, so that no interrupt can land in the
-interpreter's own teardown, where it would kill the process or become
-click's "Aborted!"). What the message says then depends on whether the
-run's outputs were put in place (`outputs_written`)."""
+The commands that write outputs (`batch`, `project`, `compare`, `census`:
+`interrupts.WRITING`) answer an interrupt, SIGINT or SIGTERM, with exit
+status 130 at every moment of the process: from here until the run puts its
+own handling in place, and from the moment it puts it away until the
+process ends (the end is `os._exit`, once the standard streams are flushed,
+so that no interrupt can land in the interpreter's own teardown, where it
+would kill the process or become click's "Aborted!"). What the message says
+then depends on whether the run's outputs were put in place
+(`outputs_written`)."""
 
 try:
     import _signal  # not `signal`, which imports enum: this must be in place at once

@@ -1,9 +1,11 @@
-"""One pass over a population file, shared by `batch`, `project`, `compare`
-(and anything else that decides a file of members): read in chunks, decide
-each chunk (a function the caller passes), reject a row whose id appeared in
-an earlier chunk, account for every row, renumber the rejects to the file's
-rows, write them or keep a sample, report progress. What each command does
-with the rows it keeps is its own (`use`).
+"""One pass over a population file, shared by `batch`, `project`, `compare`,
+`census` and the workbench's import (anything that decides a file of
+members): read in chunks, decide each chunk (a function the caller passes),
+reject a row whose id appeared in an earlier chunk, account for every row,
+renumber the rejects to the file's rows, write them or keep a sample, report
+progress. What each command does with the rows it keeps is its own (`use`).
+A command does not make a pass itself: `run.PopulationRun` opens the
+source, makes the pass, and owns the outputs and the clean-up around it.
 
 Rows read = rows kept + rows rejected, checked chunk by chunk (a run where it
 does not hold fails loudly; the caller writes nothing).
@@ -229,20 +231,9 @@ class PopulationPass:
         while self._writes:
             self._writes.pop(0).result()
 
-    def discard(self, sinks: list[Sink]) -> None:
-        """Stop writing (the write under way ends first) and remove the
-        temporary outputs. A signal that arrives during a Polars query can
-        raise KeyboardInterrupt a second time once Python resumes, so an
-        interrupt while cleaning up must not leave a file behind."""
-        for _ in range(100):
-            try:
-                self._writer.shutdown(wait=True, cancel_futures=True)
-                while sinks:
-                    sinks[0].abort()
-                    sinks.pop(0)
-                return
-            except KeyboardInterrupt:
-                continue
+    def stop(self) -> None:
+        """Stop writing: the write under way ends first, those waiting are dropped."""
+        self._writer.shutdown(wait=True, cancel_futures=True)
 
     def close(self) -> None:
         self._writer.shutdown(wait=False)

@@ -24,16 +24,11 @@ from ..rules import Rules, load_rules
 from .columns import ColumnsArg
 from .defaults import DEFAULT_CHUNK_ROWS
 from .errors import FileProblem
-from .io import Limits, kind_of, open_source
+from .io import Limits, kind_of
 from .messages import summary_text
-from .outputs import XLSX_MAX_ROWS, Sink, abort_all, commit_all, open_sink
-from .population import (
-    REJECT_COLUMNS,
-    AccountingError,
-    Decided,
-    PopulationPass,
-    check_table_target,
-)
+from .outputs import XLSX_MAX_ROWS
+from .population import REJECT_COLUMNS, AccountingError, Decided, check_table_target
+from .run import PopulationRun
 
 Progress = Callable[[int, int], None]
 
@@ -144,24 +139,19 @@ def evaluate_file(
                            outputs=[("-o/--output", out)])
     r = load_rules(rules)
     day = as_of or date.today()  # one date for the whole run, even across midnight
-    src = open_source(inp, separator=separator, columns=columns, limits=limits)
-    if kind_of(out) == "xlsx" and src.kind != "csv" and src.total > XLSX_MAX_ROWS:
-        raise FileProblem("xlsx_too_big", file=str(out), rows=f"{src.total:,}",
-                          limit=f"{XLSX_MAX_ROWS:,}")
-    summary = Summary(str(inp), str(out), str(rej) if rej else None, r.version, day,
-                      carried=list(src.carried))
-    secs = summary.seconds
-    sinks: list[Sink] = []
-    passing: PopulationPass | None = None
-    try:
-        out_sink = open_sink(out, overwrite)
-        sinks.append(out_sink)
-        rej_sink = open_sink(rej, overwrite) if rej is not None else None
-        if rej_sink is not None:
-            sinks.append(rej_sink)
-        passing = PopulationPass(src, chunk_rows, lang=lang, rejects=rej_sink,
-                                 sample_rejects=sample_rejects, progress=progress,
-                                 seconds=(pass_secs := {}))
+    pass_secs: dict[str, float] = {}
+    with PopulationRun(inp, chunk_rows=chunk_rows, lang=lang, separator=separator,
+                       columns=columns, limits=limits, rejects=rej, overwrite=overwrite,
+                       sample_rejects=sample_rejects, progress=progress, seconds=pass_secs,
+                       on_rename=on_rename) as run:
+        src = run.source
+        if kind_of(out) == "xlsx" and src.kind != "csv" and src.total > XLSX_MAX_ROWS:
+            raise FileProblem("xlsx_too_big", file=str(out), rows=f"{src.total:,}",
+                              limit=f"{XLSX_MAX_ROWS:,}")
+        summary = Summary(str(inp), str(out), str(rej) if rej else None, r.version, day,
+                          carried=list(src.carried))
+        secs = summary.seconds
+        out_sink = run.output(out)
 
         def decide(frame: pl.DataFrame) -> tuple[tuple[pl.DataFrame, ...], pl.DataFrame]:
             # carried columns are kept apart from the engine's by the core
@@ -172,9 +162,9 @@ def evaluate_file(
             det = d.kept[0]
             for status, n in det["status"].value_counts().iter_rows():
                 summary.by_status[status] = summary.by_status.get(status, 0) + n
-            passing.write(out_sink, det)
+            run.write(out_sink, det)
 
-        tally = passing.run(decide, use)
+        tally = run.run(decide, use)
         summary.rows_read, summary.rows_rejected = tally.rows_read, tally.rows_rejected
         summary.problems, summary.blank = tally.problems, tally.blank
         secs.update(read=pass_secs["read"], evaluate=pass_secs["decide"],
@@ -186,21 +176,9 @@ def evaluate_file(
             raise AccountingError(f"{summary.rows_determined} determined, "
                                   f"{out_sink.rows} written")
         tick = time.perf_counter()
-        commit_all(sinks, on_rename)  # both outputs or neither: see put_in_place
+        run.commit()  # both outputs or neither: see put_in_place
         secs["write"] += time.perf_counter() - tick
-        summary.sample = passing.sample
-    except BaseException:
-        if passing is not None:
-            try:
-                passing.discard(sinks)
-            except KeyboardInterrupt:
-                passing.discard(sinks)
-        else:
-            abort_all(sinks)
-        raise
-    finally:
-        if passing is not None:
-            passing.close()
+        summary.sample = run.sample
     secs["total"] = time.perf_counter() - started
     return summary
 

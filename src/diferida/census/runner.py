@@ -25,15 +25,14 @@ import polars as pl
 from ..batch.columns import ColumnsArg
 from ..batch.defaults import DEFAULT_CHUNK_ROWS
 from ..batch.errors import FileProblem
-from ..batch.io import Limits, kind_of, open_source
-from ..batch.outputs import BytesSink, Sink, abort_all, commit_all, open_sink
+from ..batch.io import Limits, kind_of
 from ..batch.population import (
     AccountingError,
     Decided,
-    PopulationPass,
     check_other_target,
     check_table_target,
 )
+from ..batch.run import PopulationRun
 from ..core import MONEY, OUTPUT_NAMES, evaluate_frame
 from ..fields import FIELD_NAMES
 from ..i18n import LANGS
@@ -114,21 +113,16 @@ class CensusSummary:
         return d
 
 
-def read_members(path: Path, *, day: date, rules: Rules, lang: str, separator: str | None,
-                 columns: ColumnsArg, chunk_rows: int, limits: Limits | None,
-                 rejects: Sink | None, sample_rejects: int,
-                 progress: Callable[[int, int], None] | None,
-                 ) -> tuple[pl.DataFrame, FileCount, pl.DataFrame]:
-    """Every row of `path` decided; the members kept (KEPT columns, one row
-    each, in the file's order), the count, a sample of the rejects."""
-    src = open_source(path, separator=separator, columns=columns, limits=limits,
-                      extra_fields=(SEX_COLUMN, *STATUS_COLUMNS))
+def read_members(run: PopulationRun, *, day: date, rules: Rules, lang: str
+                 ) -> tuple[pl.DataFrame, FileCount]:
+    """Every row of the run's file decided (`run`: opened with the
+    projection's extra fields); the members kept (KEPT columns, one row
+    each, in the file's order) and the count."""
+    src = run.source
     has_sex = SEX_COLUMN in src.columns
     checked = any(c in src.columns for c in STATUS_COLUMNS)  # as `diferida project` does
-    count = FileCount(str(path), has_status=STATUS_COLUMN in src.columns)
+    count = FileCount(src.file, has_status=STATUS_COLUMN in src.columns)
     parts: list[pl.DataFrame] = []
-    passing = PopulationPass(src, chunk_rows, lang=lang, rejects=rejects,
-                             sample_rejects=sample_rejects, progress=progress)
 
     def decide(frame: pl.DataFrame) -> tuple[tuple[pl.DataFrame, ...], pl.DataFrame]:
         res = evaluate_frame(frame, as_of=day, rules=rules, lang=lang, require_id=True,
@@ -153,24 +147,17 @@ def read_members(path: Path, *, day: date, rules: Rules, lang: str, separator: s
             pl.col("participant_id").cast(pl.String).str.strip_chars(),
         ).select(KEPT))
 
-    try:
-        tally = passing.run(decide, use)
-        sample = passing.sample
-    except BaseException:
-        passing.discard([])
-        raise
-    finally:
-        passing.close()
+    tally = run.run(decide, use)
     count.rows_read, count.rows_rejected = tally.rows_read, tally.rows_rejected
     count.problems, count.blank = tally.problems, tally.blank
     if count.rows_read == 0:
-        raise FileProblem("no_rows", file=str(path))
+        raise FileProblem("no_rows", file=src.file)
     members = pl.concat(parts) if parts else None
     count.members = members.height if members is not None else 0
     count.check()
     if members is None:
-        raise FileProblem("no_rows", file=str(path))
-    return members, count, sample
+        raise FileProblem("no_rows", file=src.file)
+    return members, count
 
 
 def census_file(
@@ -230,23 +217,22 @@ def census_file(
     summary = CensusSummary(str(inp), str(out) if out else None, str(page) if page else None,
                             str(rej) if rej else None, day, FileCount(str(inp)))
     secs = summary.seconds
-    sinks: list[Sink] = []
-    try:
-        rej_sink = open_sink(rej, overwrite) if rej is not None else None
-        if rej_sink is not None:
-            sinks.append(rej_sink)
+
+    def reading(path: Path, **more: Any) -> PopulationRun:
+        """Both files are read as `diferida project` reads one."""
+        return PopulationRun(path, chunk_rows=chunk_rows, lang=lang, separator=separator,
+                             columns=columns, limits=limits,
+                             extra_fields=(SEX_COLUMN, *STATUS_COLUMNS), **more)
+
+    with reading(inp, rejects=rej, overwrite=overwrite, sample_rejects=sample_rejects,
+                 on_rename=on_rename, progress=(lambda d, t: progress("decide", d, t))
+                 if progress is not None else None) as run:
         tick = time.perf_counter()
-        members, summary.current, sample = read_members(
-            inp, day=day, rules=r, lang=lang, separator=separator, columns=columns,
-            chunk_rows=chunk_rows, limits=limits, rejects=rej_sink,
-            sample_rejects=sample_rejects,
-            progress=(lambda d, t: progress("decide", d, t)) if progress is not None else None)
+        members, summary.current = read_members(run, day=day, rules=r, lang=lang)
         before = None
         if last is not None:
-            before, summary.prior, _ = read_members(
-                last, day=day, rules=r, lang=lang, separator=separator, columns=columns,
-                chunk_rows=chunk_rows, limits=limits, rejects=None, sample_rejects=0,
-                progress=None)
+            with reading(last, sample_rejects=0) as prior_run:
+                before, summary.prior = read_members(prior_run, day=day, rules=r, lang=lang)
         secs["read_and_decide"] = time.perf_counter() - tick
 
         tick = time.perf_counter()
@@ -257,18 +243,11 @@ def census_file(
         tick = time.perf_counter()
         from . import book, report
         if out is not None:
-            sink = BytesSink(out, overwrite)
-            sinks.append(sink)
-            sink.data = book.workbook(review, summary, r, lang)
+            run.data(out, book.workbook(review, summary, r, lang))
         if page is not None:
-            hs = BytesSink(page, overwrite)
-            sinks.append(hs)
-            hs.data = report.html_report(review, summary, r, lang)
-        commit_all(sinks, on_rename)  # every output, or none
+            run.data(page, report.html_report(review, summary, r, lang))
+        run.commit()  # every output, or none
         secs["write"] = time.perf_counter() - tick
-        summary.sample = sample
-    except BaseException:
-        abort_all(sinks)
-        raise
+        summary.sample = run.sample
     secs["total"] = time.perf_counter() - started
     return summary

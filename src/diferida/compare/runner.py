@@ -25,15 +25,15 @@ import polars as pl
 from ..batch.columns import ColumnsArg
 from ..batch.defaults import DEFAULT_CHUNK_ROWS
 from ..batch.errors import FileProblem
-from ..batch.io import Limits, kind_of, open_source
-from ..batch.outputs import XLSX_MAX_ROWS, BytesSink, Sink, abort_all, commit_all, open_sink
+from ..batch.io import Limits, kind_of
+from ..batch.outputs import XLSX_MAX_ROWS
 from ..batch.population import (
     AccountingError,
     Decided,
-    PopulationPass,
     check_other_target,
     check_table_target,
 )
+from ..batch.run import PopulationRun
 from ..core import evaluate_pair
 from ..i18n import LANGS
 from ..rules import Rules, load_rules
@@ -213,27 +213,23 @@ def compare_file(
 
     day = as_of or date.today()
     from ..projection.sex import SEX_COLUMN
-    src = open_source(inp, separator=separator, columns=columns, limits=limits,
-                      extra_fields=(SEX_COLUMN,) if proj is not None else ())
     summary = CompareSummary(str(inp), str(out), ra, rb, day, str(rej) if rej else None,
                              str(page) if page else None)
     secs = summary.seconds
-    sinks: list[Sink] = []
-    passing: PopulationPass | None = None
-    try:
-        rej_sink = open_sink(rej, overwrite) if rej is not None else None
-        if rej_sink is not None:
-            sinks.append(rej_sink)
+    with PopulationRun(
+            inp, chunk_rows=chunk_rows, lang=lang, separator=separator, columns=columns,
+            limits=limits, extra_fields=(SEX_COLUMN,) if proj is not None else (),
+            rejects=rej, overwrite=overwrite, sample_rejects=sample_rejects,
+            on_rename=on_rename,
+            progress=(lambda d, t: progress("decide", d, t)) if progress is not None
+            else None) as run:
         sbs_parts: list[pl.DataFrame] = []
         trans_parts: list[pl.DataFrame] = []
         changed_inputs: list[pl.DataFrame] = []
         members_a: list[pl.DataFrame] = []
         members_b: list[pl.DataFrame] = []
-        has_sex = proj is not None and SEX_COLUMN in src.columns
+        has_sex = proj is not None and SEX_COLUMN in run.source.columns
         tick = time.perf_counter()
-        passing = PopulationPass(
-            src, chunk_rows, lang=lang, rejects=rej_sink, sample_rejects=sample_rejects,
-            progress=(lambda d, t: progress("decide", d, t)) if progress is not None else None)
         inputs = ("birth_date", "group") if proj is not None else ()
 
         def decide(frame: pl.DataFrame) -> tuple[tuple[pl.DataFrame, ...], pl.DataFrame]:
@@ -270,7 +266,7 @@ def compare_file(
             summary.amount_changed += int(det_a["annual_amount"].ne_missing(
                 det_b["annual_amount"]).sum())
 
-        tally = passing.run(decide, use)
+        tally = run.run(decide, use)
         summary.rows_read, summary.rows_rejected = tally.rows_read, tally.rows_rejected
         summary.problems, summary.blank = tally.problems, tally.blank
         secs["read_and_decide"] = time.perf_counter() - tick
@@ -329,37 +325,21 @@ def compare_file(
         if fiscal is not None:
             tables["fiscal_years"] = fiscal
         if out_kind == "xlsx":
-            sink = BytesSink(out, overwrite)
-            sinks.insert(0, sink)
-            sink.data = out_mod.workbook(tables, assumptions, summary, lang)
+            run.data(out, out_mod.workbook(tables, assumptions, summary, lang))
             summary.files.append(str(out))
         else:
             paths = table_paths(out)
             for name, frame in tables.items():
-                s = open_sink(paths[name], overwrite)
-                sinks.append(s)
-                s.write(out_mod.for_file(frame))
+                run.output(paths[name], out_mod.for_file(frame))
                 summary.files.append(str(paths[name]))
-            js = BytesSink(side, overwrite)
-            sinks.append(js)
-            js.data = out_mod.json_bytes(assumptions)
+            run.data(side, out_mod.json_bytes(assumptions))
             summary.files.append(str(side))
         if page is not None:
-            hs = BytesSink(page, overwrite)
-            sinks.append(hs)
-            hs.data = out_mod.html_report(tables, assumptions, summary, lang)
+            run.data(page, out_mod.html_report(tables, assumptions, summary, lang))
             summary.files.append(str(page))
-        commit_all(sinks, on_rename)  # every output, or none
+        run.commit()  # every output, or none
         secs["write"] = time.perf_counter() - tick
-        summary.sample = passing.sample
-    except BaseException:
-        if passing is not None:
-            passing.discard(sinks)
-        abort_all(sinks)
-        raise
-    finally:
-        if passing is not None:
-            passing.close()
+        summary.sample = run.sample
     secs["total"] = time.perf_counter() - started
     return summary
 

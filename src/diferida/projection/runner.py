@@ -23,16 +23,15 @@ import polars as pl
 from ..batch.columns import ColumnsArg
 from ..batch.defaults import DEFAULT_CHUNK_ROWS
 from ..batch.errors import FileProblem
-from ..batch.io import Limits, kind_of, open_source
-from ..batch.outputs import BytesSink, Sink, abort_all, commit_all, open_sink
+from ..batch.io import Limits, kind_of
 from ..batch.population import (
     AccountingError,
     Decided,
-    PopulationPass,
     check_other_target,
     check_table_target,
     reject_rows,
 )
+from ..batch.run import PopulationRun
 from ..core import evaluate_frame
 from ..i18n import LANGS
 from ..rules import Rules, load_rules
@@ -222,28 +221,25 @@ def project_file(
     day = as_of or date.today()
     v_date = valuation_date or day
 
-    src = open_source(inp, separator=separator, columns=columns, limits=limits,
-                      extra_fields=(SEX_COLUMN, *STATUS_COLUMNS))
-    has_sex = SEX_COLUMN in src.columns
-    has_status = any(c in src.columns for c in STATUS_COLUMNS)
     summary = ProjectionSummary(str(inp), str(out), str(rej) if rej else None,
                                 str(mem) if mem else None, str(pic) if pic else None,
                                 str(side) if side else None, day)
     summary.valuation_date = v_date
-    summary.valuation_extras = bool(has_status or claims is not None or dims or sensitivity
-                                    or scale != 1.0 or valuation_date is not None)
     secs = summary.seconds
-    sinks: list[Sink] = []
-    passing: PopulationPass | None = None
-    try:
-        rej_sink = open_sink(rej, overwrite) if rej is not None else None
-        if rej_sink is not None:
-            sinks.append(rej_sink)
+    with PopulationRun(
+            inp, chunk_rows=chunk_rows, lang=lang, separator=separator, columns=columns,
+            limits=limits, extra_fields=(SEX_COLUMN, *STATUS_COLUMNS), rejects=rej,
+            overwrite=overwrite, sample_rejects=sample_rejects, on_rename=on_rename,
+            progress=(lambda d, t: progress("decide", d, t)) if progress is not None
+            else None) as run:
+        src = run.source
+        has_sex = SEX_COLUMN in src.columns
+        has_status = any(c in src.columns for c in STATUS_COLUMNS)
+        summary.valuation_extras = bool(has_status or claims is not None or dims
+                                        or sensitivity or scale != 1.0
+                                        or valuation_date is not None)
         parts: list[pl.DataFrame] = []
         tick = time.perf_counter()
-        passing = PopulationPass(
-            src, chunk_rows, lang=lang, rejects=rej_sink, sample_rejects=sample_rejects,
-            progress=(lambda d, t: progress("decide", d, t)) if progress is not None else None)
 
         def decide(frame: pl.DataFrame) -> tuple[tuple[pl.DataFrame, ...], pl.DataFrame]:
             res = evaluate_frame(frame, as_of=day, rules=r, lang=lang, require_id=True,
@@ -268,10 +264,9 @@ def project_file(
                 part = pl.concat([part, in_pay_frame(paid, part.schema)])
             parts.append(part)
 
-        tally = passing.run(decide, use)
+        tally = run.run(decide, use)
         summary.rows_read, summary.rows_rejected = tally.rows_read, tally.rows_rejected
         summary.problems, summary.blank = tally.problems, tally.blank
-        samples = passing.sample
         secs["read_and_decide"] = time.perf_counter() - tick
         if summary.rows_read == 0:
             raise FileProblem("no_rows", file=str(inp))
@@ -314,53 +309,34 @@ def project_file(
         h = output.HEADERS[lang]
         summary.totals = {label: str(last[f"{h['pv']}{label}"]) for label in labels}
         summary.totals["payments"] = str(last[h["payments"]])
-        info = assumptions_of(summary, r, table, rates, cola_f, rule, horizon_n, blend, has_sex,
-                            proj)
+        info = assumptions_of(summary, r, table, rates, cola_f, rule, horizon_n, blend,
+                              has_sex, proj)
         # the claim rule and the method's properties are stated in every run
         valuation.add_assumptions(info, summary, claims, table, dims, sensitivity)
         summary.assumptions = info
         if out_kind == "xlsx":
-            sink = BytesSink(out, overwrite)
-            sinks.insert(0, sink)
-            sink.data = output.workbook(tbl, info, lang, (lambda book: [
+            run.data(out, output.workbook(tbl, info, lang, (lambda book: [
                 valuation.sheet(book, valuation.TEXT[lang][f"sheet_{name}"], frame)
-                for name, frame in extra_tables]) if extra_tables else None)
+                for name, frame in extra_tables]) if extra_tables else None))
         else:
-            sink = open_sink(out, overwrite)
-            sinks.insert(0, sink)
-            sink.write(tbl)
+            run.output(out, tbl)
             for (_, frame), target in zip(extra_tables, [f for f in (by_file, grid_file) if f],
                                           strict=True):
-                extra_sink = open_sink(target, overwrite)
-                sinks.append(extra_sink)
-                extra_sink.write(frame)
+                run.output(target, frame)
                 summary.extra_files.append(str(target))
         if side is not None:
-            js = BytesSink(side, overwrite)
-            sinks.append(js)
-            js.data = output.sidecar_json(info)
+            run.data(side, output.sidecar_json(info))
         if pic is not None:
-            ps = BytesSink(pic, overwrite)
-            sinks.append(ps)
-            ps.data = output.picture(tbl, output.PICTURES[pic.suffix.lower()], lang,
-                                     _subtitle(info))
+            run.data(pic, output.picture(tbl, output.PICTURES[pic.suffix.lower()], lang,
+                                         _subtitle(info)))
         if mem is not None:
-            ms = open_sink(mem, overwrite)
-            sinks.append(ms)
-            ms.write(output.member_frame(members["participant_id"], members["status"],
-                                         members["start_date"], members["monthly_amount"],
-                                         proj, labels, lang))
-        commit_all(sinks, on_rename)  # every output, or none
+            run.output(mem, output.member_frame(members["participant_id"], members["status"],
+                                                members["start_date"],
+                                                members["monthly_amount"], proj, labels,
+                                                lang))
+        run.commit()  # every output, or none
         secs["write"] = time.perf_counter() - tick
-        summary.sample = samples
-    except BaseException:
-        if passing is not None:
-            passing.discard(sinks)
-        abort_all(sinks)
-        raise
-    finally:
-        if passing is not None:
-            passing.close()
+        summary.sample = run.sample
     secs["total"] = time.perf_counter() - started
     return summary
 

@@ -50,8 +50,9 @@ def _decide_import(data: bytes, filename: str, lang: str, as_of: date | None,
     import polars as pl
 
     from ...batch.errors import FileProblem
-    from ...batch.io import open_source, text_bytes
-    from ...batch.population import Decided, PopulationPass
+    from ...batch.io import text_bytes
+    from ...batch.population import Decided
+    from ...batch.run import PopulationRun
     from ...core import run
     from ...fields import FIELD_NAMES
     from ...rules import load_rules
@@ -59,32 +60,31 @@ def _decide_import(data: bytes, filename: str, lang: str, as_of: date | None,
 
     rules = load_rules(None)
     today = date.today()
-    src = open_source(data, filename, limits=limits)
-    spec = [c for c in src.columns if c in FIELD_NAMES]
     read = [0]
     kept: list[tuple[Any, Any, Any]] = []
     rejects: list[pl.DataFrame] = []
+    with PopulationRun(data, filename, chunk_rows=IMPORT_CHUNK_ROWS, lang=lang, limits=limits,
+                       sample_rejects=0) as population:
+        src = population.source
+        spec = [c for c in src.columns if c in FIELD_NAMES]
 
-    def decide(frame: pl.DataFrame) -> tuple[tuple[pl.DataFrame, ...], pl.DataFrame]:
-        read[0] += text_bytes(frame)  # the text once read, as it is read
-        limits.check_text(src.file, read[0])
-        full, errors, _ = run(frame.select(spec), as_of=as_of, rules=rules, require_id=True)
-        app, bad = _import_problems(frame, errors, lang, rules, today, src.kind)
-        rows = full.get_column(ROW)
-        full = full.filter(~rows.is_in(bad.get_column("row").cast(rows.dtype).implode()))
-        app = app[full.get_column(ROW).cast(pl.Int64).to_numpy()]
-        return (pl.concat([full, app], how="horizontal"),), bad
+        def decide(frame: pl.DataFrame) -> tuple[tuple[pl.DataFrame, ...], pl.DataFrame]:
+            read[0] += text_bytes(frame)  # the text once read, as it is read
+            limits.check_text(src.file, read[0])
+            full, errors, _ = run(frame.select(spec), as_of=as_of, rules=rules,
+                                  require_id=True)
+            app, bad = _import_problems(frame, errors, lang, rules, today, src.kind)
+            rows = full.get_column(ROW)
+            full = full.filter(~rows.is_in(bad.get_column("row").cast(rows.dtype).implode()))
+            app = app[full.get_column(ROW).cast(pl.Int64).to_numpy()]
+            return (pl.concat([full, app], how="horizontal"),), bad
 
-    def use(d: Decided) -> None:
-        kept.append((d.kept[0], d.chunk.frame.select(spec)[d.positions],
-                     d.chunk.rows[d.positions]))
-        rejects.append(d.rejects)
+        def use(d: Decided) -> None:
+            kept.append((d.kept[0], d.chunk.frame.select(spec)[d.positions],
+                         d.chunk.rows[d.positions]))
+            rejects.append(d.rejects)
 
-    population = PopulationPass(src, IMPORT_CHUNK_ROWS, lang=lang, sample_rejects=0)
-    try:
         tally = population.run(decide, use)
-    finally:
-        population.close()
     if tally.rows_read == 0:
         raise FileProblem("no_rows", file=src.file)
     rejected = []

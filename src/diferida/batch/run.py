@@ -1,0 +1,167 @@
+"""A command's run over a member file, from its source to its outputs in
+place: `PopulationRun`, the one owner of what `batch`, `project`, `compare`,
+`census` and the workbench's import do around the population pass.
+
+    with PopulationRun(path, chunk_rows=..., lang=..., rejects=rej, ...) as run:
+        out = run.output(out_path)                # a table, written as it goes
+        tally = run.run(decide, use)              # `use` calls run.write(out, kept)
+        run.output(other_path, frame)             # a table made after the pass
+        run.data(page_path, html_bytes)           # a page, a picture, a workbook
+        run.commit()                              # every output in place, or none
+
+It opens the source (`io.open_source`: a file that cannot be used is refused
+before anything is written), opens each output as a temporary file beside
+its name (`outputs.open_sink`), makes and runs the pass, and, on `commit`,
+completes every output and renames them all into place together
+(`outputs.put_in_place`). Leaving the block by any error or interrupt, at
+any moment, stops the pass (the chunk being read is its last; the write
+under way ends, those waiting are dropped) and removes every temporary
+file; the files that were there stay as they were.
+
+An interrupt during the clean-up, or while the completed outputs are being
+renamed, waits until that is done (`interrupts.held`): the clean-up always
+ends with no temporary file left (one the folder refuses to remove is the
+only exception, and no file is ever left under an output's name), the
+renaming with every output in place or none. The interrupt is then answered
+as it would have been: a KeyboardInterrupt, or, under the commands, their
+exit 130 with the message of `interrupts.py`, which from the moment the
+outputs are in place says that they are complete (`outputs_written`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import ExitStack, nullcontext
+from pathlib import Path
+from typing import TypeVar
+
+import polars as pl
+
+from ..interrupts import held, outputs_written
+from .columns import ColumnsArg
+from .io import Limits, Source, open_source
+from .outputs import BytesSink, Sink, abort_all, commit_all, open_sink
+from .population import Decide, Decided, PopulationPass, Tally
+
+__all__ = ["PopulationRun"]
+
+# A signal that arrives during a Polars query can raise KeyboardInterrupt
+# again once Python resumes, outside any handler: the clean-up starts over
+# (each of its steps can be done twice) rather than leave a file behind.
+_CLEANUP_TRIES = 100
+S = TypeVar("S", bound=Sink)
+
+
+class PopulationRun:
+    """The run over `source` (a path, or bytes with a `filename`): see the
+    module's text. `rejects`: where the rejected rows go (without it, the
+    first `sample_rejects` are kept in `sample`); `progress(done, total)`
+    after each chunk; `seconds` gets the pass's "read", "decide" and "write";
+    `on_rename()` just before the first output is renamed into place (a
+    command's last chance to stop with nothing written)."""
+
+    source: Source
+
+    def __init__(self, source: str | Path | bytes, filename: str | None = None, *,
+                 chunk_rows: int, lang: str, separator: str | None = None,
+                 columns: ColumnsArg = None, limits: Limits | None = None,
+                 extra_fields: tuple[str, ...] = (), rejects: Path | None = None,
+                 overwrite: bool = False, sample_rejects: int = 50,
+                 progress: Callable[[int, int], None] | None = None,
+                 seconds: dict[str, float] | None = None,
+                 on_rename: Callable[[], None] | None = None):
+        self._open = lambda: open_source(source, filename, separator=separator,
+                                         columns=columns, limits=limits,
+                                         extra_fields=extra_fields)
+        self.chunk_rows, self.lang, self.overwrite = chunk_rows, lang, overwrite
+        self.rejects, self.sample_rejects = rejects, sample_rejects
+        self.progress, self.seconds, self.on_rename = progress, seconds, on_rename
+        self._sinks: list[Sink] = []
+        self._pass: PopulationPass | None = None
+
+    def __enter__(self) -> PopulationRun:
+        self.source = self._open()
+        return self
+
+    # ---- outputs
+
+    def output(self, path: Path, frame: pl.DataFrame | None = None) -> Sink:
+        """A table output (its format by suffix), with `frame` written now if
+        given; during the pass, write to it with `write`."""
+        sink = self._add(open_sink(path, self.overwrite))
+        if frame is not None:
+            sink.write(frame)
+        return sink
+
+    def data(self, path: Path, data: bytes) -> BytesSink:
+        """An output made whole in memory (a workbook, a picture, JSON, a page)."""
+        sink = self._add(BytesSink(path, self.overwrite))
+        sink.data = data
+        return sink
+
+    def _add(self, sink: S) -> S:
+        self._sinks.append(sink)
+        return sink
+
+    def write(self, sink: Sink, frame: pl.DataFrame) -> None:
+        """Write `frame` to `sink` on the pass's writer thread, in order."""
+        assert self._pass is not None, "write() is for the pass; output(path, frame) after it"
+        self._pass.write(sink, frame)
+
+    # ---- the pass
+
+    def run(self, decide: Decide, use: Callable[[Decided], None]) -> Tally:
+        """Open the rejects output (if any), then read and decide every chunk
+        (see `PopulationPass.run`); every write is done when this returns."""
+        rejects = self.output(self.rejects) if self.rejects is not None else None
+        self._pass = PopulationPass(self.source, self.chunk_rows, lang=self.lang,
+                                    rejects=rejects, sample_rejects=self.sample_rejects,
+                                    progress=self.progress, seconds=self.seconds)
+        return self._pass.run(decide, use)
+
+    @property
+    def sample(self) -> pl.DataFrame:
+        """The first rejects, kept when they go to no file."""
+        assert self._pass is not None
+        return self._pass.sample
+
+    # ---- the end
+
+    def commit(self) -> None:
+        """Complete every output and rename them all into place together (an
+        interrupt while they are renamed waits until all are: see the
+        module's text). Nothing is left to discard afterwards."""
+        if self._pass is not None:
+            self._pass.finish_writes()
+        with ExitStack() as renaming:
+            def placing() -> None:
+                renaming.enter_context(held())
+                if self.on_rename is not None:
+                    self.on_rename()
+
+            commit_all(self._sinks, placing)
+            outputs_written()
+
+    def __exit__(self, kind, exc, tb) -> None:
+        unfinished = bool(self._sinks)
+        try:
+            if kind is not None or unfinished:
+                with held() if self._sinks else nullcontext():
+                    self._discard()
+        finally:
+            if self._pass is not None:
+                self._pass.close()
+        if kind is None and unfinished:
+            raise RuntimeError("a run ended without committing its outputs (they were removed)")
+
+    def _discard(self) -> None:
+        """Stop the pass's writing and remove every temporary output."""
+        for _ in range(_CLEANUP_TRIES):
+            try:
+                if self._pass is not None:
+                    self._pass.stop()
+                abort_all(self._sinks)
+                self._sinks.clear()
+                return
+            except KeyboardInterrupt:
+                continue
