@@ -163,3 +163,95 @@ def test_the_engine_and_earliest_route_pick_the_same_route(service, group, entry
     for r in rules.routes:
         assert bool(row[f"{route_key(r)}_holds"]) == (
             bool(row[f"{route_key(r)}_applies"]) and service_holds(r, units))
+
+
+# -- the API's and the commands' words: from the catalogs, the date from the rules
+
+
+def test_the_api_names_the_19_6_date_of_the_rules_it_describes(reform):
+    from diferida.i18n import fmt_date
+    from diferida.service.schemas import ParticipantBody, _body_model
+
+    shipped = ParticipantBody.model_json_schema()["properties"]["deferred_right_1960"]
+    assert fmt_date(CUTOFF, "en") in shipped["description"]  # June 30, 1960
+    moved = _body_model("ReformBody", case=False, rules=reform).model_json_schema()
+    text = moved["properties"]["deferred_right_1960"]["description"]
+    assert fmt_date(reform.deferred_right_cutoff, "en") in text  # March 15, 1962
+    assert "1960" not in text.split("Absent")[0] and reform.name in text
+
+
+def _catalog_texts() -> tuple[set[str], list[str]]:
+    """The English [help] texts: whole ones, and the fixed start of each
+    one filled in from the code or the rules."""
+    from diferida.i18n import catalog
+
+    def texts(node):
+        if isinstance(node, dict):
+            for v in node.values():
+                yield from texts(v)
+        else:
+            yield node
+
+    english = set(texts(catalog("en")["help"]))
+    return {t for t in english if "{" not in t}, [t.split("{")[0] for t in english if "{" in t]
+
+
+def _from_catalog(text: str) -> bool:
+    """A text of the catalogs, or several of them joined (a field's own
+    description, then its kind's)."""
+    whole, starts = _catalog_texts()
+    if text in whole or any(text.startswith(s) for s in starts):
+        return True
+    return any(text.startswith(w + " ") and _from_catalog(text[len(w) + 1:]) for w in whole) \
+        or any(text.endswith(" " + w) and _from_catalog(text[:-len(w) - 1])
+               for w in whole)
+
+
+def test_the_openapi_documents_descriptions_come_from_the_catalogs():
+    """Every description of a field or a parameter in the served document is
+    a text of the catalogs' [help] section (Spanish has each of them too:
+    tests/test_catalogs.py), but the determination's own keys (described
+    where they are defined, determination.py)."""
+    import dataclasses
+
+    from diferida.determination import Determination
+    from diferida.service.app import create_app
+    from diferida.service.settings import Settings
+
+    openapi = create_app(Settings(database_url="sqlite:///:memory:")).openapi()
+    described = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            for prop in node.get("properties", {}).values():
+                described.append(prop.get("description"))
+            described.extend(p.get("description") for p in node.get("parameters", []))
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(openapi)
+    own = {f.metadata.get("doc") for f in dataclasses.fields(Determination)}
+    described = [d for d in described if d and d not in own]
+    assert len(described) > 30 and any("1960" in d for d in described)
+    assert [d for d in described if not _from_catalog(d)] == []
+
+
+def test_every_options_help_comes_from_the_catalogs():
+    import click
+
+    from diferida.cli import main
+
+    def options(group, ctx):
+        for name in group.list_commands(ctx):
+            cmd = group.get_command(ctx, name)
+            if isinstance(cmd, click.Group):
+                yield from options(cmd, click.Context(cmd, parent=ctx))
+            else:
+                yield from (p for p in cmd.params if isinstance(p, click.Option) and p.help)
+
+    helps = [p.help for p in options(main, click.Context(main))]
+    assert len(helps) > 60
+    assert [h for h in helps if not _from_catalog(h)] == []

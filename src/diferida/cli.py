@@ -13,7 +13,7 @@ from importlib import resources
 
 import click
 
-from .i18n import LANGS
+from .i18n import LANGS, help_text
 from .rules import RulesError, builtin_names, load_rules
 
 EXIT_BAD_INPUT = 2
@@ -34,11 +34,11 @@ OPTIONS = {
 }
 
 lang_option = click.option("--lang", type=click.Choice(LANGS), default="es", show_default=True,
-                           help="Language of the explanation and messages.")
+                           help=help_text("cli.lang"))
 rules_option = click.option("--rules", "rules_name", default=None, metavar="NAME|PATH",
-                            help=f"Rules to apply: {', '.join(builtin_names())}, or a TOML file.")
+                            help=help_text("cli.rules", names=", ".join(builtin_names())))
 as_of_option = click.option("--as-of", default=None, metavar="YYYY-MM-DD",
-                            help="Date the determination speaks for (default: today).")
+                            help=help_text("cli.as_of"))
 
 
 def _parse_as_of(value: str | None) -> date | None:
@@ -128,35 +128,31 @@ def main() -> None:
 
 
 @main.command("evaluate")
-@click.option("--id", "participant_id", default=None, help="Participant id (optional).")
-@click.option("--birth-date", default=None, metavar="YYYY-MM-DD", help="Birth date.")
+@click.option("--id", "participant_id", default=None, help=help_text("cli.participant_id"))
+@click.option("--birth-date", default=None, metavar="YYYY-MM-DD", help=help_text("cli.birth_date"))
 @click.option("--entry-date", default=None, metavar="YYYY-MM-DD",
-              help="First entry into the System.")
+              help=help_text("cli.entry_date"))
 @click.option("--separation-date", default=None, metavar="YYYY-MM-DD",
-              help="Separation from service (omit if still in service).")
+              help=help_text("cli.separation_date"))
 @click.option("--service", default=None, metavar="YEARS",
-              help="Years of creditable service (up to 4 decimals).")
+              help=help_text("cli.service"))
 @click.option("--compensation", default=None, metavar="DOLLARS",
-              help="Average compensation, dollars a year (up to 2 decimals).")
+              help=help_text("cli.compensation"))
 @click.option("--group", default="general", show_default=True,
               metavar="general|police|firefighter",
-              help="Group at separation (the command line's one default: general; files and "
-                   "the API require it).")
+              help=help_text("cli.group"))
 @click.option("--refund/--no-refund", "refund", default=None,
-              help="Whether a refund of contributions was requested (required).")
+              help=help_text("cli.refund"))
 @click.option("--deferred-right-1960/--no-deferred-right-1960", "deferred_right_1960",
               default=None,
-              help="A member of the System, or holding a right to a deferred pension, on the "
-                   "cut-off date of Regla 19.6 (its minimum). Omit it to derive it from "
-                   "--entry-date: true exactly when the first entry is on or before that date.")
+              help=help_text("cli.deferred_right_1960"))
 @click.option("--start", "requested_start_date", default=None, metavar="YYYY-MM-DD",
-              help="Date the participant asks the pension to start (Regla 19.3).")
+              help=help_text("cli.start"))
 @as_of_option
 @click.option("--rules", "rules_name", default=None, multiple=True, metavar="NAME|PATH",
-              help=f"Rules to apply: {', '.join(builtin_names())}, or a TOML file. Give it "
-                   "twice (A, then B) to see both determinations and what differs.")
+              help=help_text("cli.rules_twice", names=", ".join(builtin_names())))
 @lang_option
-@click.option("--json", "as_json", is_flag=True, help="Print the determination as JSON.")
+@click.option("--json", "as_json", is_flag=True, help=help_text("cli.json_determination"))
 def evaluate_cmd(participant_id, birth_date, entry_date, separation_date, service, compensation,
                  group, refund, deferred_right_1960, requested_start_date, as_of, rules_name,
                  lang, as_json) -> None:
@@ -261,9 +257,9 @@ def rules_list() -> None:
 @rules_group.command("diff")
 @click.argument("a")
 @click.argument("b")
-@click.option("--json", "as_json", is_flag=True, help="Print the differences as JSON.")
+@click.option("--json", "as_json", is_flag=True, help=help_text("cli.json_differences"))
 @click.option("--lang", type=click.Choice(LANGS), default=LANGS[0], show_default=True,
-              help="Language of the table's words.")
+              help=help_text("cli.lang_table"))
 def rules_diff_cmd(a: str, b: str, as_json: bool, lang: str) -> None:
     """Show what rules B change from rules A (names or files), line by line,
     with the citation of each changed line. Exit 0 either way."""

@@ -16,6 +16,7 @@ import sys
 
 import click
 
+from diferida.i18n import help_text
 from diferida.service.cli import database_url_option, open_store, shown_url, upgrade_or_exit
 from diferida.service.settings import default_database_url
 
@@ -51,10 +52,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 
 @click.command("serve")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--host", default="127.0.0.1", show_default=True, help=help_text("cli.host"))
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
-              help="Worker processes.")
+              help=help_text("cli.workers"))
 @database_url_option
 @click.option("--log-level", default="info", show_default=True,
               type=click.Choice(["critical", "error", "warning", "info", "debug"]))

@@ -21,7 +21,7 @@ from typing import Any
 
 import click
 
-from ..i18n import LANGS, catalog
+from ..i18n import LANGS, catalog, help_text
 from ..rules import RulesError, builtin_names
 from .errors import FileProblem
 from .messages import summary_text
@@ -270,9 +270,9 @@ def _run(bar: _Bar, say: str, *args, **kwargs):
 @click.command("batch")
 @click.argument("input", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path, dir_okay=False),
-              help="Determinations: .csv, .parquet or .xlsx.")
+              help=help_text("cli.batch_output"))
 @click.option("--rules", "rules_name", default=None, metavar="NAME|PATH",
-              help=f"Rules to apply: {', '.join(builtin_names())}, or a TOML file.")
+              help=help_text("cli.rules", names=", ".join(builtin_names())))
 @file_options()
 def batch_cmd(input, output, rejects, as_of, rules_name, lang, separator, columns_map, strict,
               overwrite, quiet, as_json, chunk_rows) -> None:

@@ -17,7 +17,7 @@ import click
 
 from ..batch import cli as batch_cli
 from ..batch.options import echo_rejects_sample, file_options, read_date
-from ..i18n import LANGS, catalog
+from ..i18n import LANGS, catalog, help_text
 from ..rules import builtin_names
 
 EXIT_STRICT, EXIT_UNUSABLE, EXIT_ACCOUNTING = 1, 2, 3
@@ -29,15 +29,14 @@ TEXT = {lang: {**catalog(lang)["census_run"], **batch_cli.RUN_TEXT[lang]} for la
 @click.command("census")
 @click.argument("input", type=FILE)
 @click.option("-o", "--output", type=FILE, default=None,
-              help="The review as a workbook (.xlsx) with native charts.")
-@click.option("--html", type=FILE, default=None, help="The review as one HTML page.")
+              help=help_text("cli.census_output"))
+@click.option("--html", type=FILE, default=None, help=help_text("cli.census_html"))
 @click.option("--prior", type=FILE, default=None,
-              help="Last year's file: joiners, leavers and changed fields.")
+              help=help_text("cli.prior"))
 @click.option("--rules", "rules_name", default=None, metavar="NAME|PATH",
-              help=f"Rules to apply: {', '.join(builtin_names())}, or a TOML file.")
-@file_options(as_of_help="Census date: ages, eligibility and years since it are counted "
-                         "to it (default: today).",
-              lang_help="Language of the report and messages.")
+              help=help_text("cli.rules", names=", ".join(builtin_names())))
+@file_options(as_of_help=help_text("cli.census_as_of"),
+              lang_help=help_text("cli.census_lang"))
 def census_cmd(input, output, html, prior, rules_name, rejects, as_of, lang, separator,
                columns_map, strict, overwrite, quiet, as_json, chunk_rows) -> None:
     """Review the member file INPUT (.csv, .parquet or .xlsx) before it is

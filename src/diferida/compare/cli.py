@@ -19,7 +19,7 @@ import click
 
 from ..batch import cli as batch_cli
 from ..batch.options import echo_rejects_sample, file_options, read_date
-from ..i18n import LANGS, catalog
+from ..i18n import LANGS, catalog, help_text
 from ..projection.options import projection_options
 from ..rules import builtin_names
 
@@ -32,17 +32,14 @@ TEXT = {lang: {**catalog(lang)["compare_run"], **batch_cli.RUN_TEXT[lang]} for l
 @click.command("compare")
 @click.argument("input", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--rules", "rules", multiple=True, required=True, metavar="NAME|PATH",
-              help=f"Give it twice: rules A, then rules B ({', '.join(builtin_names())}, or "
-                   "a reform file).")
+              help=help_text("cli.compare_rules", names=", ".join(builtin_names())))
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path, dir_okay=False),
-              help="comparison.xlsx (a sheet per table), or comparison.csv / .parquet (one "
-                   "file per table: comparison.summary.csv, comparison.transitions.csv, ...).")
+              help=help_text("cli.compare_output"))
 @click.option("--html", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="Also write a self-contained HTML report (chart included).")
+              help=help_text("cli.compare_html"))
 @projection_options(required=False)
-@file_options(as_of_help="Date the determinations speak for, and the valuation date "
-                         "(default: today).",
-              lang_help="Language of the explanations, the messages and the HTML report.")
+@file_options(as_of_help=help_text("cli.compare_as_of"),
+              lang_help=help_text("cli.compare_lang"))
 def compare_cmd(input, rules, output, html, rejects, as_of, discount, mortality, improvement,
                 cola, start, horizon, sex_blend, lang, separator, columns_map, strict,
                 overwrite, quiet, as_json, chunk_rows) -> None:

@@ -43,6 +43,20 @@ def msg(lang: str, section: str, key: str, **values: Any) -> str:
     return catalog(lang)[section][key].format(**values)
 
 
+# The language of the commands' --help and of the OpenAPI document.
+HELP_LANG = "en"
+
+
+def help_text(key: str, lang: str = HELP_LANG, **values: Any) -> str:
+    """An option's help or an API field's description: the catalogs'
+    section [help] (i18n/<lang>/help.toml), dotted key ("cli.rules",
+    "api.fields.birth_date"), filled with `values`."""
+    node: Any = catalog(lang)["help"]
+    for part in key.split("."):
+        node = node[part]
+    return str(node).format(**values)
+
+
 def fmt_date(value: date | None, lang: str) -> str:
     if value is None:
         return "—"

@@ -18,7 +18,7 @@ import click
 
 from ..batch import cli as batch_cli
 from ..batch.options import echo_rejects_sample, file_options, read_date
-from ..i18n import LANGS, catalog
+from ..i18n import LANGS, catalog, help_text
 from ..rules import builtin_names
 from .options import OptionError, projection_options, valuation_options
 
@@ -31,21 +31,17 @@ TEXT = {lang: {**catalog(lang)["project_run"], **batch_cli.RUN_TEXT[lang]} for l
 @click.command("project")
 @click.argument("input", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path, dir_okay=False),
-              help="The fiscal-year table: .csv, .parquet (each with a .assumptions.json "
-                   "beside it) or .xlsx (with a chart and an assumptions sheet).")
+              help=help_text("cli.projection_output"))
 @projection_options(required=True)
 @valuation_options()
 @click.option("--per-member", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="Also write one row per member: first payment, expected payments, present "
-                   "values (.csv, .parquet or .xlsx).")
+              help=help_text("cli.per_member"))
 @click.option("--chart", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="Also write the chart of payments by fiscal year: .png or .svg "
-                   "(needs diferida[plot]).")
+              help=help_text("cli.chart"))
 @click.option("--rules", "rules_name", default=None, metavar="NAME|PATH",
-              help=f"Rules to apply: {', '.join(builtin_names())}, or a TOML file.")
-@file_options(as_of_help="Date the determinations speak for, and the valuation date "
-                         "unless --valuation-date is given (default: today).",
-              lang_help="Language of the headers and messages.")
+              help=help_text("cli.rules", names=", ".join(builtin_names())))
+@file_options(as_of_help=help_text("cli.projection_as_of"),
+              lang_help=help_text("cli.projection_lang"))
 def project_cmd(input, output, discount, mortality, improvement, cola, start, horizon,
                 sex_blend, valuation_date, claim_rates, mortality_scale, by, sensitivity,
                 per_member, chart, rejects, as_of, rules_name, lang, separator,

@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 from ..batch.options import apply_options
+from ..i18n import help_text
 
 # the options' sane ranges live in a data file beside this module
 _BOUNDS = tomllib.loads(
@@ -190,20 +191,15 @@ def valuation_options() -> Callable[[Any], Any]:
     --sensitivity."""
     return apply_options([
         click.option("--valuation-date", default=None, metavar="YYYY-MM-DD",
-                     help="Date the projection and present values are measured from "
-                          "(default: --as-of, the date the determinations speak for)."),
+                     help=help_text("cli.valuation_date")),
         click.option("--claim-rates", default=None, metavar="RATES.csv",
-                     help="Yearly claim rates of members who could be paid and have not "
-                          "claimed: age,rate or years_since_eligibility,rate (default: they "
-                          "start at the valuation date)."),
+                     help=help_text("cli.claim_rates")),
         click.option("--mortality-scale", default=None, metavar="F",
-                     help="Every mortality rate x F, capped at 1 (default 1)."),
+                     help=help_text("cli.mortality_scale")),
         click.option("--by", default=None, metavar=",".join(BY_DIMENSIONS),
-                     help="Also the present value and members by these dimensions (a sheet, "
-                          "or a .by file beside the table)."),
+                     help=help_text("cli.by")),
         click.option("--sensitivity", is_flag=True,
-                     help="Also the total present values under the standard grid (discount "
-                          "-/+1 point, mortality x0.9 and x1.1, no improvement, COLA 0)."),
+                     help=help_text("cli.sensitivity")),
     ])
 
 
@@ -213,28 +209,19 @@ def projection_options(*, required: bool) -> Callable[[Any], Any]:
     --sex-blend."""
     return apply_options([
         click.option("--discount", required=required, default=None, metavar="RATE[,RATE...]",
-                     help="Annual discount rates, such as 0.04,0.0625: one present value "
-                          "column each" + ("." if required else
-                                           "; projects both sides (needs --mortality).")),
+                     help=help_text("cli.discount" if required else "cli.discount_compare")),
         click.option("--mortality", required=required, default=None,
                      metavar="none|pub2010|TABLE.csv",
-                     help="none (everyone survives), pub2010 (SOA Pub-2010, needs "
-                          "diferida[soa]), or a CSV table of your own: age,sex,qx[,phase]."),
+                     help=help_text("cli.mortality")),
         click.option("--improvement", default=None, metavar="|".join(IMPROVEMENTS),
-                     help="Generational improvement scale (default: mp2020 with pub2010, "
-                          "none otherwise)."),
+                     help=help_text("cli.improvement")),
         click.option("--cola", default="0", show_default=True, metavar="RATE",
-                     help="Annual raise of the monthly amount on each 1 July after the first "
-                          "payment, rounded half up to the cent."),
+                     help=help_text("cli.cola")),
         click.option("--start", "start", default="eligibility", show_default=True,
                      metavar="eligibility|age:N",
-                     help="When payments start: the determination's start (eligibility "
-                          "date, or the requested start when not premature), or the later "
-                          "of age N and the eligibility date."),
+                     help=help_text("cli.start_payments")),
         click.option("--horizon", default=None, metavar="N",
-                     help="Fiscal years to project from the valuation date's (default: to "
-                          "age 120)."),
+                     help=help_text("cli.horizon")),
         click.option("--sex-blend", default="0.5", show_default=True, metavar="W",
-                     help="Where a member's sex is not given: the share of women's "
-                          "survival."),
+                     help=help_text("cli.sex_blend")),
     ])

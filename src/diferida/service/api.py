@@ -20,7 +20,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from .. import __version__
-from ..i18n import LANGS
+from ..i18n import LANGS, help_text
 from ..rules import builtin_names, load_rules
 from . import messages
 from .auth import Analyst, Auditor, Reader, store_of
@@ -108,13 +108,11 @@ async def post_determination(request: Request) -> JSONResponse:
                               "at once; try again after Retry-After seconds."}})
 async def post_batch(
     request: Request,
-    file: Annotated[UploadFile | None, File(description="CSV, Parquet or .xlsx, columns named "
-                                                         "as the SPEC §1 fields.")] = None,
-    as_of: Annotated[str | None, Form(description="Date the determinations speak for "
-                                                  "(YYYY-MM-DD, default today).")] = None,
-    lang: Annotated[str | None, Form(description="es | en")] = None,
-    rules: Annotated[str | None, Form(description="Built-in rules name.")] = None,
-    separator: Annotated[str | None, Form(description="CSV separator (default: detected).")]
+    file: Annotated[UploadFile | None, File(description=help_text("api.batch_file"))] = None,
+    as_of: Annotated[str | None, Form(description=help_text("api.batch_as_of"))] = None,
+    lang: Annotated[str | None, Form(description=help_text("api.batch_lang"))] = None,
+    rules: Annotated[str | None, Form(description=help_text("api.batch_rules"))] = None,
+    separator: Annotated[str | None, Form(description=help_text("api.batch_separator"))]
     = None,
 ) -> Response:
     """Evaluate a whole file. Every row is either determined or rejected with
@@ -334,7 +332,7 @@ async def post_case(request: Request, user: Analyst) -> JSONResponse:
     return _json(body_out, 201, {"Location": f"/api/v1/cases/{case.id}"})
 
 
-CaseId = Annotated[int, Path(ge=1, le=MAX_DB_ID, description="The case's id.")]
+CaseId = Annotated[int, Path(ge=1, le=MAX_DB_ID, description=help_text("api.case_id"))]
 
 
 async def _load_case(request: Request, store: Store, user: User, case_id: int,
@@ -375,8 +373,7 @@ async def get_case(request: Request, case_id: CaseId,
 async def print_case(
     request: Request, case_id: CaseId, user: Reader,
     lang: Annotated[str | None, Query(
-        description="The letter's language (es | en); by default the language the case "
-                    "was decided in.")] = None,
+        description=help_text("api.letter_lang"))] = None,
 ) -> Response:
     """The determination letter of one stored case version (`diferida.letter`).
     An approved version answers with its letter as issued at approval (PDF,
@@ -433,8 +430,7 @@ async def list_cases(
     user: Reader,
     participant_id: Annotated[str | None, Query(
         max_length=PID_LIMIT, json_schema_extra=ID_QUERY_DOC,
-        description="All versions of this participant's case, oldest first (surrounding "
-                    "spaces are ignored, as when the case was recorded).")] = None,
+        description=help_text("api.participant_cases"))] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     offset: Annotated[int, Query(ge=0, le=MAX_DB_ID)] = 0,
 ) -> JSONResponse:
@@ -479,16 +475,14 @@ async def audit_trail(
     user: Auditor,
     case_id: Annotated[int | None, Query(ge=1, le=MAX_DB_ID)] = None,
     user_name: Annotated[str | None, Query(alias="user", max_length=100, pattern=TEXT_PATTERN,
-                                           description="User name.")] = None,
+                                           description=help_text("api.audit_who"))] = None,
     action: Annotated[str | None, Query(
         max_length=40, pattern=TEXT_PATTERN,
-        description="case.create, case.correct, case.read, case.list, case.reproduce, "
-        "audit.read, auth.unauthorized, auth.forbidden")] = None,
+        description=help_text("api.audit_action"))] = None,
     participant_id: Annotated[str | None, Query(max_length=PID_LIMIT,
                                                 json_schema_extra=ID_QUERY_DOC)] = None,
-    since: Annotated[datetime | None, Query(description="From this time (ISO 8601; "
-                                                        "UTC if no zone).")] = None,
-    until: Annotated[datetime | None, Query(description="Before this time.")] = None,
+    since: Annotated[datetime | None, Query(description=help_text("api.audit_since"))] = None,
+    until: Annotated[datetime | None, Query(description=help_text("api.audit_until"))] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     offset: Annotated[int, Query(ge=0, le=MAX_DB_ID)] = 0,
 ) -> JSONResponse:

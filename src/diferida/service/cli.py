@@ -9,13 +9,13 @@ import sys
 
 import click
 
+from ..i18n import help_text
 from .settings import default_database_url
 
 database_url_option = click.option(
     "--database-url", default=None, envvar="DIFERIDA_DATABASE_URL", show_envvar=True,
     metavar="URL",
-    help="sqlite:///path/to.db or postgresql+psycopg://user:pass@host/db "
-         "(default: sqlite under ./var/diferida.db).")
+    help=help_text("cli.database_url"))
 
 
 def open_store(url: str | None):
@@ -100,15 +100,11 @@ def _password(password_stdin: bool) -> str:
 @users_group.command("add")
 @click.argument("name")
 @click.option("--role", required=True, type=click.Choice(["analyst", "supervisor", "auditor"]),
-              help="analyst: prepare, correct and submit cases; supervisor: that too, and "
-                   "approve or return cases others prepared; auditor: read cases and the "
-                   "audit trail, change nothing.")
+              help=help_text("cli.role"))
 @click.option("--password-stdin", is_flag=True,
-              help="Read the password from the first line of standard input instead of "
-                   "asking for it.")
+              help=help_text("cli.password_stdin"))
 @click.option("--no-password", is_flag=True,
-              help="No password (the user signs in to nothing; the token alone serves a "
-                   "program).")
+              help=help_text("cli.no_password"))
 @database_url_option
 def users_add(name: str, role: str, password_stdin: bool, no_password: bool,
               database_url: str | None) -> None:
@@ -141,8 +137,7 @@ def users_add(name: str, role: str, password_stdin: bool, no_password: bool,
 @users_group.command("passwd")
 @click.argument("name")
 @click.option("--password-stdin", is_flag=True,
-              help="Read the password from the first line of standard input instead of "
-                   "asking for it.")
+              help=help_text("cli.password_stdin"))
 @database_url_option
 def users_passwd(name: str, password_stdin: bool, database_url: str | None) -> None:
     """Set a user's password (the previous one stops working at once)."""
@@ -198,8 +193,7 @@ def audit_group() -> None:
 @audit_group.command("verify")
 @database_url_option
 @click.option("--anchor", "anchors", multiple=True, metavar="CHAIN:ID:HASH",
-              help="A chain position printed by an earlier run and kept outside the "
-                   "database; checks that the chain still has it (repeatable).")
+              help=help_text("cli.anchor"))
 def audit_verify(database_url: str | None, anchors: tuple[str, ...]) -> None:
     """Re-check the hash chains of cases, audit events and users from their
     first row, the stored rules content, and the database's protecting

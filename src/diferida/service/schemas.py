@@ -27,6 +27,8 @@ from pydantic import (
     create_model,
 )
 
+from ..i18n import HELP_LANG, fmt_date, help_text
+
 Scalar = str | int | float | bool | None
 
 EXAMPLE_PARTICIPANT = {
@@ -54,41 +56,31 @@ _NOT_CONTROL = r"[^\x00-\x1f\x7f-\x9f]"
 ID_PATTERN = (rf"^{_TRIMMED}{_NOT_CONTROL}*[^\s\x00-\x1f\x7f-\x9f]{_NOT_CONTROL}*"
               rf"{_TRIMMED}$")
 _DATE = {"type": "string", "pattern": rf"^{_SPACE}\d{{4}}-\d{{2}}-\d{{2}}{_SPACE}$",
-         "description": "YYYY-MM-DD, a year from 0001 to 9999.", "examples": ["1970-05-10"]}
+         "description": help_text("api.date_kind"), "examples": ["1970-05-10"]}
 _BOOL = {"anyOf": [{"type": "boolean"},
                    {"type": "string",
                     "pattern": rf"^{_SPACE}([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]){_SPACE}$"}],
-         "description": "true or false (the text \"true\"/\"false\", any case, is read the "
-                        "same)."}
+         "description": help_text("api.bool_kind")}
 
 
 def _decimal(places: int) -> dict[str, Any]:
     return {"anyOf": [{"type": "string", "pattern": rf"^{_SPACE}\+?\d{{1,15}}(\.\d*)?{_SPACE}$"},
                       {"type": "number", "minimum": 0}],
-            "description": f"An exact decimal, at most {places} decimal places (a JSON number "
-                           "is read as the exact decimal written)."}
+            "description": help_text("api.decimal_kind", places=places)}
 
 
-_DESCRIPTIONS = {
-    "participant_id": "Participant id (surrounding spaces are ignored).",
-    "birth_date": "Birth date.",
-    "entry_date": "First entry into the System.",
-    "separation_date": "Separation from service; absent or null when still in service.",
-    "creditable_service_years": "Years of creditable service, ≥ 0.",
-    "average_compensation": "Average compensation, dollars a year, > 0.",
-    "group": "Group at separation.",
-    "refund_requested": "Whether a refund of contributions was requested.",
-    "deferred_right_1960": "A member of the System, or holding a right to a deferred "
-                           "pension, on the cut-off date of Regla 19.6 (30 June 1960 in the "
-                           "default rules). Absent or null: derived from entry_date, true "
-                           "exactly when the first entry is on or before that date; a declared "
-                           "value stands.",
-    "requested_start_date": "Date the participant asks the pension to start (Regla 19.3).",
-    "as_of": "Date the determination speaks for (default: today).",
-}
+def field_description(name: str, rules: Any = None) -> str:
+    """The API's description of a SPEC §1 field (catalog [help.api.fields]);
+    the 19.6 cut-off date is the one of `rules` (default: the default rules),
+    so the document says what the engine applies."""
+    from ..rules import load_rules
+
+    r = load_rules(rules)
+    return help_text(f"api.fields.{name}", cutoff=fmt_date(r.deferred_right_cutoff, HELP_LANG),
+                     rules=r.name)
 
 
-def _field_schema(f, id_limit: int | None) -> dict[str, Any]:
+def _field_schema(f, id_limit: int | None, rules: Any = None) -> dict[str, Any]:
     from ..rules import GROUPS
 
     if f.kind == "date":
@@ -105,7 +97,7 @@ def _field_schema(f, id_limit: int | None) -> dict[str, Any]:
             text["maxLength"] = id_limit
         schema = {"anyOf": [text, {"type": "integer"}]}
     schema["description"] = " ".join(
-        x for x in (_DESCRIPTIONS.get(f.name), schema.get("description")) if x)
+        x for x in (field_description(f.name, rules), schema.get("description")) if x)
     optional = not f.required and not (f.name == "participant_id" and id_limit)
     if optional:  # null reads as absent
         if "anyOf" in schema:
@@ -132,11 +124,12 @@ class _Body(BaseModel):
     __pydantic_extra__: dict[str, JsonScalar] = Field(init=False)
 
 
-def _body_model(name: str, *, case: bool) -> type[BaseModel]:
+def _body_model(name: str, *, case: bool, rules: Any = None) -> type[BaseModel]:
     """The model of a request body: the SPEC §1 fields and the options. For a
     case, the participant id is required too (and `supersedes`, `note`). Every
     field may be absent in Python: a missing field is named by the core, with
-    every other bad field; the document marks the required ones."""
+    every other bad field; the document marks the required ones. `rules`:
+    the rules the descriptions name (default: the default rules)."""
     from ..fields import FIELDS
     from ..i18n import LANGS
     from ..rules import builtin_names
@@ -144,24 +137,23 @@ def _body_model(name: str, *, case: bool) -> type[BaseModel]:
     id_limit = 200 if case else None
     langs, names = tuple(LANGS), tuple(builtin_names())
     fields: dict[str, Any] = {
-        f.name: (Annotated[JsonScalar, WithJsonSchema(_field_schema(f, id_limit))], None)
+        f.name: (Annotated[JsonScalar, WithJsonSchema(_field_schema(f, id_limit, rules))], None)
         for f in FIELDS}
     fields["lang"] = (Annotated[Literal[langs] | None, WithJsonSchema(  # type: ignore[valid-type]
         {"type": "string", "enum": list(langs),
-         "description": "Language of the explanation and messages."})],
+         "description": help_text("api.lang")})],
                       Field(None, json_schema_extra={"default": "es"}))
     fields["rules"] = (Annotated[Literal[names] | None, WithJsonSchema(  # type: ignore[valid-type]
         {"type": "string", "enum": list(names),
-         "description": "Built-in rules name (default article19)."})], None)
+         "description": help_text("api.rules")})], None)
     required = [f.name for f in FIELDS if f.required]
     example: dict[str, Any] = {**EXAMPLE_PARTICIPANT, "lang": "en"}
     if case:
         fields["supersedes"] = (Annotated[StrictInt, Field(ge=1, le=MAX_DB_ID)] | None, Field(
-            None, description="Id of the case this one corrects (required when the "
-            "participant already has a case; it must be the current version)."))
+            None, description=help_text("api.supersedes")))
         fields["note"] = (Annotated[StrictStr, Field(max_length=NOTE_LIMIT,
                                                      pattern=r"^[^\x00]*$")] | None,
-                          Field(None, description="Why this case was recorded or corrected."))
+                          Field(None, description=help_text("api.note")))
         required = ["participant_id", *required]
         example["note"] = "first determination"
 
@@ -306,13 +298,11 @@ class Reproduction(BaseModel):
     case_id: int
     rules_version: str
     as_of: str
-    identical: bool = Field(description="The recomputed determination equals the stored one "
-                            "in every key, explanation texts included.")
-    decision_identical: bool = Field(description="Status, dates, routes, amounts, formula and "
-                                     "warnings are equal (explanation texts aside).")
+    identical: bool = Field(description=help_text("api.reproduce_identical"))
+    decision_identical: bool = Field(description=help_text("api.reproduce_decision_identical"))
     differences: list[Difference]
-    added: list[str] = Field(default_factory=list, description="Keys of the determination "
-                             "added by a later release, which the stored one lacks.")
+    added: list[str] = Field(default_factory=list,
+                             description=help_text("api.reproduce_added"))
     recomputed: Determination | None
     problem: str | None = None
 

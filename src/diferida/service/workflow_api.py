@@ -13,7 +13,7 @@ from fastapi import APIRouter, File, Path, Query, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 
-from ..i18n import LANGS
+from ..i18n import LANGS, help_text
 from . import messages, workflow
 from .auth import Anyone, store_of
 from .errors import APIError, parse_json_object, problem
@@ -23,8 +23,8 @@ __all__ = ["router"]
 
 router = APIRouter(prefix="/api/v1/workbench", tags=["workbench"])
 MAX_DB_ID = 2**63 - 1
-CaseId = Annotated[int, Path(ge=1, le=MAX_DB_ID, description="The id of a case version.")]
-PageNo = Annotated[int, Query(ge=1, le=10**9, description="Page number, from 1.")]
+CaseId = Annotated[int, Path(ge=1, le=MAX_DB_ID, description=help_text("api.version_id"))]
+PageNo = Annotated[int, Query(ge=1, le=10**9, description=help_text("api.page"))]
 PerPage = Annotated[int, Query(ge=1, le=workflow.MAX_PER_PAGE)]
 
 REFUSALS = {
@@ -75,19 +75,19 @@ def _application_schema(reason: bool = False) -> dict[str, Any]:
     for name in ("supersedes", "note", "rules"):
         props.pop(name, None)
     props["name"] = {"anyOf": [{"type": "string", "maxLength": workflow.LIMITS["name"]},
-                               {"type": "null"}], "description": "The person's name."}
+                               {"type": "null"}], "description": help_text("api.wf_name")}
     props["address"] = {"anyOf": [{"type": "string", "maxLength": workflow.LIMITS["address"]},
                                   {"type": "null"}],
-                        "description": "Mailing address, lines separated by a line break."}
+                        "description": help_text("api.wf_address")}
     props["application_date"] = {"anyOf": [{"type": "string", "format": "date"},
                                            {"type": "null"}],
-                                 "description": "The application date (fecha de solicitud)."}
+                                 "description": help_text("api.wf_application_date")}
     props["note"] = {"anyOf": [{"type": "string", "maxLength": workflow.LIMITS["note"]},
-                               {"type": "null"}], "description": "A free note."}
+                               {"type": "null"}], "description": help_text("api.wf_note")}
     required = list(schema.get("required", []))
     if reason:
         props["reason"] = {"type": "string", "maxLength": workflow.LIMITS["reason"],
-                           "description": "Why this correction is made (required)."}
+                           "description": help_text("api.wf_reason")}
         required = [r for r in required if r != "participant_id"] + ["reason"]
         props.pop("participant_id", None)
     return {**schema, "properties": props, "required": required}
@@ -123,9 +123,7 @@ async def open_draft(request: Request, user: Anyone) -> JSONResponse:
              responses={**REFUSALS, **TOO_LARGE})
 async def import_applications(
     request: Request, user: Anyone,
-    file: Annotated[UploadFile | None, File(description="CSV or .xlsx of applications: the "
-                                                         "SPEC §1 fields and name, address, "
-                                                         "application_date, note.")] = None,
+    file: Annotated[UploadFile | None, File(description=help_text("api.import_file"))] = None,
 ) -> JSONResponse:
     """Drafts from a file of applications (analyst, supervisor); every
     rejected row named with its row number, field and reason. The file is
@@ -198,8 +196,7 @@ async def return_case(request: Request, case_id: CaseId, user: Anyone) -> JSONRe
 
 @router.get("/queues/{kind}", response_model=workflow.Page, responses=REFUSALS)
 async def queue(request: Request, user: Anyone,
-                kind: Annotated[str, Path(description="drafts (mine), returned (to me), "
-                                                      "awaiting (approval), issued.",
+                kind: Annotated[str, Path(description=help_text("api.queue"),
                                           pattern="^(drafts|returned|awaiting|issued)$")],
                 page: PageNo = 1, per_page: PerPage = workflow.PER_PAGE) -> JSONResponse:
     """A page of one queue."""
@@ -254,17 +251,16 @@ async def letter(request: Request, case_id: CaseId, user: Anyone,
 @router.get("/audit", response_model=workflow.Page, responses=REFUSALS)
 async def audit(request: Request, user: Anyone,
                 who: Annotated[str | None, Query(description=(
-                    "A user name: at most 100 characters, no control character."))] = None,
+                    help_text("api.wf_who")))] = None,
                 action: Annotated[str | None, Query(description=(
-                    "An action (workflow.open, audit.verify, …): at most 40 characters, no "
-                    "control character."))] = None,
+                    help_text("api.wf_action")))] = None,
                 case_id: Annotated[int | None, Query(description=(
-                    f"A case (version) id, from 1 to {MAX_DB_ID}."))] = None,
+                    help_text("api.wf_case", max=MAX_DB_ID)))] = None,
                 since: Annotated[datetime | None, Query(description=(
-                    "From this time: ISO 8601, UTC if no zone, in the years 1900 to 3000."))]
+                    help_text("api.wf_since")))]
                 = None,
                 until: Annotated[datetime | None, Query(description=(
-                    "Before this time: as `since`."))] = None,
+                    help_text("api.wf_until")))] = None,
                 page: PageNo = 1, per_page: PerPage = workflow.PER_PAGE) -> JSONResponse:
     """The audit trail, newest first, with filters (auditor). A filter the
     store cannot take (a control character, too long, a time out of range)
