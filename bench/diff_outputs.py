@@ -1,6 +1,6 @@
-"""The outputs of `batch`, `project` and `compare` on one generated
-population, kept in a folder, and compared file by file with another
-folder's: to show that a change of how the code is arranged changes no
+"""The outputs of `batch`, `project`, `compare` and `census` on one
+generated population, kept in a folder, and compared file by file with
+another folder's: to show that a change of how the code is arranged changes no
 output.
 
     python bench/diff_outputs.py --save before/            # before the change
@@ -9,9 +9,11 @@ output.
 Each command runs as `python -m diferida.cli` of this checkout (or of the
 source tree given with --src) on 10^5 generated members (2% with bad values,
 so the rejects and the duplicate ids across chunks are exercised), with
-chunks of 20,000 rows. Files are compared byte for byte, except the JSON
-summaries and sidecars, where the times taken (keys "seconds") are left out,
-the folders' own paths, and workbooks' properties (the time they were made).
+chunks of 20,000 rows; `census` reviews them against a second generated file
+(another seed) as the prior year's. Files are compared byte for byte, except
+the JSON summaries and sidecars, where the times taken (keys "seconds") are
+left out, the folders' own paths, and workbooks' properties (the time they
+were made).
 Exits 1 when anything differs, naming each file.
 """
 
@@ -44,6 +46,10 @@ def run_all(folder: Path, src: Path, rows: int) -> None:
     if not members.exists():
         subprocess.run([sys.executable, str(HERE / "generate.py"), str(rows), "-o",
                         str(members), "--invalid", "0.02", "--seed", "7"], check=True)
+    prior = folder / "prior.csv"
+    if not prior.exists():
+        subprocess.run([sys.executable, str(HERE / "generate.py"), str(rows), "-o",
+                        str(prior), "--invalid", "0.02", "--seed", "8"], check=True)
     env = {**os.environ, "PYTHONPATH": str(src)}
     common = ["--as-of", AS_OF, "--chunk-rows", "20000", "--overwrite"]
     runs = {
@@ -63,6 +69,9 @@ def run_all(folder: Path, src: Path, rows: int) -> None:
                               "--rules", "reform-19_2-age-67",
                               "-o", str(folder / "compare-projected.xlsx"),
                               "--discount", "0.04", "--mortality", "none", "--json", *common],
+        "census": ["census", str(members), "--prior", str(prior),
+                   "-o", str(folder / "census.xlsx"), "--html", str(folder / "census.html"),
+                   "--rejects", str(folder / "census-rejects.csv"), "--json", *common],
     }
     for name, args in runs.items():
         proc = subprocess.run([sys.executable, "-m", "diferida.cli", *args], env=env,

@@ -6,7 +6,8 @@ be used (nothing is written); 3 when the row accounting fails (a bug:
 nothing is written); 130 when interrupted, SIGINT or SIGTERM at any moment
 (nothing is written, or, when the interrupt came once the completed outputs
 were being renamed into place, both outputs are complete: the message says
-which). `Interruptible` holds that rule for `project` and `compare` too.
+which). `Interruptible` holds that rule for `project`, `compare` and `census`
+too.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 import click
 
-from ..i18n import LANGS, catalog, help_text
+from ..i18n import LANGS, catalog
 from ..rules import RulesError, builtin_names
 from .errors import FileProblem
 from .messages import summary_text
@@ -270,9 +271,9 @@ def _run(bar: _Bar, say: str, *args, **kwargs):
 @click.command("batch")
 @click.argument("input", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path, dir_okay=False),
-              help=help_text("cli.batch_output"))
+              help="Determinations: .csv, .parquet or .xlsx.")
 @click.option("--rules", "rules_name", default=None, metavar="NAME|PATH",
-              help=help_text("cli.rules", names=", ".join(builtin_names())))
+              help=f"Rules to apply: {', '.join(builtin_names())}, or a TOML file.")
 @file_options()
 def batch_cmd(input, output, rejects, as_of, rules_name, lang, separator, columns_map, strict,
               overwrite, quiet, as_json, chunk_rows) -> None:
