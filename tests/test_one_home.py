@@ -255,3 +255,27 @@ def test_every_options_help_comes_from_the_catalogs():
     helps = [p.help for p in options(main, click.Context(main))]
     assert len(helps) > 60
     assert [h for h in helps if not _from_catalog(h)] == []
+
+
+@pytest.mark.parametrize("rules", ["article19", "article19-strict-19_4"])
+def test_the_pages_script_compares_with_the_rules_cutoff(tmp_path, rules):
+    """The calculator's script shows the 19.6 question while the entry date
+    is typed (web/static/web.js: `iso <= data-cutoff`, the same comparison as
+    `asks_deferred_right`); the date it compares with is the rules' own, in
+    the page for the rules chosen."""
+    import re
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from fastapi.testclient import TestClient
+
+    from diferida.server import create_app
+    from diferida.service.settings import Settings
+
+    with TestClient(create_app(Settings(database_url=f"sqlite:///{tmp_path}/w.db"))) as c:
+        html = c.post("/calcular", data={"rules": rules, "entry_date": "1950-01-01"}).text
+    (cutoff,) = re.findall(r'id="q-deferred_right_1960" data-cutoff="([^"]+)"', html)
+    assert cutoff == load_rules(rules).deferred_right_cutoff.isoformat()
+    script = (Path(__file__).parents[1] / "src/diferida/web/static/web.js").read_text("utf-8")
+    assert 'iso <= question.getAttribute("data-cutoff")' in script
