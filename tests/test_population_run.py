@@ -138,6 +138,37 @@ def test_a_second_interrupt_during_the_clean_up_leaves_no_file_and_is_answered(
     assert _files(tmp_path) == before  # no temporary file, the old files as they were
 
 
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_ctrl_c_while_the_outputs_are_renamed_waits_until_all_are_in_place(
+        command, members, tmp_path, monkeypatch):
+    """Called from Python (no command's handler): the SIGINT that comes
+    between the first rename and the next is answered once every output is
+    in place, so the files are the new set, whole, never one new beside an
+    old one."""
+    out, rej = _outputs(command, tmp_path)
+    for path in (out, rej):
+        path.write_bytes(b"old")
+    real = os.replace
+    renamed: list[str] = []
+
+    def replace_then_ctrl_c(a, b):
+        real(a, b)
+        renamed.append(Path(b).name)
+        if len(renamed) == 1:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(outputs.os, "replace", replace_then_ctrl_c)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            _python(command, members, tmp_path)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    after = _files(tmp_path)
+    assert len(renamed) > 1 and sorted(renamed) == sorted(after)  # every output, renamed
+    assert after[out.name] != b"old" and after[rej.name] != b"old"
+
+
 def test_an_interrupt_held_during_a_block_is_answered_at_its_end(monkeypatch):
     came: list[int] = []
     previous = signal.signal(signal.SIGINT, lambda signum, frame: came.append(signum))
