@@ -30,13 +30,13 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
@@ -53,7 +53,18 @@ from ..routes import env
 from . import view
 from .session import CSRF_FIELD, Session, Sessions, fingerprint
 
-router = APIRouter(include_in_schema=False)
+
+async def _close_form(request: Request) -> AsyncIterator[None]:
+    """A posted form is read by the page itself (`request.form()`), so its
+    uploaded files (temporary files) are closed here, when the request ends,
+    whatever the page answered (a refusal before the file is read included)."""
+    try:
+        yield
+    finally:
+        await request.close()
+
+
+router = APIRouter(include_in_schema=False, dependencies=[Depends(_close_form)])
 BASE = "/analista"
 MAX_FIELD_CHARS = 2000
 MAX_ID = 2**63 - 1
