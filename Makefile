@@ -12,6 +12,8 @@ QUIET   := 2>&1 | grep -v '^WARNING: Location' || true
 # two workers; a worker that runs out of tests takes half of the other's
 # (worksteal), so a large file (the accessibility states) is shared too
 PYTEST  := $(VENV)/bin/pytest -n 2 --dist worksteal
+# the type check of src/ ([tool.mypy] in pyproject.toml: files, baseline)
+MYPY    := $(VENV)/bin/mypy
 # the engine's tests, run a second time without the speed layer's unstable
 # Polars APIs (src/diferida/speed, docs/speed.md) by `make test-full`; `make
 # test` holds the layer off by a shadow comparison (tests/test_speed_shadow.py)
@@ -53,6 +55,7 @@ examples: install
 ## server (scripts/with-test-services).
 test: install
 	$(VENV)/bin/ruff check src tests bench
+	$(MYPY)
 	scripts/with-test-services $(PYTEST)
 
 ## test-full: the whole cross-product: axe on every state in both languages,
@@ -61,12 +64,14 @@ test: install
 ## constraints.txt or src/diferida/speed must pass it (CONTRIBUTING.md).
 test-full: install
 	$(VENV)/bin/ruff check src tests bench
+	$(MYPY)
 	DIFERIDA_TEST_TIER=full scripts/with-test-services $(PYTEST)
 	DIFERIDA_TEST_TIER=full DIFERIDA_SPEED_LAYER=off $(PYTEST) $(CORE_NOT) $(CORE_TESTS)
 
-## check: the fast loop: lint and every test but the browser, PostgreSQL and slow ones
+## check: the fast loop: lint, the type check and every test but the browser, PostgreSQL and slow ones
 check: install
 	$(VENV)/bin/ruff check src tests bench
+	$(MYPY)
 	$(PYTEST) -m "not browser and not postgres and not slow"
 
 lint: install
@@ -89,4 +94,4 @@ lock:
 	@echo "constraints.txt refreshed: run 'make test', then commit it"
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis test-output
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis test-output

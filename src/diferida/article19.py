@@ -125,7 +125,9 @@ def amount_denominator(rules: Rules) -> int:
     return rules.rate_scale * SERVICE_UNITS
 
 
-def amount_columns(rules: Rules) -> list[pl.Expr]:
+def amount_columns(rules: Rules) -> tuple[list[pl.Expr], list[pl.Expr], list[pl.Expr]]:
+    """The amount's columns in three stages: each bracket's exact part; the
+    formula's total and the minimum; the rounded amounts."""
     den = amount_denominator(rules)
     cols = []
     for i in range(max_brackets(rules)):

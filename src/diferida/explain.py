@@ -115,7 +115,8 @@ class Writer:
     """Collects findings for one row; every text gets its citation."""
 
     def __init__(self, lang: str, rules: Rules):
-        self.lang, self.rules, self.out = lang, rules, []
+        self.lang, self.rules = lang, rules
+        self.out: list[Finding] = []
         self.words = law_words(rules, lang)
         self.catalog = catalog(lang)
 
