@@ -239,22 +239,28 @@ def test_the_openapi_documents_descriptions_come_from_the_catalogs():
     assert [d for d in described if not _from_catalog(d)] == []
 
 
-def test_every_options_help_comes_from_the_catalogs():
+def test_every_commands_and_options_help_comes_from_the_catalogs():
     import click
 
     from diferida.cli import main
 
-    def options(group, ctx):
+    commands: list[click.Command] = [main]
+
+    def walk(group, ctx):
         for name in group.list_commands(ctx):
             cmd = group.get_command(ctx, name)
+            commands.append(cmd)
             if isinstance(cmd, click.Group):
-                yield from options(cmd, click.Context(cmd, parent=ctx))
-            else:
-                yield from (p for p in cmd.params if isinstance(p, click.Option) and p.help)
+                walk(cmd, click.Context(cmd, parent=ctx))
 
-    helps = [p.help for p in options(main, click.Context(main))]
+    walk(main, click.Context(main))
+    helps = [p.help for c in commands for p in c.params  # but click's own --version
+             if isinstance(p, click.Option) and p.help and p.name != "version"]
     assert len(helps) > 60
     assert [h for h in helps if not _from_catalog(h)] == []
+    described = [c.help for c in commands if c.help]
+    assert len(described) >= 20
+    assert [h for h in described if not _from_catalog(h)] == []
 
 
 @pytest.mark.parametrize("rules", ["article19", "article19-strict-19_4"])

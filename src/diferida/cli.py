@@ -120,14 +120,15 @@ class LazyGroup(click.Group):
             sys.exit(130)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]},
+             help=help_text("cmd.main"))
 @click.version_option(package_name="diferida")
 def main() -> None:
-    """Deferred pensions under Article 19 (Puerto Rico Government Employees
-    Retirement System): who is entitled, from when, under which rule, how much."""
+    """The `diferida` command; its help and every command's and option's:
+    i18n/<lang>/help.toml (sections [help.cmd] and [help.cli])."""
 
 
-@main.command("evaluate")
+@main.command("evaluate", help=help_text("cmd.evaluate"))
 @click.option("--id", "participant_id", default=None, help=help_text("cli.participant_id"))
 @click.option("--birth-date", default=None, metavar="YYYY-MM-DD", help=help_text("cli.birth_date"))
 @click.option("--entry-date", default=None, metavar="YYYY-MM-DD",
@@ -156,7 +157,6 @@ def main() -> None:
 def evaluate_cmd(participant_id, birth_date, entry_date, separation_date, service, compensation,
                  group, refund, deferred_right_1960, requested_start_date, as_of, rules_name,
                  lang, as_json) -> None:
-    """Evaluate one participant and print the determination with its reasons."""
     from .core import InputError, evaluate
     from .render import render_text
 
@@ -214,12 +214,11 @@ def _print_two(a, b, *, lang: str, as_json: bool) -> None:
     click.echo(comparison.text())  # in words, in the language asked for
 
 
-@main.command("examples")
+@main.command("examples", help=help_text("cmd.examples"))
 @as_of_option
 @rules_option
 @lang_option
 def examples_cmd(as_of, rules_name, lang) -> None:
-    """Evaluate the worked examples of the specification and print each determination."""
     import polars as pl
 
     from .core import determination_from_row, evaluate_frame, run
@@ -241,9 +240,9 @@ def examples_cmd(as_of, rules_name, lang) -> None:
                               "annual_amount", "monthly_amount"))
 
 
-@main.group("rules")
+@main.group("rules", help=help_text("cmd.rules"))
 def rules_group() -> None:
-    """The rules files: list them, or show one with its version."""
+    pass
 
 
 @rules_group.command("list")
@@ -254,15 +253,13 @@ def rules_list() -> None:
     click.echo("\nCompare two with: diferida rules diff A B")
 
 
-@rules_group.command("diff")
+@rules_group.command("diff", help=help_text("cmd.rules_diff"))
 @click.argument("a")
 @click.argument("b")
 @click.option("--json", "as_json", is_flag=True, help=help_text("cli.json_differences"))
 @click.option("--lang", type=click.Choice(LANGS), default=LANGS[0], show_default=True,
               help=help_text("cli.lang_table"))
 def rules_diff_cmd(a: str, b: str, as_json: bool, lang: str) -> None:
-    """Show what rules B change from rules A (names or files), line by line,
-    with the citation of each changed line. Exit 0 either way."""
     from .compare.diff import diff_rows
 
     ra, rb = _load_rules_or_exit(a), _load_rules_or_exit(b)

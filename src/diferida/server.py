@@ -51,7 +51,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     return create_service(settings, pages=web_pages())
 
 
-@click.command("serve")
+@click.command("serve", help=help_text("cmd.serve"))
 @click.option("--host", default="127.0.0.1", show_default=True, help=help_text("cli.host"))
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
@@ -61,10 +61,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
               type=click.Choice(["critical", "error", "warning", "info", "debug"]))
 def serve_cmd(host: str, port: int, workers: int, database_url: str | None,
               log_level: str) -> None:
-    """Start the service: the API (docs at /docs), the web calculator and the
-    analyst's workbench (/analista).
-
-    The database schema is brought up to date first."""
     import uvicorn
 
     from diferida.letter.texts import LetterTextsError, check_letter_texts

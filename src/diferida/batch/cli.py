@@ -22,7 +22,7 @@ from typing import Any
 
 import click
 
-from ..i18n import LANGS, catalog
+from ..i18n import LANGS, catalog, help_text
 from ..rules import RulesError, builtin_names
 from .errors import FileProblem
 from .messages import summary_text
@@ -268,17 +268,15 @@ def _run(bar: _Bar, say: str, *args, **kwargs):
         sys.exit(EXIT_ACCOUNTING)
 
 
-@click.command("batch")
+@click.command("batch", help=help_text("cmd.batch"))
 @click.argument("input", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path, dir_okay=False),
-              help="Determinations: .csv, .parquet or .xlsx.")
+              help=help_text("cli.batch_output"))
 @click.option("--rules", "rules_name", default=None, metavar="NAME|PATH",
-              help=f"Rules to apply: {', '.join(builtin_names())}, or a TOML file.")
+              help=help_text("cli.rules", names=", ".join(builtin_names())))
 @file_options()
 def batch_cmd(input, output, rejects, as_of, rules_name, lang, separator, columns_map, strict,
               overwrite, quiet, as_json, chunk_rows) -> None:
-    """Evaluate every participant of INPUT (.csv, .parquet or .xlsx) and write one
-    determination per valid row to OUTPUT, and each bad field to --rejects."""
     # Loaded here, while `diferida` still answers an interrupt as "still
     # loading" (see _entry.py): the run's handling is put in place once they are in.
     from .runner import evaluate_file  # noqa: F401 (used by _run)

@@ -26,7 +26,7 @@ FILE = click.Path(path_type=Path, dir_okay=False)
 TEXT = {lang: {**catalog(lang)["census_run"], **batch_cli.RUN_TEXT[lang]} for lang in LANGS}
 
 
-@click.command("census")
+@click.command("census", help=help_text("cmd.census"))
 @click.argument("input", type=FILE)
 @click.option("-o", "--output", type=FILE, default=None,
               help=help_text("cli.census_output"))
@@ -39,9 +39,6 @@ TEXT = {lang: {**catalog(lang)["census_run"], **batch_cli.RUN_TEXT[lang]} for la
               lang_help=help_text("cli.census_lang"))
 def census_cmd(input, output, html, prior, rules_name, rejects, as_of, lang, separator,
                columns_map, strict, overwrite, quiet, as_json, chunk_rows) -> None:
-    """Review the member file INPUT (.csv, .parquet or .xlsx) before it is
-    projected: distributions, records worth a second look, the eligible
-    members who have not claimed and, with --prior, what changed."""
     from ..projection.options import OptionError
     from .runner import census_file
 

@@ -29,7 +29,7 @@ EXIT_STRICT, EXIT_UNUSABLE, EXIT_ACCOUNTING, EXIT_INTERRUPTED = 1, 2, 3, 130
 TEXT = {lang: {**catalog(lang)["compare_run"], **batch_cli.RUN_TEXT[lang]} for lang in LANGS}
 
 
-@click.command("compare")
+@click.command("compare", help=help_text("cmd.compare"))
 @click.argument("input", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--rules", "rules", multiple=True, required=True, metavar="NAME|PATH",
               help=help_text("cli.compare_rules", names=", ".join(builtin_names())))
@@ -43,10 +43,6 @@ TEXT = {lang: {**catalog(lang)["compare_run"], **batch_cli.RUN_TEXT[lang]} for l
 def compare_cmd(input, rules, output, html, rejects, as_of, discount, mortality, improvement,
                 cola, start, horizon, sex_blend, lang, separator, columns_map, strict,
                 overwrite, quiet, as_json, chunk_rows) -> None:
-    """Compare two rule sets, A and B, over every member of INPUT (.csv,
-    .parquet or .xlsx): who changes (status, route, eligibility date, amount),
-    why (the finding that explains each change), and, with --discount and
-    --mortality, what it costs by fiscal year."""
     from ..projection.mortality import TableError
     from ..projection.options import OptionError
     from .runner import CompareOptionError, Projecting, compare_file

@@ -28,7 +28,7 @@ EXIT_STRICT, EXIT_UNUSABLE, EXIT_ACCOUNTING, EXIT_INTERRUPTED = 1, 2, 3, 130
 TEXT = {lang: {**catalog(lang)["project_run"], **batch_cli.RUN_TEXT[lang]} for lang in LANGS}
 
 
-@click.command("project")
+@click.command("project", help=help_text("cmd.project"))
 @click.argument("input", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path, dir_okay=False),
               help=help_text("cli.projection_output"))
@@ -46,10 +46,6 @@ def project_cmd(input, output, discount, mortality, improvement, cola, start, ho
                 sex_blend, valuation_date, claim_rates, mortality_scale, by, sensitivity,
                 per_member, chart, rejects, as_of, rules_name, lang, separator,
                 columns_map, strict, overwrite, quiet, as_json, chunk_rows) -> None:
-    """Project the deferred pensions of every entitled member of INPUT (.csv,
-    .parquet or .xlsx) fiscal year by fiscal year (1 July - 30 June): members
-    starting, expected members in pay, expected payments and their present
-    value at each --discount rate."""
     from .mortality import TableError
     from .runner import project_file
 

@@ -48,25 +48,23 @@ def shown_url(url: str) -> str:
     return make_url(url).render_as_string(hide_password=True)
 
 
-@click.group("db")
+@click.group("db", help=help_text("cmd.db"))
 def db_group() -> None:
-    """The database schema (Alembic migrations shipped with the package)."""
+    pass
 
 
-@db_group.command("upgrade")
+@db_group.command("upgrade", help=help_text("cmd.db_upgrade"))
 @database_url_option
 def db_upgrade(database_url: str | None) -> None:
-    """Apply every pending migration."""
     store = open_store(database_url)
     upgrade_or_exit(store)
     click.echo(f"{shown_url(store.url)}: schema at revision {store.revision()}")
     store.dispose()
 
 
-@db_group.command("current")
+@db_group.command("current", help=help_text("cmd.db_current"))
 @database_url_option
 def db_current(database_url: str | None) -> None:
-    """Show the schema revision of the database and the newest one available."""
     from .store.migrate import head_revision
 
     store = open_store(database_url)
@@ -74,9 +72,9 @@ def db_current(database_url: str | None) -> None:
     store.dispose()
 
 
-@click.group("users")
+@click.group("users", help=help_text("cmd.users"))
 def users_group() -> None:
-    """Users of the case store and their bearer tokens."""
+    pass
 
 
 MIN_PASSWORD = 10
@@ -97,7 +95,7 @@ def _password(password_stdin: bool) -> str:
     return password
 
 
-@users_group.command("add")
+@users_group.command("add", help=help_text("cmd.users_add"))
 @click.argument("name")
 @click.option("--role", required=True, type=click.Choice(["analyst", "supervisor", "auditor"]),
               help=help_text("cli.role"))
@@ -108,9 +106,6 @@ def _password(password_stdin: bool) -> str:
 @database_url_option
 def users_add(name: str, role: str, password_stdin: bool, no_password: bool,
               database_url: str | None) -> None:
-    """Add a user, set their password (asked, or --password-stdin) and print
-    their API token. The token is shown only this once; the store keeps only
-    its hash, and only an argon2 hash of the password."""
     if password_stdin and no_password:
         raise click.UsageError("--password-stdin and --no-password exclude each other")
     from .usernames import allowed, refusal_in_every_language
@@ -134,13 +129,12 @@ def users_add(name: str, role: str, password_stdin: bool, no_password: bool,
     click.echo(token)
 
 
-@users_group.command("passwd")
+@users_group.command("passwd", help=help_text("cmd.users_passwd"))
 @click.argument("name")
 @click.option("--password-stdin", is_flag=True,
               help=help_text("cli.password_stdin"))
 @database_url_option
 def users_passwd(name: str, password_stdin: bool, database_url: str | None) -> None:
-    """Set a user's password (the previous one stops working at once)."""
     from .workflow import hash_password
 
     password = _password(password_stdin)
@@ -155,10 +149,9 @@ def users_passwd(name: str, password_stdin: bool, database_url: str | None) -> N
     click.echo(f"password of {name} set")
 
 
-@users_group.command("list")
+@users_group.command("list", help=help_text("cmd.users_list"))
 @database_url_option
 def users_list(database_url: str | None) -> None:
-    """List users (never their tokens)."""
     store = open_store(database_url)
     upgrade_or_exit(store)
     for u in store.users():
@@ -167,11 +160,10 @@ def users_list(database_url: str | None) -> None:
     store.dispose()
 
 
-@users_group.command("disable")
+@users_group.command("disable", help=help_text("cmd.users_disable"))
 @click.argument("name")
 @database_url_option
 def users_disable(name: str, database_url: str | None) -> None:
-    """Disable a user: their token stops working at once."""
     store = open_store(database_url)
     upgrade_or_exit(store)
     found = store.disable_user(name)
@@ -185,23 +177,16 @@ EXIT_TAMPERED = 1
 EXIT_CANNOT_VERIFY = 2
 
 
-@click.group("audit")
+@click.group("audit", help=help_text("cmd.audit"))
 def audit_group() -> None:
-    """The tamper-evidence of the case store."""
+    pass
 
 
-@audit_group.command("verify")
+@audit_group.command("verify", help=help_text("cmd.audit_verify"))
 @database_url_option
 @click.option("--anchor", "anchors", multiple=True, metavar="CHAIN:ID:HASH",
               help=help_text("cli.anchor"))
 def audit_verify(database_url: str | None, anchors: tuple[str, ...]) -> None:
-    """Re-check the hash chains of cases, audit events and users from their
-    first row, the stored rules content, and the database's protecting
-    triggers against their definitions. Names the first broken link of each
-    chain.
-
-    Exit status: 0 intact, 1 tampering detected, 2 the database cannot be
-    verified (unreachable, or its schema is not the newest)."""
     from sqlalchemy.exc import SQLAlchemyError
 
     from .store import sqlite_path
