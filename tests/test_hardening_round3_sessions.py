@@ -287,6 +287,8 @@ def test_a_signed_out_cookie_is_refused_by_a_new_server_process(kind, tmp_path):
         with running_server(url, env=env, workers=2) as base, \
                 httpx.Client(base_url=base) as c:
             for _ in range(4):  # whichever worker answers
-                assert _refused(_with_cookie(c, cookie).get("/analista"))
-                assert _refused(_open_case(_with_cookie(c, cookie), token, "W-ROBADO"))
+                with _with_cookie(c, cookie) as attacker:
+                    assert _refused(attacker.get("/analista"))
+                with _with_cookie(c, cookie) as attacker:
+                    assert _refused(_open_case(attacker, token, "W-ROBADO"))
         assert _cases(url) == 0
