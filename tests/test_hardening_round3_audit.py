@@ -79,9 +79,14 @@ def _trail(store) -> list[dict]:
                                               .order_by(AuditEvent.id)).mappings()]
 
 
+# the chain's hashes are hexadecimal digits, which a marker of digits alone
+# ("48123") meets by chance in about one run of two hundred
+HASHES = ("prev_hash", "row_hash")
+
+
 def _found_in_trail(store, markers) -> list[dict]:
     return [row for row in _trail(store)
-            if any(m in str(v) for v in row.values() for m in markers)]
+            if any(m in str(v) for k, v in row.items() if k not in HASHES for m in markers)]
 
 
 def _events(store, action: str, *columns: str) -> list[tuple]:
