@@ -344,5 +344,9 @@ def test_marker_values_through_the_workbench_never_reach_the_server_output(tmp_p
     finally:
         store.dispose()
     typed = [m for m in secrets_ if m != PID]
-    assert [r for r in rows if any(m in str(v) for v in r for m in typed)] == []
+    # not the chain's hexadecimal hashes, where a marker of digits ("48123",
+    # "00987") stands by chance in about one run of two hundred
+    hashes = ("prev_hash", "row_hash")
+    assert [r for r in rows if any(m in str(v) for k, v in r._mapping.items()
+                                   if k not in hashes for m in typed)] == []
     assert len(rows) > 40
