@@ -24,6 +24,8 @@ from diferida.service.settings import Settings
 from diferida.service.store import AuditQuery, CaseApplication, Store
 from diferida.service.testing import database_for_tests
 
+from .test_workflow_lifecycle import Office as LifecycleOffice
+from .test_workflow_lifecycle import refused
 from .workbench_helpers import around_the_triggers
 
 AS_OF = date(2026, 11, 29)
@@ -36,13 +38,12 @@ APPLICATION = {"participant_id": "H3-1", "birth_date": "1970-05-10", "entry_date
 KINDS = ["sqlite", "postgresql"]
 
 
-class Office:
+class Office(LifecycleOffice):
+    """The office of the lifecycle's tests (two analysts, two supervisors,
+    an auditor), with a new draft at each call of `draft`."""
+
     def __init__(self, store: Store):
-        self.store = store
-        self.ana = store.add_user("ana", "analyst")[0]
-        self.beto = store.add_user("beto", "analyst")[0]
-        self.sofia = store.add_user("sofia", "supervisor")[0]
-        self.pedro = store.add_user("pedro", "supervisor")[0]
+        super().__init__(store)
         self.n = 0
 
     def draft(self, author, **changes) -> wf.CaseView:
@@ -58,13 +59,6 @@ def office(request, tmp_path) -> Iterator[Office]:
         store.upgrade()
         yield Office(store)
         store.dispose()
-
-
-def refused(code: str, fn, *args, **kwargs) -> wf.Refused:
-    with pytest.raises(wf.Refused) as info:
-        fn(*args, **kwargs)
-    assert info.value.code == code, (info.value.code, info.value.values)
-    return info.value
 
 
 def verify_cli(store: Store) -> tuple[int, str]:
