@@ -57,6 +57,8 @@ MORE_OPERATIONS = [
     ("GET", "/api/v1/workbench/exports/{kind}.{fmt}")]
 IDENTITIES = ["anonymous", "analyst", "supervisor", "auditor"]
 LANGS = ("es", "en")
+# a real server and about a thousand generated requests: `make test`, not the loop
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
