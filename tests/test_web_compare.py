@@ -68,7 +68,11 @@ def client(tmp_path_factory):
     from diferida.service.settings import Settings
 
     db = tmp_path_factory.mktemp("web-compare") / "web.db"
-    with TestClient(create_app(Settings(database_url=f"sqlite:///{db}"))) as c:
+    # one client posts every generated case (three hundred of them in `make
+    # test-full`): the public rate limit is tested on its own
+    # (test_hardening_api_abuse.py)
+    settings = Settings(database_url=f"sqlite:///{db}", rate_limit_public="off")
+    with TestClient(create_app(settings)) as c:
         yield c
 
 
