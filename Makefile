@@ -45,7 +45,7 @@ install: $(STAMP)
 run: install
 	$(VENV)/bin/diferida serve --host $(HOST) --port $(PORT)
 
-## examples: the worked examples of the specification, evaluated and explained
+## examples: the worked examples of docs/rules.md §8, evaluated and explained
 examples: install
 	$(VENV)/bin/diferida examples
 
