@@ -86,7 +86,8 @@ def test_the_rules_page_keeps_the_numbering_the_citations_use():
         assert re.search(rf"^## \d+\. {re.escape(title)}", text, re.M), title
 
 
-CITATION = re.compile(r"\brules(?:\.md)?\s+§(\d+(?:\.\d+)*)((?:\s*(?:,|and|y|or|–|-|to)\s*§\d+(?:\.\d+)*)*)")
+CITATION = re.compile(r"\brules(?:\.md)?\s+§(\d+(?:\.\d+)*)"
+                      r"((?:\s*(?:,|and|y|or|–|-|to)\s*§\d+(?:\.\d+)*)*)")
 
 
 def citations() -> list[tuple[str, str]]:

@@ -43,7 +43,7 @@ def _service_units(years) -> int:
     return int(units)
 
 
-# ---- SPEC §2: who the participant is --------------------------------------
+# ---- rules §2: who the participant is --------------------------------------
 
 def regime(rules: Rules) -> pl.Expr:
     # Regla 19.2: "después del" the rules' new_participant_after date — that day
@@ -60,10 +60,10 @@ def covered(rules: Rules) -> pl.Expr:
     return pl.col("entry_date") < pl.lit(rules.not_covered_from)
 
 
-# ---- SPEC §4: the routes (Reglas 19.1, 19.2, 19.4) -------------------------
+# ---- rules §4: the routes (Reglas 19.1, 19.2, 19.4) -------------------------
 
 def route_applies(route: Route) -> pl.Expr:
-    """The route is open to this participant's regime and group (SPEC §2)."""
+    """The route is open to this participant's regime and group (rules §2)."""
     return pl.col("regime").is_in(list(route.regimes)) & pl.col("group").is_in(list(route.groups))
 
 
@@ -101,7 +101,7 @@ def earliest_route(openings: Iterable[tuple[Route, date | None]]) -> tuple[date,
     return best
 
 
-# ---- SPEC §6: the amount (Reglas 19.5, 19.6) -------------------------------
+# ---- rules §6: the amount (Reglas 19.5, 19.6) -------------------------------
 
 def _scale_parts(rules: Rules, reg: str) -> list[pl.Expr]:
     """Exact numerators (over cents × rate_scale × SERVICE_UNITS) per bracket."""
@@ -158,7 +158,7 @@ def amount_columns(rules: Rules) -> tuple[list[pl.Expr], list[pl.Expr], list[pl.
     ]
 
 
-# ---- the determination (SPEC §3, §5, §7) -----------------------------------
+# ---- the determination (rules §3, §5, §7) -----------------------------------
 
 def _joined(items: list[pl.Expr]) -> pl.Expr:
     """Codes that apply, in order, as one ';'-joined text ("" when none)."""
@@ -185,7 +185,7 @@ def _determine_stages(lf: Stages, rules: Rules) -> Stages:
     birth, sep = pl.col("birth_date"), pl.col("separation_date")
     separated = sep.is_not_null()
 
-    # SPEC §2 regime; SPEC §4 the date each route's age is reached
+    # rules §2 regime; rules §4 the date each route's age is reached
     lf = lf.with_columns(
         regime(rules).alias("regime"),
         covered(rules).alias("covered"),
@@ -193,7 +193,7 @@ def _determine_stages(lf: Stages, rules: Rules) -> Stages:
         *[date_reaching_age(birth, r.age).alias(f"{k}_age_date")
           for r, k in zip(rules.routes, keys)],
     )
-    # SPEC §4: which routes hold (regime, group, service) and when each opens
+    # rules §4: which routes hold (regime, group, service) and when each opens
     lf = lf.with_columns(
         *[route_applies(r).alias(f"{k}_applies") for r, k in zip(rules.routes, keys)])
     lf = lf.with_columns(
@@ -207,11 +207,11 @@ def _determine_stages(lf: Stages, rules: Rules) -> Stages:
           for k in keys],
         pl.any_horizontal([pl.col(f"{k}_holds") for k in keys]).alias("_any_route"),
     )
-    # SPEC §6 amount (computed for every row; emptied below when not entitled)
+    # rules §6 amount (computed for every row; emptied below when not entitled)
     parts, totals, rounded = amount_columns(rules)
     lf = lf.with_columns(parts).with_columns(totals)
 
-    # SPEC §3 and §7: reasons, in the order of outcomes.REASONS
+    # rules §3 and §7: reasons, in the order of outcomes.REASONS
     lf = lf.with_columns(
         *rounded,
         _joined([
@@ -224,7 +224,7 @@ def _determine_stages(lf: Stages, rules: Rules) -> Stages:
     entitled = pl.col("_entitled")
 
     # Eligibility: earliest opening among the routes that hold; ties go to the
-    # first route in the rules file (SPEC §4; `earliest_route` for one row).
+    # first route in the rules file (rules §4; `earliest_route` for one row).
     lf = lf.with_columns(
         pl.when(entitled).then(pl.min_horizontal([pl.col(f"{k}_opens") for k in keys]))
         .alias("eligibility_date")
@@ -263,15 +263,15 @@ def _determine_stages(lf: Stages, rules: Rules) -> Stages:
         round_half_up(pl.col("_annual_exact"), den).alias("annual_cents"),
         round_half_up(pl.col("_annual_exact"), 12 * den).alias("monthly_cents"),
     )
-    # SPEC §7 warnings, in the order of outcomes.WARNINGS: the determination stands.
+    # rules §7 warnings, in the order of outcomes.WARNINGS: the determination stands.
     act3 = rules.act_3_2013
     lf = lf.with_columns(
         _joined([
-            # data checks: service_exceeds_span is computed with the SPEC §1
+            # data checks: service_exceeds_span is computed with the rules §1
             # checks (validation.py); a first entry before the minimum age
             pl.when(pl.col("service_exceeds_span") & separated)
             .then(pl.lit("service_exceeds_span")),
-            # SPEC §5: a start asked for before the determination's date (Regla
+            # rules §5: a start asked for before the determination's date (Regla
             # 19.3 says when the pension may be requested, not that it is paid
             # for months before the request)
             pl.when(pl.col("start_date") < pl.col("as_of"))
@@ -281,7 +281,7 @@ def _determine_stages(lf: Stages, rules: Rules) -> Stages:
             # the statute of rules.citations["retirement_annuity"]: separated
             # on or after the day the winning route's age was reached
             pl.when(sep >= pl.col("route_age_date")).then(pl.lit("retirement_annuity_may_apply")),
-            # SPEC §9 later laws, for entitled participants only
+            # rules §9 later laws, for entitled participants only
             pl.when(entitled & (sep > pl.lit(act3.accruals_frozen_after)))
             .then(pl.lit("act_3_2013_accruals_frozen")),
             pl.when(entitled & (elig_d > pl.lit(act3.ages_changed_after)))

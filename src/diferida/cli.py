@@ -1,6 +1,6 @@
 """The command line: `diferida evaluate`, `diferida examples`, `diferida rules`.
 
-Thin: it parses options into SPEC §1 fields, calls the core, renders.
+Thin: it parses options into rules §1 fields, calls the core, renders.
 Exit status: 0 for any determination, 2 for bad input (every bad field named).
 """
 
@@ -18,7 +18,7 @@ from .rules import RulesError, builtin_names, load_rules
 
 EXIT_BAD_INPUT = 2
 
-# CLI option -> SPEC §1 field, so messages name what the user typed
+# CLI option -> rules §1 field, so messages name what the user typed
 OPTIONS = {
     "participant_id": "--id",
     "birth_date": "--birth-date",

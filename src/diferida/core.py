@@ -41,7 +41,7 @@ RulesArg = str | Path | Rules | None
 
 @dataclass(frozen=True)
 class Participant:
-    """One participant as SPEC §1 describes it. Values may be typed (date,
+    """One participant as rules §1 describes it. Values may be typed (date,
     Decimal, bool) or text in the file formats; either way they are validated."""
 
     birth_date: date | str | None = None
@@ -122,7 +122,7 @@ def _as_text(value: Any) -> str | None:
 
 
 def text_row(participant: Participant | Mapping[str, Any]) -> tuple[dict[str, str | None], list]:
-    """The SPEC §1 fields given, as text, and the names of keys that are not fields."""
+    """The rules §1 fields given, as text, and the names of keys that are not fields."""
     if isinstance(participant, Participant):
         data = {f.name: getattr(participant, f.name) for f in fields(participant)}
         data = {k: v for k, v in data.items() if v is not None}
@@ -133,7 +133,7 @@ def text_row(participant: Participant | Mapping[str, Any]) -> tuple[dict[str, st
 
 
 def participant_frame(participant: Participant | Mapping[str, Any]) -> tuple[pl.DataFrame, list]:
-    """A one-row table of text from a Participant or a mapping of SPEC §1 fields,
+    """A one-row table of text from a Participant or a mapping of rules §1 fields,
     and the names of keys that are not fields."""
     row, unknown = text_row(participant)
     if not row:  # still one participant, with every field missing
@@ -235,7 +235,7 @@ OUTPUT_NAMES = tuple(c.replace("_cents", "_amount") for c in article19.RESULT_CO
 
 def public_columns(full: pl.DataFrame, carry: list[str],
                    inputs: tuple[str, ...] = ()) -> pl.DataFrame:
-    """The determination columns (SPEC §7) plus the input's own extra columns
+    """The determination columns (rules §7) plus the input's own extra columns
     (and `inputs`, typed input fields, last); amounts as exact decimals with 2
     places."""
     amounts = {"annual_cents": "annual_amount", "monthly_cents": "monthly_amount"}
@@ -255,9 +255,9 @@ def evaluate_frame(
     lang: str = DEFAULT_LANG, require_id: bool = True, inputs: tuple[str, ...] = (),
 ) -> FrameResult:
     """Evaluate every row of a table of participants (columns named as the
-    SPEC §1 fields, in any dtypes). Rows that fail validation are returned in
+    rules §1 fields, in any dtypes). Rows that fail validation are returned in
     `rejected` with a message per bad field; the others in `determinations`.
-    `inputs`: SPEC §1 fields to add to the determinations as validated and
+    `inputs`: rules §1 fields to add to the determinations as validated and
     typed (a projection needs the birth date and the group)."""
     unknown = [f for f in inputs if f not in FIELD_NAMES or f in OUTPUT_NAMES]
     if unknown:

@@ -1,11 +1,11 @@
 """Calendar arithmetic the article needs, as column expressions.
 
-SPEC §4: a person reaches age N on the N-th anniversary of the birth date.
+rules §4: a person reaches age N on the N-th anniversary of the birth date.
 Decision: someone born on 29 February reaches it on 28 February in a common
 year (a period ending on a day the month lacks ends on the month's last day).
 The same anniversary rule measures a person's age in years (age at
 separation). The entry-to-separation span of the service_exceeds_span
-warning is measured as service is, in calendar months (SPEC §7 Decision,
+warning is measured as service is, in calendar months (rules §7 Decision,
 `span_units` and `with_span_exceeds`).
 
 Spans are computed in stages (intermediate columns), because a nested
@@ -27,7 +27,7 @@ def is_leap(year: pl.Expr) -> pl.Expr:
 def date_reaching_age(birth: pl.Expr, age: int) -> pl.Expr:
     """The day a person born on `birth` reaches `age`. Polars' calendar offset
     clamps 29 February to 28 February in a common year, which is exactly the
-    SPEC §4 Decision (tests/test_dates.py holds it to a reference)."""
+    rules §4 Decision (tests/test_dates.py holds it to a reference)."""
     return birth.dt.offset_by(f"{age}y")
 
 
@@ -51,7 +51,7 @@ def with_years_exceed(
     number of years (column `years_units`, in 1/units_per_year) is strictly
     longer than the exact time from column `start` to `end` — completed years
     plus the elapsed days of the current year of life over that year's length
-    (SPEC §1). Integer arithmetic only; all spans share the same six stages,
+    (rules §1). Integer arithmetic only; all spans share the same six stages,
     and each stage reads the columns of the ones before rather than repeating
     their expressions."""
     i32 = pl.Int32
@@ -112,7 +112,7 @@ def with_years_exceed(
 
 def years_months_days(start: date, end: date) -> tuple[int, int, int]:
     """Whole years, months and days from `start` to `end` (end >= start), for
-    telling a person how long until a date. Month ends clamp as in SPEC §4."""
+    telling a person how long until a date. Month ends clamp as in rules §4."""
 
     def add_months(d: date, n: int) -> date:
         y, m = divmod(d.month - 1 + n, 12)
@@ -126,9 +126,9 @@ def years_months_days(start: date, end: date) -> tuple[int, int, int]:
     return months // 12, months % 12, days
 
 
-# ---- SPEC §7: the span of the service_exceeds_span warning ------------------
+# ---- rules §7: the span of the service_exceeds_span warning ------------------
 
-SPAN_PLACES = 4  # the span is rounded half up to the places of service (SPEC §1)
+SPAN_PLACES = 4  # the span is rounded half up to the places of service (rules §1)
 
 
 def days_in_month(year: int, month: int) -> int:
@@ -137,7 +137,7 @@ def days_in_month(year: int, month: int) -> int:
 
 def span_units(start: date, end: date, units_per_year: int = 10**SPAN_PLACES
                ) -> tuple[int, int, int, int]:
-    """SPEC §7 Decision: the span from `start` to `end` (exclusive) counted as
+    """rules §7 Decision: the span from `start` to `end` (exclusive) counted as
     service is: completed years and months, plus the remaining days as a
     fraction of a month (days / the days of the month they start in), a
     month being 1/12 of a year; in 1/units_per_year years, rounded half up.

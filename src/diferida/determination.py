@@ -96,12 +96,12 @@ class Determination:
     annual_amount: Decimal | None = field(metadata=_doc("Dollars a year, two decimals."))
     monthly_amount: Decimal | None = field(metadata=_doc("Dollars a month, two decimals."))
     minimum_applied: bool = field(metadata=_doc("Regla 19.6's minimum is paid."))
-    warnings: list[str] = field(metadata=_doc("Warning codes, in their order (SPEC §7)."))
+    warnings: list[str] = field(metadata=_doc("Warning codes, in their order (rules §7)."))
     rules_version: str = field(metadata=_doc("The rules set's name and content hash."))
     rules_name: str = field(default="", metadata=_doc(
         "The rules set's name (article19, a variant, a file)."))
     rules_title: str = field(default="", metadata=_doc("The rules set's title."))
-    # Regla 19.6's condition, and whether it was declared or derived (SPEC §6)
+    # Regla 19.6's condition, and whether it was declared or derived (rules §6)
     deferred_right_1960: bool = field(default=False, metadata=_doc(
         "Regla 19.6's condition, as applied."))
     deferred_right_1960_source: str = field(default="derived", metadata=_doc(

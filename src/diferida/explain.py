@@ -4,13 +4,13 @@ The engine (article19.py) computes every condition as a column; this module
 only reads those columns for one row and says, in es or en, which rule was
 checked, with which values, and whether it held. It decides nothing.
 
-What a finding may say (SPEC §7):
+What a finding may say (rules §7):
 * every finding's text names its own source once (its `rule`), so a reader
   who sees one line alone knows where it comes from; renderers never repeat it;
 * dates after `as_of` are spoken of in the future, dates on or before it in
   the past, and a route of a participant who is not entitled in the
   conditional (it "would open"); a separation after `as_of` is a plan;
-* a **Decision** of SPEC is stated only where it shapes this answer;
+* a **Decision** of the rules is stated only where it shapes this answer;
 * the law's words (names of laws, rates, amounts, cut-off dates) come from the
   rules, so a variant that changes a number changes its sentence too.
 """
@@ -65,7 +65,7 @@ def regime_text(regime: str, rules: Rules, lang: str, plural: bool = False) -> s
 
 
 def scope_text(rules: Rules, lang: str) -> str:
-    """SPEC §9: what this project does not apply, in one sentence."""
+    """rules §9: what this project does not apply, in one sentence."""
     return msg(lang, "findings", "scope", citation=catalog(lang)["citations"]["scope"],
                **law_words(rules, lang))
 
@@ -76,7 +76,7 @@ def tense(day: date, as_of: date) -> str:
 
 
 def feb29_moved(birth: date, age_date: date | None) -> bool:
-    """SPEC §4 Decision: a 29 February birthday falls on 28 February in a
+    """rules §4 Decision: a 29 February birthday falls on 28 February in a
     common year; True when that moved this date."""
     return (age_date is not None and (birth.month, birth.day) == (2, 29)
             and (age_date.month, age_date.day) == (2, 28))
@@ -154,7 +154,7 @@ def explain(row: dict[str, Any], rules: Rules, lang: str,
     regime = row["regime"]
     ct = lambda c: cite(c, lang)  # noqa: E731
 
-    # Act 305-1999: who Article 19 covers at all (SPEC §2)
+    # Act 305-1999: who Article 19 covers at all (rules §2)
     rule = rules.not_covered_citation
     key = f"covered_{str(covered).lower()}"
     if entry == rules.not_covered_from:
@@ -176,7 +176,7 @@ def explain(row: dict[str, Any], rules: Rules, lang: str,
                       conditions=ct(rules.citations[f"conditions_{regime}"]),
                       amount=ct(rules.amount[regime].citation))
         if entry == rules.new_participant_after:
-            # SPEC §2 Decision, stated only for an entry on that very day
+            # rules §2 Decision, stated only for an entry on that very day
             text += w.text("findings", "regime_cutoff_day", citation=ct(rule))
         w.add(rule, "regime", {"entry_date": _iso(entry),
               "cutoff": _iso(rules.new_participant_after), "regime": regime}, None, text)
@@ -191,7 +191,7 @@ def explain(row: dict[str, Any], rules: Rules, lang: str,
     w.add(rule, "no_refund", {"refund_requested": bool(row["refund_requested"])}, no_refund,
           w.text("findings", f"no_refund_{str(no_refund).lower()}", citation=ct(rule)))
 
-    # The routes, in the order of the rules file (SPEC §4)
+    # The routes, in the order of the rules file (rules §4)
     applicable: list[Route] = []
     for r in rules.routes:
         route_findings(w, row, r, applicable, entitled, service, service_words)
@@ -338,7 +338,7 @@ def _entitled_findings(w: Writer, row: dict[str, Any], rules: Rules, f: Formula)
         text += w.text("findings", "wait_one" if one else "wait_many",
                        wait=fmt_wait(y, m, dd, lang), as_of=d(as_of))
     if len(tied) > 1:
-        # SPEC §4 Decision: ties go to the first route in the table
+        # rules §4 Decision: ties go to the first route in the table
         vals["tied_routes"] = tied
         the = catalog(lang)["the_rule"]
         tied_text = listing([the.format(citation=cite(rules.route(i).citation, lang))
@@ -353,7 +353,7 @@ def _entitled_findings(w: Writer, row: dict[str, Any], rules: Rules, f: Formula)
     req = row["requested_start_date"]
     svals = {"requested_start_date": _iso(req), "eligibility_date": _iso(elig)}
     start_rule = rules.citations["start"]
-    # SPEC §5 Decision: Regla 19.3 says from when the pension may be requested,
+    # rules §5 Decision: Regla 19.3 says from when the pension may be requested,
     # never that it may start on a date before the determination's
     now = "" if elig > as_of else "_past"
     if req is None:
@@ -378,7 +378,7 @@ def _entitled_findings(w: Writer, row: dict[str, Any], rules: Rules, f: Formula)
                   formula=format_money(f.formula_amount))
     regime = row["regime"]
     if r.id in rules.reading_19_4.routes:
-        # SPEC §6 Decision: the formula follows the regime, whatever the route
+        # rules §6 Decision: the formula follows the regime, whatever the route
         # (said where the route is not the regime's own: 19.4, under either reading)
         text += w.text("findings", "amount_follows_regime", route=ct(r.citation),
                        regime=regime_text(regime, rules, lang), citation=ct(f.citation))
@@ -403,7 +403,7 @@ def _entitled_findings(w: Writer, row: dict[str, Any], rules: Rules, f: Formula)
 
 
 def _reading_19_4(w: Writer, row: dict[str, Any], rules: Rules, r: Route) -> None:
-    """SPEC §2 Decision, stated under either reading where it shapes this
+    """rules §2 Decision, stated under either reading where it shapes this
     answer (a new participant of the Police or Fire Corps whom a route of
     19.4 serves under one reading and not the other): the doubt, the name of
     the rules set with the other reading and the date it would give."""
@@ -462,7 +462,7 @@ def _earliest_opening(row: dict[str, Any], rules: Rules,
 
 def _minimum_19_6(w: Writer, row: dict[str, Any], rules: Rules, f: Formula) -> None:
     """Regla 19.6, always one finding for an entitled participant: whether
-    its condition holds (declared or derived, SPEC §6), and if so, whether
+    its condition holds (declared or derived, rules §6), and if so, whether
     the minimum is higher than the formula."""
     lang = w.lang
     rule = rules.minimum_citation
@@ -500,7 +500,7 @@ def _warning(w: Writer, row: dict[str, Any], code: str, service: str) -> None:
     act3 = rules.act_3_2013
     if code == "service_exceeds_span":
         # the separation day is the last day of service (see validation.py);
-        # the span is measured as service is and compared to 4 places (SPEC §7)
+        # the span is measured as service is and compared to 4 places (rules §7)
         end = date.fromordinal(sep.toordinal() + 1)
         y, m, days, units = span_units(entry, end, SERVICE_UNITS)
         span = years_text(units)

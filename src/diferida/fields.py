@@ -1,10 +1,10 @@
-"""The input fields of SPEC §1: one participant."""
+"""The input fields of rules §1: one participant."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-SERVICE_PLACES = 4  # SPEC §1: service in years, at most 4 decimal places
+SERVICE_PLACES = 4  # rules §1: service in years, at most 4 decimal places
 SERVICE_UNITS = 10**SERVICE_PLACES  # service is held as an integer of 1/10,000 years
 MONEY_PLACES = 2  # compensation in dollars and cents
 # Whole digits a value may have. Service cannot exceed a person's age (at most
@@ -14,7 +14,7 @@ MONEY_PLACES = 2  # compensation in dollars and cents
 # compensation a year, rules.py) within 64-bit cents.
 SERVICE_DIGITS = 5
 MONEY_DIGITS = 12
-# SPEC §1: the groups a participant belongs to, and the two regimes the entry
+# rules §1: the groups a participant belongs to, and the two regimes the entry
 # date puts them in (the rules file says where the line is, and which routes
 # each group and regime has: rules_schema.py)
 GROUPS = ("general", "police", "firefighter")

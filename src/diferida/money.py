@@ -1,6 +1,6 @@
 """Exact money. Amounts are integer cents; every intermediate value is an
 integer numerator over a known denominator, and rounding happens once, half
-up, to the cent, in `round_half_up` (SPEC §6)."""
+up, to the cent, in `round_half_up` (rules §6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The codes a determination speaks in (SPEC §7), in their order: statuses,
+"""The codes a determination speaks in (rules §7), in their order: statuses,
 reasons for no entitlement, warnings. Texts for each are in the i18n
 catalogs. Kept apart from `article19` (which builds the rules as Polars
 expressions) so that code without Polars can read them too."""

@@ -1,7 +1,7 @@
 """The rules file: every number and date of Article 19, with its citation.
 
 A rules file is TOML (see `rules/article19.toml`). A variant names a `base`
-and overrides only what differs (`route_overrides`, `meta`), so SPEC §2's
+and overrides only what differs (`route_overrides`, `meta`), so rules §2's
 stricter reading of 19.4 is a one-line change. `Rules.version` is a hash of
 the resolved content: two files that say the same thing have the same
 version, and any change to a number changes it.
@@ -80,7 +80,7 @@ class Scale:
 
 @dataclass(frozen=True)
 class RegimeReading:
-    """SPEC §2 Decision: which regimes Regla 19.4 serves, and the doubt."""
+    """rules §2 Decision: which regimes Regla 19.4 serves, and the doubt."""
 
     citation: str
     routes: tuple[str, ...]
@@ -92,7 +92,7 @@ class RegimeReading:
 
 @dataclass(frozen=True)
 class LaterLaw:
-    """Act 3-2013, which this project does not apply (SPEC §9), and the
+    """Act 3-2013, which this project does not apply (rules §9), and the
     points at which a determination warns that it may touch a case (§7)."""
 
     name: str

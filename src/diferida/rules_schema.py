@@ -5,7 +5,7 @@ A rules file is input like any other. The bounds keep every number the engine
 computes with exact: a rate has at most `RATE_PLACES` decimal places and is at
 most 1 (the whole compensation a year), so an amount's exact numerator (cents
 × rate × service units) stays inside the 128-bit integers of `money.EXACT`
-for any compensation and service SPEC §1 accepts (`EXACT_BOUND` below, and
+for any compensation and service rules §1 accepts (`EXACT_BOUND` below, and
 tests/test_rules_bounds.py, hold that). Ages, years, counts and texts are
 bounded too, so no rules file can make a run slow or deep.
 

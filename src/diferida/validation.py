@@ -1,4 +1,4 @@
-"""SPEC §1 validation, written once as column expressions.
+"""rules §1 validation, written once as column expressions.
 
 `validate(frame)` takes a table of participants in any dtypes (text from a
 CSV or the CLI, typed columns from Parquet, Excel or Python) and returns the
@@ -54,7 +54,7 @@ MIN_YEAR, MAX_YEAR = 1, 9999
 MAX_DATE = date(MAX_YEAR, 12, 31)
 
 
-# ---- Regla 19.6's condition (SPEC §6 Decision): its one home ---------------
+# ---- Regla 19.6's condition (rules §6 Decision): its one home ---------------
 # The engine derives an absent `deferred_right_1960` from the first entry and
 # refuses a declared "true" after the cut-off; the calculator's form asks the
 # question only where it matters. Both read these two functions, which read
@@ -241,7 +241,7 @@ def validate(
     as_of: date,
     require_id: bool = False,
 ) -> Validated:
-    """Parse and check every SPEC §1 field of every row, all errors at once."""
+    """Parse and check every rules §1 field of every row, all errors at once."""
     typed = validate_lazy(frame, rules, as_of, require_id).collect()
     return split_errors(typed)
 
@@ -305,7 +305,7 @@ def _build_stages(
         blank = raw.is_null() if typed_in else pl.col(f"_b_{name}")
         if name not in schema:
             needed = field.required or (name == "participant_id" and require_id)
-            # an absent deferred_right_1960 is derived below (SPEC §6)
+            # an absent deferred_right_1960 is derived below (rules §6)
             default = {"as_of": pl.lit(as_of, dtype=pl.Date)}.get(name, pl.lit(None))
             dtype = {"date": pl.Date, "decimal": pl.Int64,
                      "bool": pl.Boolean}.get(field.kind, pl.String)
@@ -316,7 +316,7 @@ def _build_stages(
         if field.kind == "date":
             value, err = _parse_date(name, dtype, blank)
         elif field.kind == "decimal":
-            # SPEC §1: negative service; compensation must be above zero
+            # rules §1: negative service; compensation must be above zero
             neg = "not_positive" if name == "average_compensation" else "negative"
             value, err = _parse_decimal(name, dtype, field.places or 0, neg,
                                         field.digits or _MAX_INT_DIGITS, blank)
@@ -329,7 +329,7 @@ def _build_stages(
             value, err = pl.when(~blank).then(raw), NONE
         if field.required or (name == "participant_id" and require_id):
             err = pl.when(blank).then(pl.lit("missing")).otherwise(err)
-        if name == "as_of":  # SPEC §1 default: the evaluation's date
+        if name == "as_of":  # rules §1 default: the evaluation's date
             value = pl.when(blank).then(pl.lit(as_of)).otherwise(value)
         if value is None:  # a decimal given as text: from its error code, below
             later.append(_decimal_value(name).alias(f"_v_{name}"))
@@ -350,7 +350,7 @@ def _build_stages(
     # stage 4: checks between fields, only where both values parsed
     last_birth = pl.lit(_last_birth_date(rules), dtype=pl.Date)
     birth, entry, sep = pl.col("birth_date"), pl.col("entry_date"), pl.col("separation_date")
-    # SPEC §6 Decision (Regla 19.6 read with "o"): a declared value stands; an
+    # rules §6 Decision (Regla 19.6 read with "o"): a declared value stands; an
     # empty one is derived, true exactly when the first entry is on or before
     # the cut-off (a member that day, or a holder of a deferred right).
     declared = pl.col("deferred_right_1960")
@@ -360,10 +360,10 @@ def _build_stages(
         .alias("deferred_right_1960"),
     )
     lf = with_years_exceed(lf, "service_units", SERVICE_UNITS, {
-        # exact time lived at separation, or at as_of when not separated (SPEC §1)
+        # exact time lived at separation, or at as_of when not separated (rules §1)
         "_service_over_age": ("birth_date", pl.coalesce(sep, pl.col("as_of"))),
     })
-    # SPEC §7 warning: service longer than entry to separation, the span
+    # rules §7 warning: service longer than entry to separation, the span
     # counted as service is (calendar months, rounded to 4 places). The
     # separation date is the last day of service, so the span counts it
     # (1990-04-01 to 2000-03-31 is exactly 10 years).
@@ -372,7 +372,7 @@ def _build_stages(
     cross = {
         "average_compensation": pl.when(pl.col("compensation_cents") == 0).then(
             pl.lit("not_positive")),
-        # the birthdays the rules count from must be dates too (SPEC §4)
+        # the birthdays the rules count from must be dates too (rules §4)
         "birth_date": pl.when(birth > last_birth).then(
             pl.lit("date_out_of_range")).when(birth > entry).then(pl.lit("birth_after_entry")),
         "entry_date": pl.when(entry > sep).then(pl.lit("entry_after_separation")),
@@ -383,7 +383,7 @@ def _build_stages(
         ).then(pl.lit("deferred_right_after_1960")),
     }
     if require_id and "participant_id" in schema:
-        # SPEC §1: the first row with an id is evaluated, each later one
+        # rules §1: the first row with an id is evaluated, each later one
         # rejected. Found on a 64-bit hash of the id (several times faster
         # than on the text); `split_errors` confirms each suspect on the text
         # itself, so a hash collision can never reject a row.
@@ -426,7 +426,7 @@ def shared_validation(a: Rules, b: Rules) -> Rules | None:
 def _last_birth_date(rules: Rules) -> date:
     """The last birth date whose every birthday the rules count (the route
     ages) is on or before MAX_DATE. Someone born on 29 February reaches an age
-    on 28 February of a common year (SPEC §4), never later than 31 December."""
+    on 28 February of a common year (rules §4), never later than 31 December."""
     oldest = max((r.age for r in rules.routes), default=0)
     if oldest >= MAX_YEAR:
         return date.min
@@ -497,7 +497,7 @@ _EMPTY_ERRORS = _empty_errors()
 
 
 def unknown_field_errors(keys: list[str]) -> pl.DataFrame:
-    """Errors for keys that are not SPEC §1 fields (the API and CLI refuse them)."""
+    """Errors for keys that are not rules §1 fields (the API and CLI refuse them)."""
     unknown = [k for k in keys if k not in FIELD_NAMES]
     return pl.DataFrame(
         {ROW: [0] * len(unknown), "participant_id": [None] * len(unknown), "field": unknown,

@@ -1,4 +1,4 @@
-"""Column maps: a file's own column names mapped to the SPEC §1 fields.
+"""Column maps: a file's own column names mapped to the rules §1 fields.
 
 A map is a TOML file with one table, `[columns]`, of `"file column" = "field"`
 pairs (see docs/columns.example.toml); several spellings may give one field.

@@ -56,7 +56,7 @@ _FIRST_ROW = {"csv": 2, "xlsx": 2, "parquet": 1}
 
 # Columns a file must have. separation_date is among them although a value may
 # be empty (still in service): a file without the column would silently make
-# everyone "not separated". requested_start_date, deferred_right_1960 (SPEC §1
+# everyone "not separated". requested_start_date, deferred_right_1960 (rules §1
 # default false) and as_of (default: the run's date) may be left out.
 REQUIRED_COLUMNS = (
     "participant_id", "birth_date", "entry_date", "separation_date",
@@ -150,7 +150,7 @@ def text_bytes(frame: pl.DataFrame) -> int:
 
 def read_table(source: Path | str | bytes, filename: str | None = None, *,
                separator: str | None = None, columns: ColumnsArg = None) -> pl.DataFrame:
-    """A file's table of participants, columns named as the SPEC §1 fields
+    """A file's table of participants, columns named as the rules §1 fields
     (through the column map `columns`, if given), other columns kept. CSV
     columns are all text. Raises FileProblem for a file that cannot be used.
 

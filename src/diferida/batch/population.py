@@ -90,7 +90,7 @@ def check_other_target(path: Path, inputs: Sequence[Path], overwrite: bool,
     check_place(path, inputs, overwrite, option, outputs)
 
 
-# ---- duplicate ids across chunks (SPEC §1) -------------------------------------
+# ---- duplicate ids across chunks (rules §1) -------------------------------------
 
 def _id_text(ids: pl.Series) -> pl.Series:
     """Ids as the core compares them: text, stripped; blank means none."""
@@ -100,7 +100,7 @@ def _id_text(ids: pl.Series) -> pl.Series:
 
 def later_duplicates(src: Source, chunk_rows: int, stop: threading.Event) -> np.ndarray:
     """Positions (0-based, whole file) of rows whose id appeared in an earlier
-    row: found in one pass over the id column alone, so that SPEC §1 ("the
+    row: found in one pass over the id column alone, so that rules §1 ("the
     first row with that id is evaluated, each later one is rejected") holds
     across chunks exactly as within one."""
     parts = []

@@ -84,7 +84,7 @@ class Review:
 
 def completed_years(col: str, day: date) -> pl.Expr:
     """Whole years from the column's date to `day` (a 29 February counts on
-    28 February in a common year, SPEC §4)."""
+    28 February in a common year, rules §4)."""
     d = pl.col(col)
     later = (d.dt.month().cast(pl.Int32) * 100 + d.dt.day().cast(pl.Int32)) \
         > (day.month * 100 + day.day)

@@ -172,7 +172,7 @@ def _findings(row: dict[str, Any], rules: Rules, lang: str) -> list[Finding]:
 
 def explain_changes(inputs: pl.DataFrame, ra: Rules, rb: Rules, as_of: date,
                     lang: str, *, by_route: bool = True) -> pl.DataFrame:
-    """For the input rows of changed members (SPEC §1 fields), the finding
+    """For the input rows of changed members (rules §1 fields), the finding
     that explains each change: rule, condition, and its text under A and B
     (`explaining_finding` of both explanations). A change that a route
     explains is found column-wise (`why`, the same finding, written by the

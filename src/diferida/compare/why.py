@@ -336,7 +336,7 @@ def _amount_texts(frame: pl.DataFrame, side: str, rules: Rules, lang: str) -> pl
             values[f"y{i}"] = _each(years, lambda u: years_phrase(
                 plain(Decimal(u) / SERVICE_UNITS), lang))
             values[f"a{i}"] = money(f"part{i}_cents_{side}")
-        # SPEC §6 Decision: a route that serves both regimes, the formula of the regime
+        # rules §6 Decision: a route that serves both regimes, the formula of the regime
         follows = {r.id: w.text("findings", "amount_follows_regime",
                                 route=cite(r.citation, lang),
                                 regime=regime_text(regime[0], rules, lang),

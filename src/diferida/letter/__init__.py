@@ -36,7 +36,7 @@ class LetterFacts:
     case_id: int                 # the case number printed on the letter
     version: int
     lang: str                    # "es" | "en"
-    inputs: Mapping[str, Any]    # the SPEC §1 fields as stored
+    inputs: Mapping[str, Any]    # the rules §1 fields as stored
     result: Mapping[str, Any]    # the stored determination (Determination.to_dict())
     as_of: date
     rules_version: str

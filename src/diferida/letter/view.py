@@ -1,7 +1,7 @@
 """The letter's content, as data for its template: each part from the stored
 determination (its findings, their sentences and citations, as recorded),
 the stored inputs, the case's facts, and the catalogs. Nothing here applies a
-rule: which Decisions of SPEC are listed is read from the findings' values.
+rule: which Decisions of the rules are listed is read from the findings' values.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 AST = timezone(timedelta(hours=-4), "AST")
 # Texts that may be reworded between releases without changing the decision.
 TEXT_KEYS = ("headline", "explanation", "rules_title", "lang")
-# Which finding carries the values behind each reason (SPEC §7 reason codes).
+# Which finding carries the values behind each reason (rules §7 reason codes).
 REASON_FINDING = {"not_covered": "covered", "not_separated": "separated",
                   "refund_requested": "no_refund", "insufficient_service": "insufficient_service"}
 FACT_FIELDS = ("participant_id", "birth_date", "entry_date", "separation_date",
@@ -175,7 +175,7 @@ def facts_rows(facts: LetterFacts, d: Mapping[str, Any], rules: Rules) -> list[d
                 shown = {"separation_date": L["not_separated"],
                          "requested_start_date": L["no_start"]}.get(name, L["empty"])
                 if name == "deferred_right_1960":
-                    # SPEC §6: derived from the entry date, and said so
+                    # rules §6: derived from the entry date, and said so
                     shown = L["derived"].format(
                         value=c["yes"] if d.get("deferred_right_1960") else c["no"],
                         citation=words["minimum_citation"])
@@ -332,7 +332,7 @@ def warnings(d: Mapping[str, Any], rules: Rules, lang: str) -> list[dict[str, st
 
 
 def decisions(facts: LetterFacts, d: Mapping[str, Any], rules: Rules) -> list[str]:
-    """Every Decision of SPEC that shaped this answer (and only those), read
+    """Every Decision of the rules that shaped this answer (and only those), read
     from the stored findings: the 19.4 doubt, under either reading, in the
     finding's own words, with the other reading's date."""
     lang = facts.lang

@@ -7,7 +7,7 @@ and have not claimed.
   member's completed age) or `years_since_eligibility,rate` (by completed
   years since the eligibility date). Claims are made on the valuation date
   and on each of its anniversaries (29 February: 28 February in a common
-  year, SPEC §4): on claim date j the member, alive and not yet claimed,
+  year, rules §4): on claim date j the member, alive and not yet claimed,
   claims with the rate of the age (or years) reached that day. A member is
   then several entries of the projection, one per claim date j, each with
   the probability r_j x prod_{l<j} (1 - r_l) and starting on that date

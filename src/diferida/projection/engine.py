@@ -20,7 +20,7 @@ amount(FY of m) x p(m) x v(m), where
   year is a difference of two cumulative sums;
 * S(x + f) = prod_{k<x} (1 - q_k) x (1 - f q_x): uniform distribution of
   deaths within each year of age; exact age = completed years + days since
-  the last birthday / days in that year of age (SPEC §4: a 29 February
+  the last birthday / days in that year of age (rules §4: a 29 February
   birthday falls on 28 February in a common year);
 * v(m) = (1 + i)^(-t), t = days from V to the payment date / 365.25;
 * amount: the monthly amount, raised on each 1 July strictly after the first

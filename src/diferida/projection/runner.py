@@ -123,7 +123,7 @@ def start_days(det: pl.DataFrame, rule: StartRule) -> pl.Expr:
     elig = pl.col("eligibility_date")
     if rule.age is None:
         return pl.coalesce(pl.col("start_date"), elig)
-    reach = pl.col("birth_date").dt.offset_by(f"{rule.age}y")  # SPEC §4: 29 Feb -> 28 Feb
+    reach = pl.col("birth_date").dt.offset_by(f"{rule.age}y")  # rules §4: 29 Feb -> 28 Feb
     return pl.max_horizontal(reach, elig)
 
 

@@ -1,4 +1,4 @@
-"""The optional `sex` column of a member file, validated like the SPEC §1
+"""The optional `sex` column of a member file, validated like the rules §1
 fields: its text stripped of surrounding spaces, then `F` or `M`; empty
 means unknown (the two sexes' survival is then blended). Any other value
 rejects the row, one reject line naming the row, the id, the field, the

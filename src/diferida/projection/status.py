@@ -1,4 +1,4 @@
-"""The optional benefit columns of a member file, checked like the SPEC §1
+"""The optional benefit columns of a member file, checked like the rules §1
 fields (never read by the Article 19 determination):
 
 * `benefit_status`: `deferred` (the default when the column is absent),

@@ -86,7 +86,7 @@ def health(request: Request) -> JSONResponse:
              response_model=Determination, responses=ERRORS_422,
              openapi_extra=request_body(ParticipantBody))
 async def post_determination(request: Request) -> JSONResponse:
-    """Evaluate one participant: a JSON object of SPEC §1 fields, plus `lang`
+    """Evaluate one participant: a JSON object of rules §1 fields, plus `lang`
     (es | en) and optionally `rules`. Public; nothing is stored or logged."""
     body = parse_json_object(await request.body(), _lang(request))
     parsed = parse(body)

@@ -1,4 +1,4 @@
-"""From a parsed JSON body to the core's inputs: the SPEC §1 fields, the
+"""From a parsed JSON body to the core's inputs: the rules §1 fields, the
 request's options (lang, rules, …), and every problem found on the way."""
 
 from __future__ import annotations

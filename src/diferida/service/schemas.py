@@ -4,7 +4,7 @@
 A JSON body is read in two steps. `errors.parse_json_object` reads the raw
 JSON (see why there), then a body model checks the JSON type of every field
 and the request's options (`lang`, `rules`, `supersedes`, `note`). The
-values of the SPEC §1 fields are the core's to validate (a real calendar
+values of the rules §1 fields are the core's to validate (a real calendar
 date, a birth before entry, exact decimals, ...: every bad field named at
 once, in the core's words); the models say what is required and what each
 field accepts, and they are the request schemas of the OpenAPI document."""
@@ -44,7 +44,7 @@ EXAMPLE_PARTICIPANT = {
 }
 
 
-# What each kind of SPEC §1 field accepts in JSON. The core reads every value
+# What each kind of rules §1 field accepts in JSON. The core reads every value
 # as text with surrounding spaces removed, so a JSON number or true/false is
 # read as its text; these schemas say so, and mark the required fields.
 _SPACE = r"\s*"
@@ -70,7 +70,7 @@ def _decimal(places: int) -> dict[str, Any]:
 
 
 def field_description(name: str, rules: Any = None) -> str:
-    """The API's description of a SPEC §1 field (catalog [help.api.fields]);
+    """The API's description of a rules §1 field (catalog [help.api.fields]);
     the 19.6 cut-off date is the one of `rules` (default: the default rules),
     so the document says what the engine applies."""
     from ..rules import load_rules
@@ -110,7 +110,7 @@ def _field_schema(f, id_limit: int | None, rules: Any = None) -> dict[str, Any]:
 
 NOTE_LIMIT = 2000
 MAX_DB_ID = 2**63 - 1
-# A SPEC §1 field as JSON: text, a whole number, true/false, a number with a
+# A rules §1 field as JSON: text, a whole number, true/false, a number with a
 # fraction (read as an exact Decimal by parse_json_object, never a float) or
 # null; what the value means is the core's to check.
 JsonScalar = StrictStr | StrictInt | StrictBool | InstanceOf[Decimal] | None
@@ -125,7 +125,7 @@ class _Body(BaseModel):
 
 
 def _body_model(name: str, *, case: bool, rules: Any = None) -> type[BaseModel]:
-    """The model of a request body: the SPEC §1 fields and the options. For a
+    """The model of a request body: the rules §1 fields and the options. For a
     case, the participant id is required too (and `supersedes`, `note`). Every
     field may be absent in Python: a missing field is named by the core, with
     every other bad field; the document marks the required ones. `rules`:

@@ -1,7 +1,7 @@
 """The calculator's form: what was typed, what the core is given, what the
 core said back, and the years-and-months helper.
 
-The form's inputs are named after the SPEC §1 fields, so a value goes to
+The form's inputs are named after the rules §1 fields, so a value goes to
 `diferida.evaluate` exactly as typed (the core trims and validates it); the
 page never parses, rounds or defaults a participant's value itself.
 """
@@ -30,7 +30,7 @@ from .labels import labels, plural
 
 DEFAULT_RULES = "article19"
 HELPER_YEARS, HELPER_MONTHS = "svc_years", "svc_months"
-# Inputs the page accepts besides the SPEC §1 fields.
+# Inputs the page accepts besides the rules §1 fields.
 # `compare`: a second rules set to compare the answer with (empty = none).
 PAGE_FIELDS = ("rules", "compare", HELPER_YEARS, HELPER_MONTHS)
 KNOWN = frozenset((*FIELD_NAMES, *PAGE_FIELDS))
@@ -179,7 +179,7 @@ def read_form(items: Mapping[str, Any], lang: str) -> FormState:
 
 
 def participant(values: Mapping[str, str]) -> dict[str, str]:
-    """SPEC §1 fields for the core; an empty input is an absent value."""
+    """rules §1 fields for the core; an empty input is an absent value."""
     return {k: values[k] for k in FIELD_NAMES if values.get(k, "").strip() != ""}
 
 

@@ -243,7 +243,7 @@ def add_months(day: date, months: int) -> date:
 
 def add_years(day: date, years: int) -> date:
     """The same day `years` later; 29 February becomes 28 February in a
-    common year (as the rules read an anniversary, SPEC §4)."""
+    common year (as the rules read an anniversary, rules §4)."""
     try:
         return day.replace(year=day.year + years)
     except ValueError:
@@ -270,7 +270,7 @@ def parse_day(text: str) -> date | None:
 def service_growth(as_of: date, until: date) -> int:
     """Service added by working from `as_of` to `until`, in 1/10,000 years:
     1/12 of a year for each whole month, cut (never rounded up) to the 4
-    decimals service may have (SPEC §1). Days short of a month add nothing."""
+    decimals service may have (rules §1). Days short of a month add nothing."""
     years, months, _days = years_months_days(as_of, until)
     return (years * MONTHS_A_YEAR + months) * SERVICE_UNITS // MONTHS_A_YEAR
 
@@ -310,7 +310,7 @@ def _start_rows(state: FormState, d: Determination, t: dict[str, Any],
     lang = d.lang
     # Regla 19.3 says from when the pension may be requested, not that it may
     # begin on a past date: for someone already eligible the table starts on
-    # the determination's date, never before it (SPEC §5).
+    # the determination's date, never before it (rules §5).
     first = max(d.eligibility_date, d.as_of)
     days = [(first, t["row_eligibility"] if first == d.eligibility_date else t["row_now"], False)]
     days += [(add_years(first, n), plural(t["row_years"], n), False) for n in YEARS_LATER]

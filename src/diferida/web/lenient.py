@@ -1,6 +1,6 @@
 """What a person types, read as they type it — on the web page only.
 
-Files and the API keep the strict formats of SPEC §1. A former employee
+Files and the API keep the strict formats of rules §1. A former employee
 copies numbers from a statement: "$30,000", "30,000.50", "22 años y 5 meses",
 dates as "10/05/1970". This module reads those forms into the strict ones and
 says exactly what is wrong with anything else. Nothing is guessed: a comma

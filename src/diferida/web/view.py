@@ -23,7 +23,7 @@ from diferida.rules import DEFAULT_RULES
 from .forms import FormState, participant
 from .labels import labels, plural
 
-# Which finding carries the values behind each reason (SPEC §7 reason codes).
+# Which finding carries the values behind each reason (rules §7 reason codes).
 REASON_FINDING = {"not_covered": "covered", "not_separated": "separated",
                   "refund_requested": "no_refund", "insufficient_service": "insufficient_service"}
 MONTHS_A_YEAR = 12
@@ -105,7 +105,7 @@ def _data_rows(state: FormState) -> list[dict[str, str]]:
         if raw is None:
             shown = empty
             if name == "deferred_right_1960" and d is not None:
-                # SPEC §6: derived from the entry date, and said so
+                # rules §6: derived from the entry date, and said so
                 shown = t["result"]["derived"].format(
                     value=c["yes"] if d.deferred_right_1960 else c["no"])
         elif name in DATE_FIELDS:
@@ -275,7 +275,7 @@ def result_view(state: FormState, today: date, leaving: Determination | None = N
         out["wait"] = t["wait"].format(wait=fmt_wait(y, m, dd, lang), as_of=fmt_date(d.as_of, lang))
     if d.status != "not_entitled":
         # Regla 19.3 fixes when the pension may be requested, never that it
-        # may begin on a date before the determination's (SPEC §5): someone
+        # may begin on a date before the determination's (rules §5): someone
         # already eligible is told they may ask for it now.
         now = d.status == "eligible"
         start = _finding(d, "start")

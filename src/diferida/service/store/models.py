@@ -116,7 +116,7 @@ class Case(Base):
     version: Mapped[int] = mapped_column(Integer)
     supersedes: Mapped[int | None] = mapped_column(
         BigId, ForeignKey("cases.id"), nullable=True)
-    inputs: Mapped[str] = mapped_column(Text)  # JSON: the SPEC §1 fields as received
+    inputs: Mapped[str] = mapped_column(Text)  # JSON: the rules §1 fields as received
     result: Mapped[str] = mapped_column(Text)  # JSON: Determination.to_dict()
     rules_version: Mapped[str] = mapped_column(
         String(200), ForeignKey("rules_versions.version"))

@@ -116,7 +116,7 @@ class AuditQuery:
 
 @dataclass(frozen=True)
 class Application:
-    """What a case version needs besides the SPEC §1 fields (personal data)."""
+    """What a case version needs besides the rules §1 fields (personal data)."""
 
     name: str | None = None
     address: str | None = None
@@ -126,7 +126,7 @@ class Application:
 
 @dataclass(frozen=True)
 class NewDraft:
-    """A first version to store with `Store.record_drafts`: the SPEC §1
+    """A first version to store with `Store.record_drafts`: the rules §1
     inputs as received, the determination (`Determination.to_dict()`), the
     date it speaks for and the application."""
 

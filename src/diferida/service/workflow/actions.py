@@ -76,7 +76,7 @@ def _store_version(store: Store, user: User, action: str, parsed: _Parsed,
 
 def open_draft(store: Store, user: User, application: Mapping[str, Any], *, lang: str,
                as_of: date | None = None) -> CaseView:
-    """A new case (version 1, draft) from an application: the SPEC §1 fields
+    """A new case (version 1, draft) from an application: the rules §1 fields
     plus name, address, application_date (YYYY-MM-DD) and note. Values may be
     text as typed in a form or JSON values."""
     lang = lang if lang in LANGS else DEFAULT_LANG
@@ -93,7 +93,7 @@ def open_draft(store: Store, user: User, application: Mapping[str, Any], *, lang
 def import_applications(store: Store, user: User, data: bytes, filename: str, *,
                         lang: str, as_of: date | None = None,
                         limits: Any = None) -> ImportResult:
-    """Drafts from a CSV or .xlsx of applications (columns: the SPEC §1 fields
+    """Drafts from a CSV or .xlsx of applications (columns: the rules §1 fields
     and name, address, application_date, note).
 
     The file is read by the batch readers within `limits` (a
@@ -103,7 +103,7 @@ def import_applications(store: Store, user: User, data: bytes, filename: str, *,
     where the file tells, else chunk by chunk as it is read. A file over one
     is Refused("too_large") (413), its message naming the limit. The file is
     decided by the population pass (`batch.population`), a chunk at a time
-    and column-wise: the engine's checks of the SPEC §1 fields and the
+    and column-wise: the engine's checks of the rules §1 fields and the
     checks of `_parse_application` on the application's columns, with the
     same messages (`_import_problems`). Nothing is stored before the whole
     file is decided; the drafts are then stored IMPORT_BATCH to a

@@ -30,7 +30,7 @@ STATES = ("draft", "submitted", "approved", "returned")
 QUEUES = ("drafts", "returned", "awaiting", "issued")
 # what a user may do to a version, as listed in CaseView.can
 ACTIONS = ("correct", "submit", "approve", "return")
-# the application's own fields, besides SPEC §1's
+# the application's own fields, besides rules §1's
 EXPORTS = ("cases", "events", "summary")
 FORMATS = ("csv", "xlsx")
 PER_PAGE = 50
@@ -140,7 +140,7 @@ class CaseView:
     version: int
     state: str                     # one of STATES
     current: bool                  # not superseded by a later version
-    inputs: dict[str, Any]         # the SPEC §1 fields as stored
+    inputs: dict[str, Any]         # the rules §1 fields as stored
     result: dict[str, Any]         # Determination.to_dict() as stored
     as_of: date
     lang: str

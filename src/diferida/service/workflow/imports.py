@@ -36,7 +36,7 @@ _XLSX_DATE_CELL = r"^(\d{4}-\d{2}-\d{2}) 00:00:00$"  # a date cell as the .xlsx 
 @dataclass
 class _Imported:
     """A file decided: rows read; the kept rows chunk by chunk (the engine's
-    columns with the application's, the SPEC §1 fields as given, their row
+    columns with the application's, the rules §1 fields as given, their row
     numbers); the rejected rows; the rules."""
 
     rows_in: int
@@ -102,7 +102,7 @@ def _import_problems(frame: Any, errors: Any, lang: str, rules: Any, today: date
     made \\n; the date) and its problems, column-wise: the checks and
     messages of `_parse_application` and `_evaluate`, each row's in their
     order there (the id's own, the application's fields, the engine's for
-    the SPEC §1 fields, then a missing or too long id), an id given again
+    the rules §1 fields, then a missing or too long id), an id given again
     (the engine's duplicate_id) first. Rows numbered in the chunk."""
     import polars as pl
 
@@ -229,7 +229,7 @@ def _date_column(frame: Any, h: int, today: date, kind: str) -> tuple[Any, Any, 
         raw = column if column.dtype == pl.String else column.cast(pl.String, strict=False)
         raw = raw.str.strip_chars(PY_WHITESPACE)
         raw = none.zip_with((raw == "").fill_null(False), raw)
-        if kind == "xlsx":  # a date cell, read as the reader reads the SPEC §1 dates
+        if kind == "xlsx":  # a date cell, read as the reader reads the rules §1 dates
             raw = raw.str.replace(_XLSX_DATE_CELL, "${1}")
         # each distinct text read once, by the very parse of one application
         parsed = {text: _iso_date(text) for text in raw.drop_nulls().unique().to_list()}

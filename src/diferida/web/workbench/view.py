@@ -17,7 +17,7 @@ from diferida.money import format_money
 # Puerto Rico keeps Atlantic Standard Time all year (no daylight saving).
 AST = timezone(timedelta(hours=-4), "AST")
 
-# The application form, in its order: the applicant, the facts of SPEC §1,
+# The application form, in its order: the applicant, the facts of rules §1,
 # the application's own details.
 PERSON_FIELDS = ("participant_id", "name", "address")
 FACT_FIELDS = ("birth_date", "entry_date", "separation_date", "creditable_service_years",
