@@ -5,7 +5,7 @@ development machine drifts by a third within an hour).
     .venv/bin/python bench/bench_instructions.py                  # this tree
     .venv/bin/python bench/bench_instructions.py --src OTHER/src  # and another, beside it
 
-One participant (SPEC's first worked example) is evaluated 50 times in one
+One participant (the first worked example of rules §8) is evaluated 50 times in one
 process and 250 times in another, each under `valgrind --tool=callgrind`;
 the difference divided by 200 is the cost of one call, with start-up,
 imports and the first (unprepared) call cancelled out. Where the calls go is

@@ -48,7 +48,7 @@ def _uniform_days(rng: np.random.Generator, lo: date, hi: date, n: int) -> np.nd
 
 
 def population(n: int, *, invalid: float = 0.0, seed: int = 1) -> pl.DataFrame:
-    """`n` participants as text columns (the SPEC §1 fields and `office`)."""
+    """`n` participants as text columns (the rules §1 fields and `office`)."""
     rng = np.random.default_rng(seed)
     kind = rng.choice(3, n, p=[0.40, 0.52, 0.08])  # new, pre-1990, not covered
     entry = np.where(

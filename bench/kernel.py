@@ -4,7 +4,7 @@ determinations file, in one thread, with exact cents.
 
     .venv/bin/python bench/kernel.py IN.parquet|IN.csv OUT.parquet|OUT.csv --as-of 2026-11-29
 
-It reads the file with PyArrow (one thread), takes the SPEC §1 fields as
+It reads the file with PyArrow (one thread), takes the rules §1 fields as
 numpy arrays straight from the Arrow buffers (dates as int32 days, service
 in int32 1/10,000 years, compensation in int64 cents, the group as a
 dictionary code), decides every row and writes what `diferida batch`
@@ -173,7 +173,7 @@ def arrays(t: pa.Table, as_of: date, rules: Rules) -> dict[str, np.ndarray]:
     birth, entry = _days(t, "birth_date"), _days(t, "entry_date")
     sep, req = _days(t, "separation_date"), _days(t, "requested_start_date")
     day = np.int32((as_of - nb.EPOCH).days)
-    given = _days(t, "as_of")  # SPEC §1: a row's own as_of, else the run's
+    given = _days(t, "as_of")  # rules §1: a row's own as_of, else the run's
     group = _one(t, "group")
     if not pa.types.is_dictionary(group.type):
         group = group.dictionary_encode()
@@ -181,7 +181,7 @@ def arrays(t: pa.Table, as_of: date, rules: Rules) -> dict[str, np.ndarray]:
     index = group.indices
     refund, _ = _flags(t, "refund_requested")
     declared, known = _flags(t, "deferred_right_1960")
-    # SPEC §6: an empty deferred_right_1960 is derived (entry on or before the cut-off)
+    # rules §6: an empty deferred_right_1960 is derived (entry on or before the cut-off)
     derived = entry <= nb.day_of(rules.deferred_right_cutoff)
     right = derived if declared is None else (
         declared if known is None else (declared & known) | (derived & ~known))

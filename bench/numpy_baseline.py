@@ -28,14 +28,14 @@ Calendar: every date is turned once into its year and day of the year
 counted from 1 March (H. Hinnant's civil_from_days), where 29 February is
 the year's last day; anniversaries and spans are sums and table look-ups
 from there. A person reaches age N on the N-th anniversary of birth, 29
-February falling on 28 February in a common year (SPEC §4 Decision). The
+February falling on 28 February in a common year (rules §4 Decision). The
 span check (service longer than entry to separation) is exact only where
 the days between the dates leave it in doubt (between days/366 and
 days/365 years).
 
 Arithmetic: int32 for days and service, 8-bit codes and masks, int64 for
 the amounts' numerators; a row whose numerator would not fit in int64 (a
-compensation near the largest SPEC §1 allows) is computed in Python
+compensation near the largest rules §1 allows) is computed in Python
 integers. Row-by-row choices are bit operations (`pick`), not np.where.
 """
 
@@ -112,7 +112,7 @@ def _month_days(y: np.ndarray, m: np.ndarray) -> np.ndarray:
 
 def span_exceeds(units: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     """units / SERVICE_UNITS years is more than the span from start to end
-    (exclusive) counted as service is (dates.with_span_exceeds, SPEC §7):
+    (exclusive) counted as service is (dates.with_span_exceeds, rules §7):
     whole months plus the remaining days over the days of their month,
     rounded half up to 1/SERVICE_UNITS years."""
     sy, sm, sd = _civil(start)
@@ -279,7 +279,7 @@ def decide(a: dict[str, np.ndarray], rules: Rules) -> dict[str, np.ndarray]:
     regime = pick(new, np.full(n, REGIMES.index("new"), np.uint8), REGIMES.index("pre1990"))
     covered = entry < day_of(rules.not_covered_from)
 
-    # SPEC §4: the routes met, from the decision table
+    # rules §4: the routes met, from the decision table
     thresholds, table = routes_table(rules)
     band = np.zeros(n, dtype=np.int8)
     for t in thresholds:

@@ -1,4 +1,4 @@
-"""Shared fixtures: the determination date used across tests, the SPEC §8
+"""Shared fixtures: the determination date used across tests, the rules §8
 participants, and the real parts some tests drive (a browser, the web
 application under uvicorn).
 
@@ -106,7 +106,7 @@ def as_of() -> date:
     return AS_OF
 
 
-# SPEC §8 example 1, as text in the file formats: the participant most tests
+# rules §8 example 1, as text in the file formats: the participant most tests
 # start from, changing only the fields the test is about.
 EXAMPLE_1 = {
     "birth_date": "1970-05-10",
@@ -143,7 +143,7 @@ def run_in_process(*args: str) -> subprocess.CompletedProcess:
     """The `diferida` command with these arguments, run in this process
     (click's runner: no Python process to start for each); an exception the
     command let out is in stderr as a traceback, as the command would print
-    it. tests/test_cli.py and the SPEC examples run the installed command."""
+    it. tests/test_cli.py and the worked examples run the installed command."""
     from click.testing import CliRunner
 
     from diferida.cli import main

@@ -1,4 +1,4 @@
-"""Shared by the letter's tests: SPEC §8's participants, the determination
+"""Shared by the letter's tests: rules §8's participants, the determination
 `diferida evaluate --json` gives for them (the command, as a user runs it),
 and the letter read back as its parts (the HTML parsed as a browser does)."""
 
@@ -29,7 +29,7 @@ CLI_OPTIONS = {"participant_id": "--id", "birth_date": "--birth-date",
 
 
 def spec_examples() -> dict[int, dict[str, str]]:
-    """SPEC §8's participants, by number, as the shipped file writes them
+    """rules §8's participants, by number, as the shipped file writes them
     (the empty fields left out)."""
     text = (resources.files("diferida") / "data" / "spec_examples.csv").read_text("utf-8")
     rows = {}

@@ -2,7 +2,7 @@
 
 19.1(a): at 58 with at least 10 and less than 25 years of creditable service;
 19.1(b): at 55 with 25 years or more. Also the conditions common to every
-route (SPEC §3) and the reasons of a not_entitled answer, in SPEC §7 order.
+route (rules §3) and the reasons of a not_entitled answer, in rules §7 order.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def test_future_separation_after_reaching_58_opens_on_the_separation_date():
                   separation_date="2027-12-31", creditable_service_years="20")
     assert d.status == "not_yet_eligible"
     assert d.eligibility_date == date(2027, 12, 31)
-    # separated and eligible after 2013-06-30: Act 3-2013 may touch the case (SPEC §7)
+    # separated and eligible after 2013-06-30: Act 3-2013 may touch the case (rules §7)
     assert d.warnings == ["retirement_annuity_may_apply", "act_3_2013_accruals_frozen",
                           "act_3_2013_ages_may_apply"]
 

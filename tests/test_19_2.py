@@ -1,5 +1,5 @@
 """Regla 19.2: new participants (entry after 1990-04-01) qualify at 65 with at
-least 10 years of creditable service; 19.1 is not open to them (SPEC §2)."""
+least 10 years of creditable service; 19.1 is not open to them (rules §2)."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def test_new_participant_reaching_65_the_day_after_the_determination_date_is_not
 def test_new_participant_who_separated_after_65_is_eligible_from_the_separation_date():
     d = determine(birth_date="1950-01-01", creditable_service_years="15")
     assert d.eligibility_date == date(2016, 6, 30)
-    # separated and eligible after 2013-06-30: Act 3-2013 may touch the case (SPEC §7)
+    # separated and eligible after 2013-06-30: Act 3-2013 may touch the case (rules §7)
     assert d.warnings == ["retirement_annuity_may_apply", "act_3_2013_accruals_frozen",
                           "act_3_2013_ages_may_apply"]
 
@@ -74,6 +74,6 @@ def test_new_participant_planning_a_future_separation_is_not_yet_eligible():
     # 65 on 2020-01-01, already passed: the route opens on the separation day
     assert d.status == "not_yet_eligible"
     assert d.eligibility_date == date(2027, 3, 31)
-    # separated and eligible after 2013-06-30: Act 3-2013 may touch the case (SPEC §7)
+    # separated and eligible after 2013-06-30: Act 3-2013 may touch the case (rules §7)
     assert d.warnings == ["retirement_annuity_may_apply", "act_3_2013_accruals_frozen",
                           "act_3_2013_ages_may_apply"]

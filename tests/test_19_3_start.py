@@ -1,6 +1,6 @@
 """Regla 19.3: the pension starts on the eligibility date or any later date
 the participant asks for. A request before the eligibility date is not an
-input error: it is premature, and the earliest date is given (SPEC §5)."""
+input error: it is premature, and the earliest date is given (rules §5)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import diferida
 
 from .conftest import AS_OF, participant
 
-# SPEC §8 example 1: eligible under 19.1(a) from 2028-05-10
+# rules §8 example 1: eligible under 19.1(a) from 2028-05-10
 ELIGIBILITY = date(2028, 5, 10)
 
 
@@ -46,7 +46,7 @@ def test_request_after_the_eligibility_date_starts_on_the_requested_day():
 
 
 def test_requested_start_in_the_past_for_an_eligible_member_is_honoured():
-    # SPEC §8 example 2: eligible from 2020-03-15
+    # rules §8 example 2: eligible from 2020-03-15
     d = determine(birth_date="1965-03-15", entry_date="1985-01-15",
                   separation_date="2012-12-31", creditable_service_years="27.5",
                   average_compensation="42000.00", requested_start_date="2021-01-01")

@@ -1,7 +1,7 @@
 """Regla 19.4: members of the Police and the Firefighters also qualify at 50
 with 25 years (19.4(a)) or at 58 with 10 years (19.4(b)).
 
-SPEC §2 Decision: "también" opens 19.4 to both regimes. The stricter reading
+rules §2 Decision: "también" opens 19.4 to both regimes. The stricter reading
 (3 L.P.R.A. § 766, pre-1990 members only) is the variant rules
 `article19-strict-19_4`.
 """
@@ -21,7 +21,7 @@ STRICT = "article19-strict-19_4"
 # pre-1990: born 1965-01-01, entered 1985-01-01, left 2011-12-31 (27 years of span)
 PRE1990 = {"birth_date": "1965-01-01", "entry_date": "1985-01-01",
            "separation_date": "2011-12-31", "average_compensation": "40000.00"}
-# new participant: SPEC §8 example 4
+# new participant: rules §8 example 4
 NEW = {"birth_date": "1975-06-20", "entry_date": "1996-02-01", "separation_date": "2021-03-31",
        "average_compensation": "36000.00"}
 

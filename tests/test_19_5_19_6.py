@@ -2,7 +2,7 @@
 
 19.5(a), pre-1990: AC × (1.5% × min(S, 20) + 2% × max(S − 20, 0));
 19.5(b), new participants: AC × 1.5% × S. Rounded once, half up, to the cent:
-annual = round(exact), monthly = round(exact / 12) (SPEC §6). Each expected
+annual = round(exact), monthly = round(exact / 12) (rules §6). Each expected
 amount below is worked out by hand in its comment.
 """
 
@@ -115,7 +115,7 @@ def test_monthly_amount_is_rounded_from_the_exact_annual_not_from_the_rounded_on
 
 
 def test_police_new_participant_is_paid_under_19_5_b_whatever_the_route():
-    # SPEC §8 example 4: 36000 × 0.015 × 25.1667 = 13,590.018 -> 13,590.02
+    # rules §8 example 4: 36000 × 0.015 × 25.1667 = 13,590.018 -> 13,590.02
     d = amounts({"birth_date": "1975-06-20", "entry_date": "1996-02-01",
                  "separation_date": "2021-03-31"}, "25.1667", "36000.00", group="police")
     assert d.route == "19.4(a)"

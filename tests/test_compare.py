@@ -33,7 +33,7 @@ def changed_csv(out: Path) -> pl.DataFrame:
     return pl.read_csv(table_paths(out)["changed_members"], infer_schema=False)
 
 
-# ---- the SPEC §8 examples: who changes and why, known by hand -----------------
+# ---- the rules §8 examples: who changes and why, known by hand -----------------
 
 
 def test_strict_reading_moves_only_the_new_police_officer(tmp_path):
@@ -125,7 +125,7 @@ def test_strict_reading_changes_only_new_police_and_firefighters_on_19_4(people,
     s = compare_file(path, out, ["article19", STRICT], as_of=AS_OF, lang="en")
     changed = changed_csv(out)
     assert changed.height == s.changed > 0
-    groups: dict[str, str] = {}  # the first row of an id is the one evaluated (SPEC §1)
+    groups: dict[str, str] = {}  # the first row of an id is the one evaluated (rules §1)
     for pid, group in zip(frame["participant_id"].to_list(), frame["group"].to_list()):
         groups.setdefault(pid.strip() if pid else pid, group)
     for r in changed.iter_rows(named=True):

@@ -116,7 +116,7 @@ def svg_of(page: str) -> str:
 
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory) -> dict[str, str]:
-    """The SPEC §8 examples, article19 against the strict 19.4 reading, with
+    """The rules §8 examples, article19 against the strict 19.4 reading, with
     the projection options, in each language."""
     out = {}
     for lang in LANGS:

@@ -157,7 +157,7 @@ def test_the_firefighter_is_told_that_19_4b_no_longer_applies(lang):
 
 @pytest.mark.parametrize("lang", ["es", "en"])
 def test_spec_example_4_is_still_explained_by_19_4a(lang):
-    """The police officer of SPEC §8 example 4: 19.4(a) decided A and does not
+    """The police officer of rules §8 example 4: 19.4(a) decided A and does not
     apply under the strict reading (as before)."""
     police = {"birth_date": "1975-06-20", "entry_date": "1996-02-01",
               "separation_date": "2021-03-31", "creditable_service_years": "25.1667",

@@ -1,4 +1,4 @@
-"""SPEC §4: a person reaches age N on the N-th anniversary of the birth date;
+"""rules §4: a person reaches age N on the N-th anniversary of the birth date;
 born on 29 February, on 28 February in a common year (Decision)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from .conftest import AS_OF, participant
 
 
 def reference_reaching_age(birth: date, age: int) -> date:
-    """Written from SPEC §4 alone, with the standard library."""
+    """Written from rules §4 alone, with the standard library."""
     year = birth.year + age
     if birth.month == 2 and birth.day == 29 and not calendar.isleap(year):
         return date(year, 2, 28)
@@ -84,7 +84,7 @@ def test_born_on_28_february_reaches_the_age_on_28_february():
     [
         (date(2026, 11, 29), date(2028, 5, 10), (1, 5, 11)),
         (date(2026, 11, 29), date(2026, 11, 29), (0, 0, 0)),
-        (date(2026, 1, 31), date(2026, 2, 28), (0, 1, 0)),  # month ends clamp (SPEC §4)
+        (date(2026, 1, 31), date(2026, 2, 28), (0, 1, 0)),  # month ends clamp (rules §4)
         (date(2026, 1, 31), date(2026, 3, 1), (0, 1, 1)),
         (date(2024, 2, 29), date(2025, 2, 28), (1, 0, 0)),
     ],

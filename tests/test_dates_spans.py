@@ -1,4 +1,4 @@
-"""The exact "years lived" comparison (SPEC §1: completed years plus the
+"""The exact "years lived" comparison (rules §1: completed years plus the
 elapsed fraction of the current year) against a pure-Python reference with
 fractions, over many dates, 29 February births and values at the boundary."""
 

@@ -9,7 +9,7 @@ reference over 1896-2199, where every century year but 2100 is a multiple of
 2600... Here each column-wise computation the engine makes with dates is
 compared with `datetime.date` and `calendar` over the whole range: the leap
 rule for every year, day numbers for every day, and (hypothesis) ages,
-anniversaries, "years lived" and the SPEC §7 span for dates drawn from the
+anniversaries, "years lived" and the rules §7 span for dates drawn from the
 whole range, half of them next to a century year, where a wrong leap rule
 shows. The projection's numpy calendar (projection/engine.py) is held to
 the same."""
@@ -119,7 +119,7 @@ def test_day_numbers_are_python_s_for_every_day_from_0001_to_9999():
 # ---- birthdays: the day an age is reached -----------------------------------
 
 def reference_reaching_age(birth: date, age: int) -> date:
-    """SPEC §4 with the standard library: the anniversary; 29 February's on
+    """rules §4 with the standard library: the anniversary; 29 February's on
     28 February in a common year."""
     year = birth.year + age
     if (birth.month, birth.day) == (2, 29) and not calendar.isleap(year):
@@ -144,7 +144,7 @@ def test_the_day_an_age_is_reached_is_the_reference_s(cases):
         assert n == want.toordinal() - EPOCH, (birth, age)
 
 
-# ---- "years lived" (SPEC §1) ------------------------------------------------
+# ---- "years lived" (rules §1) ------------------------------------------------
 
 def anniversary_ordinal(birth: date, years: int) -> int:
     y = birth.year + years
@@ -196,7 +196,7 @@ def test_years_lived_compared_with_service_are_the_reference_s(cases):
         assert y == int(exact) and abs(f - float(exact - int(exact))) < 1e-12, (start, end)
 
 
-# ---- the SPEC §7 span, and the time until a date ------------------------------
+# ---- the rules §7 span, and the time until a date ------------------------------
 
 def add_months(d: date, n: int) -> date:
     y, m = divmod(d.month - 1 + n, 12)

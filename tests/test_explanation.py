@@ -1,7 +1,7 @@
-"""SPEC §7: the explanation lists each condition checked, with its rule
+"""rules §7: the explanation lists each condition checked, with its rule
 citation, the values compared and whether it held, in Spanish and English;
 a not_entitled answer says what is missing, a not_yet_eligible answer says
-when; every explanation states what is not applied (SPEC §9)."""
+when; every explanation states what is not applied (rules §9)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ CITATION = re.compile(
     r"|(Ley|Act) 3-2013|3 L\.P\.R\.A\. § 766|Nota de alcance|Scope note"
     r"|Verificación de datos|Data check")
 
-# one participant of each kind (SPEC §8 examples and a few more)
+# one participant of each kind (rules §8 examples and a few more)
 CASES = {
     "eligible_19_1_b": participant(birth_date="1965-03-15", entry_date="1985-01-15",
                                    separation_date="2012-12-31",

@@ -5,7 +5,7 @@ POST /api/v1/workbench/imports, POST /analista/importar), attacked:
   to tens of megabytes; a sheet declaring a million-row area) and a CSV
   over the row limit are refused with 413 as an upload to /api/v1/batches
   is, from what the file declares, before the spreadsheet reader sees it;
-* a file of a few hundred rows mixing good rows, bad SPEC §1 fields, bad
+* a file of a few hundred rows mixing good rows, bad rules §1 fields, bad
   application fields, ids given twice and ids that already have a case is
   decided column-wise by the population pass exactly as one application is
   decided alone (the drafts, every rejection with its message), stored in

@@ -1,7 +1,7 @@
-"""The determination letter (diferida.letter), for each of SPEC §8's worked
+"""The determination letter (diferida.letter), for each of rules §8's worked
 examples in Spanish and English, read back part by part and checked against
 the determination `diferida evaluate --json` gives for the same inputs, and
-against the figures SPEC §8 writes by hand."""
+against the figures rules §8 writes by hand."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ EXAMPLES = spec_examples()
 LANGS = ("es", "en")
 STRICT = "article19-strict-19_4"
 
-# SPEC §8, by hand: status, route, eligibility date, annual, monthly, reasons
+# rules §8, by hand: status, route, eligibility date, annual, monthly, reasons
 SPEC = {
     1: ("not_yet_eligible", "19.1(a)", "2028-05-10", "10200.00", "850.00", []),
     2: ("eligible", "19.1(b)", "2020-03-15", "18900.00", "1575.00", []),
@@ -47,7 +47,7 @@ SPEC = {
     10: ("not_entitled", None, None, None, None, ["not_covered"]),
     11: ("eligible", "19.1(a)", "1993-06-01", "3000.00", "250.00", []),
 }
-# (month names of each language, for the dates SPEC writes as ISO)
+# (month names of each language, for the dates rules §8 writes as ISO)
 MONTHS = {lang: catalog(lang)["months"] for lang in LANGS}
 
 
@@ -160,13 +160,13 @@ def test_every_input_is_among_the_facts_relied_on_in_words(n, lang):
     assert refund in shown
     assert inputs["participant_id"] in shown
     assert written("2026-11-29", lang) in shown  # the date it speaks for
-    # SPEC §6: an empty deferred_right_1960 is derived, and the letter says so
+    # rules §6: an empty deferred_right_1960 is derived, and the letter says so
     derived = [v for v in shown if v.endswith("Regla 19.6)") or v.endswith("Rule 19.6)")]
     assert len(derived) == 1
     assert derived[0].startswith(c["yes"] if n == 11 else c["no"])
     # the rules set by name, title and version
     assert any("article19 — " in v and "article19@" in v for v in shown)
-    assert len(rows) == 12  # the ten SPEC §1 fields (id included), as_of, the rules
+    assert len(rows) == 12  # the ten rules §1 fields (id included), as_of, the rules
 
 
 # ---- what a careful reader looks for ----------------------------------------
@@ -407,7 +407,7 @@ def test_every_warning_code_has_the_letters_short_sentence():
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_a_start_asked_before_the_determination_is_a_request_never_a_past_start(lang):
-    """SPEC §5: Regla 19.3 fixes when the pension may be requested; no text
+    """rules §5: Regla 19.3 fixes when the pension may be requested; no text
     says that it starts on a date before the determination's."""
     inputs = {**EXAMPLES[2], "requested_start_date": "2021-01-01"}
     result = stored(inputs, lang)

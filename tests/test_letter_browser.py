@@ -23,7 +23,7 @@ from .letter_helpers import spec_examples, words
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    """The service with one recorded case (SPEC example 4, in Spanish) and an
+    """The service with one recorded case (rules §8 example 4, in Spanish) and an
     analyst's token."""
     folder = tmp_path_factory.mktemp("letter")
     with database_for_tests("sqlite", folder) as url:

@@ -1,5 +1,5 @@
 """Properties over many random participants (hypothesis), each checked
-against a reference written here from SPEC §1-§7 alone with the standard
+against a reference written here from rules §1-§7 alone with the standard
 library: exact fractions for money, `datetime.date` for the calendar."""
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ from .conftest import AS_OF, examples
 
 PROPERTY = settings(max_examples=examples(120), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
-UNITS = 10_000  # service in 1/10,000 years (SPEC §1: at most 4 decimal places)
+UNITS = 10_000  # service in 1/10,000 years (rules §1: at most 4 decimal places)
 
 
-# ---- the reference, from SPEC alone -----------------------------------------
+# ---- the reference, from rules alone -----------------------------------------
 
 def reaching_age(birth: date, age: int) -> date:
-    """SPEC §4: the age-th anniversary; 29 February -> 28 February in a common year."""
+    """rules §4: the age-th anniversary; 29 February -> 28 February in a common year."""
     year = birth.year + age
     if birth.month == 2 and birth.day == 29 and not calendar.isleap(year):
         return date(year, 2, 28)
@@ -37,7 +37,7 @@ def reaching_age(birth: date, age: int) -> date:
 
 
 def exact_years(start: date, end: date) -> Fraction:
-    """SPEC §1: completed years plus the fraction of the current year."""
+    """rules §1: completed years plus the fraction of the current year."""
     years = end.year - start.year
     if reaching_age(start, years) > end:
         years -= 1
@@ -46,7 +46,7 @@ def exact_years(start: date, end: date) -> Fraction:
 
 
 def calendar_span(start: date, end: date) -> Fraction:
-    """SPEC §7 Decision: the span counted as service is: whole months from
+    """rules §7 Decision: the span counted as service is: whole months from
     `start` to `end` (exclusive; a month ends on the same day of a later month,
     or on its last day), plus the remaining days over the days of the month
     they start in; a month is 1/12 of a year; rounded half up to 4 places."""
@@ -64,12 +64,12 @@ def calendar_span(start: date, end: date) -> Fraction:
 
 
 def round_half_up(x: Fraction) -> Decimal:
-    """To the cent, half up, once (SPEC §6)."""
+    """To the cent, half up, once (rules §6)."""
     return Decimal(math.floor(x * 100 + Fraction(1, 2))) / 100
 
 
 ALL, UNIFORMED = {"general", "police", "firefighter"}, {"police", "firefighter"}
-# SPEC §4: (route, regimes, groups, age, min service, max service (exclusive))
+# rules §4: (route, regimes, groups, age, min service, max service (exclusive))
 ROUTES = [
     ("19.1(a)", {"pre1990"}, ALL, 58, 10, 25),
     ("19.1(b)", {"pre1990"}, ALL, 55, 25, None),
@@ -84,7 +84,7 @@ def as_date(text: str | None) -> date | None:
 
 
 def has_deferred_right_1960(p: dict) -> bool:
-    """SPEC §6: a declared value stands; empty is true exactly when the first
+    """rules §6: a declared value stands; empty is true exactly when the first
     entry is on or before 1960-06-30."""
     declared = p.get("deferred_right_1960")
     if declared is None:
@@ -93,7 +93,7 @@ def has_deferred_right_1960(p: dict) -> bool:
 
 
 def reference_amount(p: dict) -> tuple[Fraction, Fraction, bool]:
-    """(exact annual amount, exact formula, minimum applied) per SPEC §6."""
+    """(exact annual amount, exact formula, minimum applied) per rules §6."""
     s = Fraction(p["creditable_service_years"])
     ac = Fraction(p["average_compensation"])
     if as_date(p["entry_date"]) > date(1990, 4, 1):  # 19.5(b)
@@ -108,7 +108,7 @@ def reference_amount(p: dict) -> tuple[Fraction, Fraction, bool]:
 
 
 def reference(p: dict, as_of: date = AS_OF) -> dict:
-    """The determination of SPEC §2-§7, as the keys of Determination.to_dict()."""
+    """The determination of rules §2-§7, as the keys of Determination.to_dict()."""
     birth, entry = as_date(p["birth_date"]), as_date(p["entry_date"])
     sep, req = as_date(p.get("separation_date")), as_date(p.get("requested_start_date"))
     s = Fraction(p["creditable_service_years"])
@@ -122,7 +122,7 @@ def reference(p: dict, as_of: date = AS_OF) -> dict:
         ("insufficient_service", not holding),
     ] if applies]
     span = sep is not None and s > calendar_span(entry, sep + timedelta(days=1))
-    implausible = entry < reaching_age(birth, 14)  # SPEC §7 data check
+    implausible = entry < reaching_age(birth, 14)  # rules §7 data check
     warnings = [code for code, applies in [("service_exceeds_span", span),
                                             ("implausible_entry_age", implausible)] if applies]
     out = {"status": "not_entitled", "reasons": reasons, "regime": regime,
@@ -135,13 +135,13 @@ def reference(p: dict, as_of: date = AS_OF) -> dict:
     elig, first = min(opens)  # ties: the first route of the table
     route = holding[first]
     start = req if req is not None and req >= elig else None
-    if start is not None and start < as_of:  # SPEC §5: a start asked for in the past
+    if start is not None and start < as_of:  # rules §5: a start asked for in the past
         warnings.insert(1 if span else 0, "start_before_determination")
     if sep >= reaching_age(birth, route[3]):
         warnings.append("retirement_annuity_may_apply")
     exact, _, minimum_applied = reference_amount(p)
     monthly = round_half_up(exact / 12)
-    act_3_2013 = date(2013, 6, 30)  # SPEC §7: the later law, where it touches this case
+    act_3_2013 = date(2013, 6, 30)  # rules §7: the later law, where it touches this case
     if sep > act_3_2013:
         warnings.append("act_3_2013_accruals_frozen")
     if elig > act_3_2013:
@@ -171,7 +171,7 @@ def _years_text(units: int, rng: random.Random) -> str:
 
 
 def make_participant(rng: random.Random) -> dict:
-    """A valid participant (SPEC §1), with the cut-off dates and the service
+    """A valid participant (rules §1), with the cut-off dates and the service
     thresholds of the article drawn often."""
     birth = _day(rng, date(1900, 1, 1), date(1984, 12, 31))
     cutoffs = [d for d in (date(1960, 6, 30), date(1990, 4, 1), date(1990, 4, 2),
@@ -198,7 +198,7 @@ def make_participant(rng: random.Random) -> dict:
         "group": rng.choice(["general", "general", "police", "firefighter"]),
         "refund_requested": rng.choice(["false"] * 6 + ["true"]),
         # declared true (possible only with an entry by 1960-06-30), declared
-        # false, or empty (derived from the entry date, SPEC §6)
+        # false, or empty (derived from the entry date, rules §6)
         "deferred_right_1960": rng.choice(
             (["true"] if entry <= date(1960, 6, 30) else []) + ["false", None, None]),
         "requested_start_date": (None if rng.random() < 0.6

@@ -1,4 +1,4 @@
-"""SPEC §2: who the participant is. Pre-1990 (Act 447) when entry is on or
+"""rules §2: who the participant is. Pre-1990 (Act 447) when entry is on or
 before 1990-04-01; new participant (Act 1-1990) strictly after; not covered
 by Article 19 when entry is on or after 2000-01-01 (Act 305-1999)."""
 

@@ -9,7 +9,7 @@
   file (`evaluate`, `examples`, `batch`, `project`, `compare`, `census`,
   `rules show`, `rules diff`): each loads it with `load_rules`, so each gives
   the same message.
-- Within the bounds, every amount is SPEC §6 computed exactly with `Decimal`,
+- Within the bounds, every amount is rules §6 computed exactly with `Decimal`,
   for generated rules files (hypothesis) and at the bounds themselves."""
 
 from __future__ import annotations
@@ -216,7 +216,7 @@ def test_the_largest_exact_numerator_fits_128_bit_integers():
 
 def spec_amount(comp: Decimal, service: Decimal, brackets: list[tuple[Decimal, Decimal]],
                 minimum: Decimal | None) -> tuple[Decimal, Decimal]:
-    """SPEC §6 with these numbers, exactly: the marginal scale, the 19.6 minimum,
+    """rules §6 with these numbers, exactly: the marginal scale, the 19.6 minimum,
     rounded once half up to the cent (annual, and annual / 12)."""
     exact = Decimal(0)
     for i, (threshold, rate) in enumerate(brackets):

@@ -157,7 +157,7 @@ def test_unknown_rules_name_is_refused():
 
 @pytest.mark.parametrize("where", ["min_service", "threshold"])
 def test_service_threshold_finer_than_the_service_precision_is_refused(tmp_path, where):
-    # Service is read with at most 4 decimal places (SPEC §1); a threshold of
+    # Service is read with at most 4 decimal places (rules §1); a threshold of
     # 10.00001 years cannot be compared exactly and is a bad rules file.
     path = tmp_path / "fine.toml"
     if where == "min_service":

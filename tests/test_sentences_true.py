@@ -2,13 +2,13 @@
 Spanish and English, through the engine's text, the `--json` explanation and
 the command line:
 
-1. no retroactive start attributed to Regla 19.3 (SPEC §5), and the warning
+1. no retroactive start attributed to Regla 19.3 (rules §5), and the warning
    `start_before_determination`;
 3. a member outside Article 19 (Act 305-1999) is told so, and nothing more;
 4. route sentences take the tense of their date (would have opened / would
    open; opened / will open on a tie), and a tie is not "the first to open";
 5. the retirement-annuity warning cites the statute of the member's regime;
-6. the span warning shows the number it compared (SPEC §7);
+6. the span warning shows the number it compared (rules §7);
 7. the 19.4 doubt is stated under either reading, with the other's date;
 8. a number a rules set changes is attributed to the rules set;
 11. no full stop inside a parenthesis mid-sentence; no "on or after X" of X.
@@ -98,7 +98,7 @@ def test_an_early_eligible_is_told_it_may_be_requested_now_not_that_it_starts_in
 @pytest.mark.parametrize("lang", ["es", "en"])
 def test_a_start_asked_for_in_the_past_is_reported_with_the_warning(lang):
     d = ev({**EARLY, "requested_start_date": "2024-01-01"}, lang)
-    assert d.start_date == date(2024, 1, 1)  # it is what was asked (SPEC §5)
+    assert d.start_date == date(2024, 1, 1)  # it is what was asked (rules §5)
     assert d.warnings[0] == "start_before_determination"
     f = finding(d, "start")
     w = finding(d, "start_before_determination")

@@ -1,4 +1,4 @@
-"""A determination an analyst can sign (SPEC §1, §6, §7, §9): every statement
+"""A determination an analyst can sign (rules §1, §6, §7, §9): every statement
 true, every decision that shaped the answer stated where it matters and only
 there, every finding cited to a real source, the law's words taken from the
 rules, and Spanish an official would write. Each test is named as the
@@ -26,13 +26,13 @@ from diferida.words import field_label
 from .conftest import AS_OF, cli_command, participant, run_in_process
 
 STRICT = "article19-strict-19_4"
-# SPEC §8 example 4: a police officer, new participant, route 19.4(a)
+# rules §8 example 4: a police officer, new participant, route 19.4(a)
 POLICE_NEW = participant(birth_date="1975-06-20", entry_date="1996-02-01",
                          separation_date="2021-03-31", creditable_service_years="25.1667",
                          average_compensation="36000.00", group="police")
 # one ten-thousandth of a year more than its entry-to-separation span
 POLICE_OVER_SPAN = {**POLICE_NEW, "creditable_service_years": "25.1668"}
-# SPEC §8 example 11: entry before 1960-06-30, the 19.6 right left empty
+# rules §8 example 11: entry before 1960-06-30, the 19.6 right left empty
 EXAMPLE_11 = participant(birth_date="1935-06-01", entry_date="1955-01-01",
                          separation_date="1975-01-01", creditable_service_years="12",
                          average_compensation="10000.00")
@@ -239,7 +239,7 @@ def test_an_entrant_from_2000_is_told_plainly_that_article_19_does_not_apply():
 
 
 def test_the_headline_of_an_eligible_member_says_since_when_and_that_it_may_be_asked_now():
-    # SPEC §5: Regla 19.3 says when the pension may be requested, not that it
+    # rules §5: Regla 19.3 says when the pension may be requested, not that it
     # may start on a past date
     d = evaluate(participant(birth_date="1965-03-15", entry_date="1985-01-15",
                              separation_date="2012-12-31", creditable_service_years="27.5"))
@@ -249,7 +249,7 @@ def test_the_headline_of_an_eligible_member_says_since_when_and_that_it_may_be_a
 
 
 def test_the_span_warning_shows_numbers_that_prove_it():
-    # SPEC §7: the span is 25 years and 2 months = 25.1667 (rounded to 4 places):
+    # rules §7: the span is 25 years and 2 months = 25.1667 (rounded to 4 places):
     # example 4 (25.1667 years of service) gets no warning, 25.1668 does
     assert "service_exceeds_span" not in evaluate(POLICE_NEW).warnings
     f = finding(evaluate(POLICE_OVER_SPAN), "service_exceeds_span")

@@ -49,7 +49,7 @@ AS_OF = date(2026, 11, 29)
 ARTICLE19, STRICT, AGE67 = "article19", "article19-strict-19_4", "reform-19_2-age-67"
 EXAMPLES = Path(str(resources.files("diferida") / "data" / "spec_examples.csv"))
 
-# SPEC §8 example 4, the new police officer: 19.4(a) on 2025-06-20 as
+# rules §8 example 4, the new police officer: 19.4(a) on 2025-06-20 as
 # written, 19.2 on 2040-06-20 under the strict reading
 POLICE = {"birth_date": "1975-06-20", "entry_date": "1996-02-01",
           "separation_date": "2021-03-31", "creditable_service_years": "25.1667",

@@ -1,8 +1,8 @@
-"""SPEC §8: every worked example, through the Python API, the command line
+"""rules §8: every worked example, through the Python API, the command line
 and a table, determined on 2026-11-29.
 
-The expected values are written here by hand from SPEC §8 (and, for the
-keys §8 does not state, from the rules of SPEC §2-§7), never computed with
+The expected values are written here by hand from rules §8 (and, for the
+keys §8 does not state, from rules §2-§7), never computed with
 the code under test.
 """
 
@@ -73,7 +73,7 @@ EXAMPLES = [
     (4, _inputs("1975-06-20", "1996-02-01", "2021-03-31", "25.1667", "36000.00", "police"),
      # 50 on 2025-06-20; 19.5(b): 36000 × 0.015 × 25.1667 = 13,590.018 -> 13,590.02;
      # /12 = 1,132.5015 -> 1,132.50. Entry to separation is 25 years and 2 months
-     # = 25.1667 years as service is counted (SPEC §7): not shorter, no warning.
+     # = 25.1667 years as service is counted (rules §7): not shorter, no warning.
      _entitled("eligible", "new", "2025-06-20", "19.4(a)", ["19.2", "19.4(a)", "19.4(b)"],
                "13590.02", "1132.50", [FROZEN, AGES]),
      [("Regla 19.2", "service", True), ("Regla 19.2", "age", False),
@@ -107,7 +107,7 @@ EXAMPLES = [
      _not_entitled("new", ["not_covered"]),
      [(COVERED_RULE, "covered", False)]),
     (11, _inputs("1935-06-01", "1955-01-01", "1975-01-01", "12", "10000.00"),
-     # deferred_right_1960 empty, entry before 1960-06-30: derived true (SPEC §6);
+     # deferred_right_1960 empty, entry before 1960-06-30: derived true (rules §6);
      # formula 10000 × 0.015 × 12 = 1,800.00 < 30% × 10000 = 3,000.00: the minimum
      _entitled("eligible", "pre1990", "1993-06-01", "19.1(a)", ["19.1(a)"],
                "3000.00", "250.00", [MINIMUM], minimum_applied=True),
@@ -150,7 +150,7 @@ def check_determination(d: dict, n: int, expected: dict, findings: list) -> None
     assert seen[-1] == SCOPE
     by_condition = {f["condition"]: f for f in explanation}
     if "not_covered" in expected["reasons"]:
-        # Article 19 does not apply: no regime of it is named (SPEC §2)
+        # Article 19 does not apply: no regime of it is named (rules §2)
         assert "regime" not in by_condition
     else:
         assert by_condition["regime"]["values"]["regime"] == expected["regime"]
@@ -224,5 +224,5 @@ def test_packaged_examples_file_holds_the_spec_8_participants():
     assert frame["participant_id"].to_list() == [f"spec-{n}" for n, *_ in EXAMPLES]
     for row, (_, inputs, _, _) in zip(frame.iter_rows(named=True), EXAMPLES):
         assert {k: row[k] for k in inputs} == inputs
-        # SPEC §6: left empty, derived from the entry date
+        # rules §6: left empty, derived from the entry date
         assert row["deferred_right_1960"] is None

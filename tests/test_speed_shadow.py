@@ -5,7 +5,7 @@ the last column and sentence. This shadow comparison is how `make test`
 holds the layer off; `make test-full` also runs the engine's tests whole
 with the layer off (see CONTRIBUTING.md, "Test tiers").
 
-The population covers what the engine's tests reach: every SPEC §8 worked
+The population covers what the engine's tests reach: every rules §8 worked
 example, a synthetic file with bad rows (bench/generate.py, its documented
 distributions), the boundaries of each route's age and service, and the
 small tables of one to a few rows that the layer serves differently

@@ -1,4 +1,4 @@
-"""SPEC §1: bad input is rejected with a message naming the field (and, in a
+"""rules §1: bad input is rejected with a message naming the field (and, in a
 table, the row and participant_id); every bad field of a row at once; nothing
 is silently rounded, defaulted or dropped."""
 
@@ -308,7 +308,7 @@ def test_empty_deferred_right_1960_is_derived_from_the_entry_date_and_a_declared
     minimum_case = participant(birth_date="1930-01-01", entry_date="1955-01-01",
                                separation_date="1985-12-31", creditable_service_years="10",
                                average_compensation="20000.00")
-    # SPEC §6: empty and an entry before 1960-06-30 -> true; 30% × 20,000 = 6,000
+    # rules §6: empty and an entry before 1960-06-30 -> true; 30% × 20,000 = 6,000
     # is higher than the formula 1.5% × 20,000 × 10 = 3,000
     d = diferida.evaluate(minimum_case, as_of=AS_OF)
     assert (d.deferred_right_1960, d.deferred_right_1960_source) == (True, "derived")

@@ -1,4 +1,4 @@
-"""SPEC §1 duplicate ids: found on a hash of the id, confirmed on its text."""
+"""rules §1 duplicate ids: found on a hash of the id, confirmed on its text."""
 
 from datetime import date
 

@@ -59,7 +59,7 @@ A11Y_SHOTS = SHOTS / "a11y"
 AS_OF = "2026-11-29"
 VIEWPORTS = {"1280": {"width": 1280, "height": 900}, "375": {"width": 375, "height": 740}}
 
-# SPEC §8 participants, as typed into the form.
+# rules §8 participants, as typed into the form.
 EX1 = {"birth_date": "1970-05-10", "entry_date": "1988-07-01", "separation_date": "2010-06-30",
        "creditable_service_years": "22", "average_compensation": "30000.00",
        "group": "general", "refund_requested": "false"}

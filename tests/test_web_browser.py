@@ -1,5 +1,5 @@
 """The web calculator used as a person would, in a real browser (Debian's
-chromium, headless, driven by Playwright): fill the form with SPEC §8
+chromium, headless, driven by Playwright): fill the form with rules §8
 examples, read the answer, switch language, make mistakes, convert years and
 months, print, use only the keyboard, a phone-width screen, no JavaScript.
 
@@ -23,7 +23,7 @@ from .test_web_htmlcheck import problems
 
 AS_OF = "2026-11-29"
 
-# SPEC §8 examples (inputs as the specification gives them)
+# rules §8 examples (inputs as the specification gives them)
 EXAMPLE_1 = {"birth_date": "1970-05-10", "entry_date": "1988-07-01",
              "separation_date": "2010-06-30", "creditable_service_years": "22",
              "average_compensation": "30000.00", "group": "general", "refund_requested": "false"}

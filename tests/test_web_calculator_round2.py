@@ -43,7 +43,7 @@ OFFICER_TYPED = {
     "creditable_service_years": "21 años y 3 meses", "average_compensation": "$38,500.00",
     "group": "police", "refund_requested": "false", "as_of": AS_OF,
 }
-OFFICER = {  # the same values as the page reads them (SPEC §1's strict forms)
+OFFICER = {  # the same values as the page reads them (rules §1's strict forms)
     "birth_date": "1971-02-14", "entry_date": "1992-08-15", "separation_date": "2013-11-15",
     "creditable_service_years": "21.25", "average_compensation": "38500.00",
     "group": "police", "refund_requested": "false", "as_of": AS_OF,

@@ -36,12 +36,12 @@ from .test_web_pages import text_of
 AS_OF = "2026-11-29"
 DEFAULT, STRICT, ILLUSTRATIVE = "article19", "article19-strict-19_4", "reform-19_2-age-67"
 
-# SPEC §8 example 4: a new participant of the Police, 25.1667 years, whose
+# rules §8 example 4: a new participant of the Police, 25.1667 years, whose
 # route is 19.4(a) as written and 19.2 under the strict reading
 POLICE = {"birth_date": "1975-06-20", "entry_date": "1996-02-01",
           "separation_date": "2021-03-31", "creditable_service_years": "25.1667",
           "average_compensation": "36000.00", "group": "police", "refund_requested": "false"}
-# SPEC §8 example 1: a general employee; 19.4 never concerns this person
+# rules §8 example 1: a general employee; 19.4 never concerns this person
 GENERAL = {"birth_date": "1970-05-10", "entry_date": "1988-07-01",
            "separation_date": "2010-06-30", "creditable_service_years": "22",
            "average_compensation": "30000.00", "group": "general", "refund_requested": "false"}

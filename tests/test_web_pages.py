@@ -56,7 +56,7 @@ def test_the_calculator_opens_in_spanish_with_every_field_of_the_specification(c
     for name in EXAMPLE_1 | {"participant_id": "", "deferred_right_1960": "",
                              "requested_start_date": ""}:
         assert f'name="{name}"' in r.text, name
-    assert "Ley 3-2013" in r.text  # SPEC §9 scope note, before any answer
+    assert "Ley 3-2013" in r.text  # rules §9 scope note, before any answer
     assert problems(r.text) == []
 
 
@@ -197,7 +197,7 @@ def test_the_strict_reading_of_19_4_is_offered_and_applied(client):
       "requested_start_date": "1980-01-01"}, "en",
      ["Entitled to a deferred pension since January 1, 1988", "$1,500.00",
       "$125.00", "Minimum of Rule 19.6", "the minimum is paid", "the request is premature"]),
-    # SPEC §8 example 10: entry on 2000-01-01 is outside Article 19
+    # rules §8 example 10: entry on 2000-01-01 is outside Article 19
     ({**EXAMPLE_1, "birth_date": "1975-01-01", "entry_date": "2000-01-01",
       "separation_date": "2010-01-01", "creditable_service_years": "10"}, "en",
      ["Not entitled to a deferred pension: Article 19 does not apply", "savings-account program",
@@ -208,7 +208,7 @@ def test_the_strict_reading_of_19_4_is_offered_and_applied(client):
      ["No se ha separado del servicio", "Solicitó el reembolso de sus aportaciones",
       "Haría falta separarse del servicio",
       "Para confirmar si el reembolso se pidió y se pagó"]),
-    # 30 years, separated after 55: both warnings of SPEC §7 are shown
+    # 30 years, separated after 55: both warnings of rules §7 are shown
     ({**EXAMPLE_1, "birth_date": "1950-01-01", "entry_date": "1985-01-01",
       "separation_date": "2012-01-31", "creditable_service_years": "30",
       "average_compensation": "40000.00"}, "en",

@@ -3,7 +3,7 @@ page's part of items 1, 3 and 10), on the page as the app serves it and on
 its printout, in Spanish and in English; and once in a real browser.
 
 * Regla 19.3 fixes when the pension may be *requested*, not that it may
-  begin on a past date (SPEC §5): no sentence says the pension may start on
+  begin on a past date (rules §5): no sentence says the pension may start on
   a date before the calculation's, and the table of later start dates
   begins on that date for someone already eligible.
 * Article 19 does not cover a member of Act 305-1999's savings-account
@@ -37,15 +37,15 @@ from .test_web_pages import text_of
 AS_OF = "2026-11-29"
 TODAY = date.fromisoformat(AS_OF)
 BASE = {"group": "general", "refund_requested": "false", "as_of": AS_OF}
-# SPEC §8 example 2: eligible under 19.1(b) since 15 March 2020, years before AS_OF
+# rules §8 example 2: eligible under 19.1(b) since 15 March 2020, years before AS_OF
 SINCE_2020 = {**BASE, "birth_date": "1965-03-15", "entry_date": "1985-01-15",
               "separation_date": "2012-12-31", "creditable_service_years": "27.5",
               "average_compensation": "42000.00"}
-# SPEC §8 example 1: eligible from 10 May 2028, after AS_OF
+# rules §8 example 1: eligible from 10 May 2028, after AS_OF
 FROM_2028 = {**BASE, "birth_date": "1970-05-10", "entry_date": "1988-07-01",
              "separation_date": "2010-06-30", "creditable_service_years": "22",
              "average_compensation": "30000.00"}
-# SPEC §8 example 10: first entry on 2000-01-01, outside Article 19
+# rules §8 example 10: first entry on 2000-01-01, outside Article 19
 ACT_305 = {**BASE, "birth_date": "1975-01-01", "entry_date": "2000-01-01",
            "separation_date": "2010-01-01", "creditable_service_years": "10",
            "average_compensation": "30000.00"}

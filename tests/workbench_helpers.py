@@ -1,6 +1,6 @@
 """Shared by the workbench's tests: the users (one of each role, a second
 analyst, one to disable), signing in through the page, the CSRF token of a
-page, an application (SPEC §8 example 1 with a name and an address), and
+page, an application (rules §8 example 1 with a name and an address), and
 a write around the store's triggers (the tamper tests)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ PASSWORDS = {"ana": "ana-pass-1234", "ana2": "ana2-pass-1234", "sol": "sol-pass-
 ROLES = {"ana": "analyst", "ana2": "analyst", "sol": "supervisor", "sam": "supervisor",
          "aud": "auditor", "gone": "analyst"}
 
-# SPEC §8 example 1, as an application typed into the form
+# rules §8 example 1, as an application typed into the form
 APPLICATION = {
     "participant_id": "W-0001", "name": "Carmen Rivera Ortiz",
     "address": "Calle Sol 12\nSan Juan, PR 00901", "application_date": "2026-11-02",
