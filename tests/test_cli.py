@@ -1,5 +1,9 @@
-"""The command line, run as a user runs it (a subprocess): exit 0 with a
-determination, exit 2 naming every bad option on stderr."""
+"""The command line: exit 0 with a determination, exit 2 naming every bad
+option on stderr. The installed program is run as a user runs it (a
+subprocess) where the process is what is tested (`run_installed`: a
+determination, a refusal, the worked examples); the rest of what the
+command says is read in process (`run`, click's runner: the same command,
+its exit code, its stdout and stderr, without starting Python each time)."""
 
 from __future__ import annotations
 
@@ -8,15 +12,18 @@ import subprocess
 
 import pytest
 
-from .conftest import cli_command
+from .conftest import cli_command, run_in_process
 
 EXAMPLE_1 = ["--birth-date", "1970-05-10", "--entry-date", "1988-07-01",
              "--separation-date", "2010-06-30", "--service", "22",
              "--compensation", "30000.00", "--no-refund", "--as-of", "2026-11-29"]
 
 
-def run(*args: str) -> subprocess.CompletedProcess:
+def run_installed(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([*cli_command(), *args], capture_output=True, text=True, timeout=60)
+
+
+run = run_in_process
 
 
 def with_option(option: str, value: str | None) -> list[str]:
@@ -28,7 +35,7 @@ def with_option(option: str, value: str | None) -> list[str]:
 
 
 def test_evaluate_prints_the_determination_and_its_explanation_in_spanish():
-    proc = run("evaluate", *EXAMPLE_1)
+    proc = run_installed("evaluate", *EXAMPLE_1)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "19.1(a)" in out
@@ -91,7 +98,7 @@ def test_every_bad_option_is_named_at_once():
     args = with_option("--service", "-3")
     args = [*args, "--birth-date", "1970-02-30", "--compensation", "0", "--group", "sheriff",
             "--start", "soon"]
-    proc = run("evaluate", *args)
+    proc = run_installed("evaluate", *args)
     assert proc.returncode == 2
     named = {line.split(": ")[0] for line in proc.stderr.strip().splitlines()}
     assert named == {"--service", "--birth-date", "--compensation", "--group", "--start"}
@@ -137,7 +144,7 @@ def test_unknown_rules_exit_2_naming_the_option():
 
 
 def test_examples_command_evaluates_every_worked_example():
-    proc = run("examples", "--as-of", "2026-11-29")
+    proc = run_installed("examples", "--as-of", "2026-11-29")
     assert proc.returncode == 0, proc.stderr
     for n in range(1, 11):
         assert f"spec-{n}" in proc.stdout
