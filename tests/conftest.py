@@ -101,6 +101,34 @@ if SUITE_CPU:
             f.write(f"{item.nodeid}\t{spent:.3f}\n")
 
 
+# ---- the letter's PDF: WeasyPrint only where the PDF is what is tested ------
+
+def stand_in_letter_pdf(facts) -> bytes:
+    """What a test not about the PDF gets from `diferida.letter.letter_pdf`:
+    the letter written as HTML (so a letter that cannot be written is still
+    refused), its digest in a few bytes shaped as a PDF. The same facts give
+    the same bytes, as WeasyPrint's do."""
+    import hashlib
+
+    from diferida.letter import letter_html
+
+    digest = hashlib.sha256(letter_html(facts).encode("utf-8")).hexdigest()
+    return b"%PDF-1.7\n% stand-in for the letter " + digest.encode() + b"\n%%EOF\n"
+
+
+@pytest.fixture(autouse=True)
+def _letter_pdf_stand_in(request, monkeypatch):
+    """WeasyPrint costs about 0.8 CPU-seconds a letter: tests that approve a
+    case for its workflow, its chain or its bytes served get the stand-in;
+    those marked `pdf` (tests/test_letter_pdf.py) and every server started
+    in its own process (`diferida serve`) render the real PDF."""
+    if request.node.get_closest_marker("pdf") is None:
+        import diferida.letter
+
+        monkeypatch.setattr(diferida.letter, "letter_pdf", stand_in_letter_pdf)
+    yield
+
+
 @pytest.fixture
 def as_of() -> date:
     return AS_OF

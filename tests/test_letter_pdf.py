@@ -18,6 +18,8 @@ from diferida.letter import letter_pdf
 from .conftest import need_part
 from .letter_helpers import APPROVED_AT, facts, spec_examples, stored, words
 
+pytestmark = pytest.mark.pdf
+
 EXAMPLE_4 = spec_examples()[4]  # a police officer, new participant: warnings and the 19.4 doubt
 
 
