@@ -25,7 +25,6 @@ import argparse
 import json
 import os
 import re
-import statistics
 import sys
 import tempfile
 import time
@@ -35,7 +34,7 @@ from pathlib import Path
 from sqlalchemy import insert, select, update
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_workbench_queue import fill  # noqa: E402
+from bench_workbench_queue import fill, timed  # noqa: E402
 
 from diferida.service.store import Store  # noqa: E402
 from diferida.service.store.chain import row_hash  # noqa: E402
@@ -88,17 +87,6 @@ def more_events(store: Store, per_case: int) -> int:
             length=length + added, last_id=last_id, last_hash=last_hash))
     print(file=sys.stderr)
     return added
-
-
-def timed(fn, repeat: int) -> tuple[float, float]:
-    fn()  # warm: the first call loads what later ones find ready
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t) * 1000)
-    times.sort()
-    return statistics.median(times), times[int(0.95 * (len(times) - 1))]
 
 
 def main() -> int:

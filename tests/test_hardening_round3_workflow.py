@@ -24,17 +24,10 @@ from diferida.service.settings import Settings
 from diferida.service.store import AuditQuery, CaseApplication, Store
 from diferida.service.testing import database_for_tests
 
+from .test_workflow_lifecycle import APPLICATION, AS_OF, refused
 from .test_workflow_lifecycle import Office as LifecycleOffice
-from .test_workflow_lifecycle import refused
 from .workbench_helpers import around_the_triggers
 
-AS_OF = date(2026, 11, 29)
-APPLICATION = {"participant_id": "H3-1", "birth_date": "1970-05-10", "entry_date": "1988-07-01",
-               "separation_date": "2010-06-30", "creditable_service_years": "22",
-               "average_compensation": "30000.00", "group": "general",
-               "refund_requested": "false", "name": "Juana del Pueblo",
-               "address": "Calle Luna 12\nSan Juan, PR 00901",
-               "application_date": "2026-10-01"}
 KINDS = ["sqlite", "postgresql"]
 
 
@@ -279,7 +272,7 @@ def api(request, tmp_path):
 
 def _api_body(pid: str, supersedes: int | None = None, **changes) -> dict:
     body = {k: v for k, v in APPLICATION.items()
-            if k not in ("name", "address", "application_date")}
+            if k not in ("name", "address", "application_date", "note")}
     body.update(participant_id=pid, **changes)
     if supersedes is not None:
         body.update(supersedes=supersedes, note="Años revisados")
