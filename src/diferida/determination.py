@@ -68,54 +68,42 @@ class Formula:
         }
 
 
-def _doc(text: str, **more: Any) -> dict[str, Any]:
-    """A field's metadata: its description in the JSON schema (and `json`:
-    False for a field that is not part of the determination's data)."""
-    return {"doc": text, **more}
-
-
 @dataclass(frozen=True, kw_only=True)
 class Determination:
     """The one definition of a determination's shape: its fields, in the
     order of its JSON form (`to_dict`), which also gives the API's JSON schema
     (`service.schemas.Determination` is made from these fields): dates as
-    YYYY-MM-DD, amounts as strings with two decimals."""
+    YYYY-MM-DD, amounts as strings with two decimals. Each field's
+    description in that schema is the catalogs' [help.api.determination]
+    entry of its name (i18n/<lang>/help.toml)."""
 
-    participant_id: str | None = field(metadata=_doc("The participant's id, if given."))
-    status: str = field(metadata=_doc("eligible | not_yet_eligible | not_entitled"))
-    reasons: list[str] = field(metadata=_doc(
-        "For not_entitled: not_covered, not_separated, refund_requested, insufficient_service "
-        "(those that apply, in that order)."))
-    regime: str = field(metadata=_doc("pre1990 | new"))
-    eligibility_date: date | None = field(metadata=_doc("The earliest opening of a route."))
-    route: str | None = field(metadata=_doc("The route of the eligibility date."))
-    routes_met: list[str] = field(metadata=_doc("Every route whose conditions hold."))
-    start_date: date | None = field(metadata=_doc(
-        "The requested start, when on or after the eligibility date (Regla 19.3)."))
-    premature_request: bool = field(metadata=_doc("A requested start before eligibility."))
-    annual_amount: Decimal | None = field(metadata=_doc("Dollars a year, two decimals."))
-    monthly_amount: Decimal | None = field(metadata=_doc("Dollars a month, two decimals."))
-    minimum_applied: bool = field(metadata=_doc("Regla 19.6's minimum is paid."))
-    warnings: list[str] = field(metadata=_doc("Warning codes, in their order (rules §7)."))
-    rules_version: str = field(metadata=_doc("The rules set's name and content hash."))
-    rules_name: str = field(default="", metadata=_doc(
-        "The rules set's name (article19, a variant, a file)."))
-    rules_title: str = field(default="", metadata=_doc("The rules set's title."))
+    participant_id: str | None
+    status: str
+    reasons: list[str]
+    regime: str
+    eligibility_date: date | None
+    route: str | None
+    routes_met: list[str]
+    start_date: date | None
+    premature_request: bool
+    annual_amount: Decimal | None
+    monthly_amount: Decimal | None
+    minimum_applied: bool
+    warnings: list[str]
+    rules_version: str
+    rules_name: str = ""
+    rules_title: str = ""
     # Regla 19.6's condition, and whether it was declared or derived (rules §6)
-    deferred_right_1960: bool = field(default=False, metadata=_doc(
-        "Regla 19.6's condition, as applied."))
-    deferred_right_1960_source: str = field(default="derived", metadata=_doc(
-        "declared | derived (from entry_date)."))
-    as_of: date = field(metadata=_doc("The date the determination speaks for."))
-    headline: str = field(metadata=_doc("The answer in one sentence, in `lang`."))
-    formula: Formula | None = field(default=None, metadata=_doc(
-        "The amount's parts (for entitled participants)."))
-    explanation: list[Finding] = field(default_factory=list, metadata=_doc(
-        "Each condition checked, with its rule, values and sentence."))
-    lang: str = field(default="es", metadata=_doc("es | en"))
+    deferred_right_1960: bool = False
+    deferred_right_1960_source: str = "derived"
+    as_of: date
+    headline: str
+    formula: Formula | None = None
+    explanation: list[Finding] = field(default_factory=list)
+    lang: str = "es"
     # the rules it was decided with (not part of its data: `rules_version` is)
     rules: Any = field(default=None, repr=False, compare=False,
-                       metadata=_doc("", json=False))
+                       metadata={"json": False})
 
     def to_dict(self) -> dict[str, Any]:
         """The determination as JSON-ready data, field by field."""

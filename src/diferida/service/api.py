@@ -39,7 +39,9 @@ from .schemas import (
     Health,
     ParticipantBody,
     Reproduction,
+    refusal,
     request_body,
+    said,
 )
 from .store import AuditQuery, Case, CaseConflict, CaseProblem, NewEvent, Store, User
 
@@ -50,9 +52,9 @@ PID_LIMIT = 200  # the store's column
 # Texts of the explanation may be reworded between releases without changing
 # the decision; `decision_identical` compares everything else.
 
-ERRORS_422 = {422: {"model": Errors, "description": "Bad input: every bad field named."}}
-ERRORS_AUTH = {401: {"model": Errors, "description": "Missing or unknown token."},
-               403: {"model": Errors, "description": "The token's role may not do this."}}
+ERRORS_422 = {422: refusal("bad_input")}
+ERRORS_AUTH = {401: refusal("no_token"),
+               403: refusal("role_may_not")}
 
 
 def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -67,7 +69,7 @@ def _lang(request: Request) -> str:
 # -- health -----------------------------------------------------------------
 
 @router.get("/health", response_model=Health, tags=["service"],
-            responses={503: {"model": Health, "description": "The database is not reachable."}})
+            responses={503: {"model": Health, "description": said("unreachable")}})
 def health(request: Request) -> JSONResponse:
     store: Store = store_of(request)
     try:
@@ -102,10 +104,8 @@ async def post_determination(request: Request) -> JSONResponse:
 
 @router.post("/api/v1/batches", tags=["determinations"], response_model=BatchOut,
              responses={**ERRORS_422,
-                        413: {"model": Errors, "description": "File too large, or holding more "
-                              "rows, cells or text than the server's limits."},
-                        503: {"model": Errors, "description": "Too many files being evaluated "
-                              "at once; try again after Retry-After seconds."}})
+                        413: refusal("batch_too_large"),
+                        503: refusal("batch_busy")})
 async def post_batch(
     request: Request,
     file: Annotated[UploadFile | None, File(description=help_text("api.batch_file"))] = None,
@@ -267,8 +267,7 @@ def _check_case_options(parsed, lang: str) -> tuple[int | None, str | None]:
 
 @router.post("/api/v1/cases", tags=["cases"], status_code=201, response_model=CaseOut,
              responses={**ERRORS_422, **ERRORS_AUTH,
-                        409: {"model": Errors, "description": "The participant already has a "
-                              "case, or the superseded case is not the current version."}},
+                        409: refusal("case_conflict")},
              openapi_extra=request_body(CaseBody))
 async def post_case(request: Request, user: Analyst) -> JSONResponse:
     """Record a determination for a participant. The server evaluates the inputs
@@ -348,7 +347,7 @@ async def _load_case(request: Request, store: Store, user: User, case_id: int,
 
 
 @router.get("/api/v1/cases/{case_id}", tags=["cases"], response_model=CaseOut,
-            responses={**ERRORS_AUTH, 404: {"model": Errors}})
+            responses={**ERRORS_AUTH, 404: refusal("wf_no_case")})
 async def get_case(request: Request, case_id: CaseId,
                    user: Reader) -> JSONResponse:
     """One case version, with the id of the case that superseded it, if any."""
@@ -362,14 +361,10 @@ async def get_case(request: Request, case_id: CaseId,
 
 
 @router.get("/api/v1/cases/{case_id}/print", tags=["cases"], response_class=Response,
-            responses={**ERRORS_AUTH, 404: {"model": Errors}, 422: {"model": Errors},
-                       409: {"model": Errors, "description": "The issued letter's stored "
-                             "bytes fail their check (SHA-256): it is not served."},
+            responses={**ERRORS_AUTH, 404: refusal("wf_no_case"), 422: {"model": Errors},
+                       409: refusal("letter_altered"),
                        200: {"content": {"text/html": {}, "application/pdf": {}},
-                             "description": "The determination letter of that case version: "
-                                            "for an approved version the letter issued (PDF), "
-                                            "byte for byte; otherwise a draft, marked as "
-                                            "such, as it was recorded (HTML)."}})
+                             "description": said("letter_print")}})
 async def print_case(
     request: Request, case_id: CaseId, user: Reader,
     lang: Annotated[str | None, Query(
@@ -448,7 +443,7 @@ async def list_cases(
 
 
 @router.get("/api/v1/cases/{case_id}/reproduce", tags=["cases"], response_model=Reproduction,
-            responses={**ERRORS_AUTH, 404: {"model": Errors}})
+            responses={**ERRORS_AUTH, 404: refusal("wf_no_case")})
 async def reproduce_case(request: Request, case_id: CaseId,
                          user: Reader) -> JSONResponse:
     """Recompute a stored case with its stored inputs, its stored rules content

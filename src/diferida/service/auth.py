@@ -14,6 +14,7 @@ from fastapi import Depends, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from ..i18n import help_text
 from . import messages
 from .errors import APIError, problem
 from .store import NewEvent, Store, User
@@ -25,7 +26,7 @@ AUDITOR = "auditor"
 MAX_DB_ID = 2**63 - 1
 
 bearer = HTTPBearer(auto_error=False,
-                    description="A token from `diferida users add NAME --role ROLE`.")
+                    description=help_text("api.responses.bearer"))
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 
 

@@ -217,6 +217,16 @@ class Errors(BaseModel):
     errors: list[Problem]
 
 
+def said(key: str) -> str:
+    """What the API document says of an answer (catalog [help.api.responses])."""
+    return help_text(f"api.responses.{key}")
+
+
+def refusal(key: str) -> dict[str, Any]:
+    """An operation's refusal in the document: the one error shape, described."""
+    return {"model": Errors, "description": said(key)}
+
+
 def _json_type(hint: Any) -> Any:
     """The JSON type of a field of `determination.Determination` (see its
     `to_dict`): dates and amounts are strings; the formula and the findings
@@ -258,7 +268,8 @@ def _determination_model() -> type[BaseModel]:
         "Determination",
         __doc__="A determination (Determination.to_dict()): dates as YYYY-MM-DD, amounts as "
                 "strings with two decimals.",
-        **{f.name: (_json_type(hints[f.name]), Field(description=f.metadata["doc"]))
+        **{f.name: (_json_type(hints[f.name]),
+                    Field(description=help_text(f"api.determination.{f.name}")))
            for f in determination.json_fields()},
     )
 
@@ -373,12 +384,11 @@ def complete_responses(openapi: dict[str, Any]) -> dict[str, Any]:
         for method, op in operations.items():
             responses = op.setdefault("responses", {})
             if op.get("parameters") or op.get("requestBody") or "422" in responses:
-                responses["422"] = answer("Bad input: every bad field named.")
+                responses["422"] = answer(said("bad_input"))
             if method == "post":
-                responses.setdefault("413", answer("The body is larger than the limit."))
+                responses.setdefault("413", answer(said("body_too_large")))
             if path != "/health":
-                responses["429"] = answer("Too many requests from this client (public "
-                                          "requests, or failed sign-ins); see Retry-After.")
+                responses["429"] = answer(said("too_many"))
     schemas = openapi.get("components", {}).get("schemas", {})
     for unused in ("HTTPValidationError", "ValidationError"):
         schemas.pop(unused, None)

@@ -17,7 +17,7 @@ from ..i18n import LANGS, help_text
 from . import messages, workflow
 from .auth import Anyone, store_of
 from .errors import APIError, parse_json_object, problem
-from .schemas import CaseBody, Errors
+from .schemas import CaseBody, refusal, said
 
 __all__ = ["router"]
 
@@ -28,19 +28,16 @@ PageNo = Annotated[int, Query(ge=1, le=10**9, description=help_text("api.page"))
 PerPage = Annotated[int, Query(ge=1, le=workflow.MAX_PER_PAGE)]
 
 REFUSALS = {
-    401: {"model": Errors, "description": "Missing, unknown or disabled token."},
-    403: {"model": Errors, "description": "The role may not do this, or (approve) the "
-                                          "supervisor prepared, changed or submitted the case."},
-    404: {"model": Errors, "description": "No such case."},
-    409: {"model": Errors, "description": "The version is not in a state that allows this, "
-                                          "or has been superseded."},
-    422: {"model": Errors, "description": "Bad input: every bad field named."},
+    401: refusal("wf_token"),
+    403: refusal("wf_role"),
+    404: refusal("wf_no_case"),
+    409: refusal("wf_state"),
+    422: refusal("bad_input"),
 }
 # an import: a file larger, or holding more, than an upload may
-TOO_LARGE = {413: {"model": Errors, "description": "File too large, or holding more rows, "
-                                                   "cells or text than the server's limits."}}
+TOO_LARGE = {413: refusal("wf_too_large")}
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-PDF = {200: {"content": {"application/pdf": {}}, "description": "The letter (PDF)."}}
+PDF = {200: {"content": {"application/pdf": {}}, "description": said("wf_letter")}}
 
 
 def _lang(request: Request) -> str:
@@ -288,7 +285,7 @@ async def verify(request: Request, user: Anyone) -> JSONResponse:
 
 @router.get("/exports/{kind}.{fmt}", response_class=Response,
             responses={**REFUSALS, 200: {"content": {"text/csv": {}, XLSX: {}},
-                                         "description": "The export."}})
+                                         "description": said("wf_export")}})
 async def export(request: Request, user: Anyone,
                  kind: Annotated[str, Path(pattern="^(cases|events|summary)$")],
                  fmt: Annotated[str, Path(pattern="^(csv|xlsx)$")]) -> Response:
