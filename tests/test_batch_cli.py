@@ -18,6 +18,8 @@ from click.testing import CliRunner
 
 from diferida.cli import main
 
+from .worked_examples import ONE
+
 ROOT = Path(__file__).resolve().parents[1]
 DIFERIDA = [sys.executable, "-m", "diferida.cli"]
 HEADER = ("participant_id,birth_date,entry_date,separation_date,creditable_service_years,"
@@ -50,7 +52,7 @@ def test_a_population_file_becomes_determinations_rejects_and_a_summary(members,
     assert det.columns[:2] == ["participant_id", "office"]
     assert det.select("participant_id", "status", "route", "premature_request",
                       pl.col("annual_amount", "monthly_amount").cast(pl.String)).rows() == [
-        ("spec-1", "not_yet_eligible", "19.1(a)", False, "10200.00", "850.00"),
+        ("spec-1", "not_yet_eligible", ONE.route, False, ONE.annual_text, ONE.monthly_text),
         ("spec-3", "not_yet_eligible", "19.2", True, "5236.88", "436.41"),
         ("spec-8", "not_entitled", None, False, None, None),
     ]

@@ -13,6 +13,7 @@ import xlsxwriter
 from diferida.batch import FileProblem, evaluate_file, load_table, read_table, row_numbers
 from diferida.batch.io import first_row, kind_of
 from tests.conftest import AS_OF
+from tests.worked_examples import ONE, example
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADER = ("participant_id,birth_date,entry_date,separation_date,creditable_service_years,"
@@ -85,7 +86,8 @@ def test_parquet_with_typed_columns_is_evaluated_like_its_text(tmp_path):
     evaluate_file(tmp_path / "m.csv", tmp_path / "b.parquet", as_of=AS_OF)
     a, b = pl.read_parquet(tmp_path / "a.parquet"), pl.read_parquet(tmp_path / "b.parquet")
     assert a.equals(b)
-    assert a["annual_amount"].cast(pl.String).to_list() == ["10200.00", "5236.88"]
+    assert a["annual_amount"].cast(pl.String).to_list() == [ONE.annual_text,
+                                                           example(3).annual_text]
     assert a.schema["monthly_amount"] == pl.Decimal(20, 2)
 
 
@@ -329,7 +331,7 @@ def test_spanish_headers_are_read_through_the_example_column_map(tmp_path):
     summary, out, rej = run(tmp_path, csv_bytes(spanish, SPEC_1),
                             columns=ROOT / "docs" / "columns.example.toml")
     assert out.select("participant_id", "oficina", "route", "annual_amount").rows() == [
-        ("spec-1", "San Juan", "19.1(a)", "10200.00")]
+        ("spec-1", "San Juan", ONE.route, ONE.annual_text)]
     assert summary.carried == ["oficina"]
 
 
@@ -354,4 +356,4 @@ def test_carried_columns_named_like_the_engines_working_columns_come_back_unchan
     header = HEADER.replace("office", "covered,service_units,_ok")
     summary, out, rej = run(tmp_path, csv_bytes(header, SPEC_1.replace("San Juan", "a,b,c")))
     assert out.select("covered", "service_units", "_ok").rows() == [("a", "b", "c")]
-    assert out["annual_amount"].to_list() == ["10200.00"]
+    assert out["annual_amount"].to_list() == [ONE.annual_text]

@@ -13,6 +13,7 @@ import subprocess
 import pytest
 
 from .conftest import cli_command, run_in_process
+from .worked_examples import ONE
 
 EXAMPLE_1 = ["--birth-date", "1970-05-10", "--entry-date", "1988-07-01",
              "--separation-date", "2010-06-30", "--service", "22",
@@ -41,7 +42,7 @@ def test_evaluate_prints_the_determination_and_its_explanation_in_spanish():
     assert "19.1(a)" in out
     assert "10 de mayo de 2028" in out
     assert "2028-05-10" not in out  # ISO dates and codes belong to --json
-    assert "$10,200.00" in out and "$850.00" in out
+    assert ONE.annual_shown in out and ONE.monthly_shown in out
     assert "Regla 19.1(a)" in out
     assert "Ley 3-2013" in out
 

@@ -36,6 +36,7 @@ from diferida.batch import FileProblem
 from diferida.cli import main
 
 from .conftest import cli_command, examples
+from .worked_examples import ONE
 
 HEADER = ["participant_id", "birth_date", "entry_date", "separation_date",
           "creditable_service_years", "average_compensation", "group", "refund_requested"]
@@ -546,7 +547,7 @@ def test_csv_outputs_neutralise_formulas_but_not_numbers_or_amounts(tmp_path):
     det = pl.read_csv(tmp_path / "o.csv", infer_schema=False)
     assert det["participant_id"].to_list() == ["'=cmd|' /C calc'!A0", "'+1+1", "-2",
                                                "'@SUM(A1)", "p5"]
-    assert det["annual_amount"].to_list() == ["10200.00"] * 5  # amounts as they are
+    assert det["annual_amount"].to_list() == [ONE.annual_text] * 5  # amounts as they are
     rej = pl.read_csv(tmp_path / "r.csv", infer_schema=False)
     assert rej["participant_id"].to_list() == ["'-2+3"]
     assert rej["value"].to_list() == ["-2"]  # a plain number stays a number

@@ -28,25 +28,27 @@ from .letter_helpers import (
     words,
 )
 from .test_properties import participants
+from .worked_examples import example
 
 EXAMPLES = spec_examples()
 LANGS = ("es", "en")
 STRICT = "article19-strict-19_4"
 
-# rules §8, by hand: status, route, eligibility date, annual, monthly, reasons
-SPEC = {
-    1: ("not_yet_eligible", "19.1(a)", "2028-05-10", "10200.00", "850.00", []),
-    2: ("eligible", "19.1(b)", "2020-03-15", "18900.00", "1575.00", []),
-    3: ("not_yet_eligible", "19.2", "2037-11-02", "5236.88", "436.41", []),
-    4: ("eligible", "19.4(a)", "2025-06-20", "13590.02", "1132.50", []),
-    5: ("eligible", "19.1(a)", "2026-02-28", "7500.00", "625.00", []),
-    6: ("eligible", "19.1(a)", "2018-01-01", "3000.00", "250.00", []),
-    7: ("eligible", "19.2", "2025-01-01", "3000.00", "250.00", []),
-    8: ("not_entitled", None, None, None, None, ["insufficient_service"]),
-    9: ("not_entitled", None, None, None, None, ["refund_requested"]),
-    10: ("not_entitled", None, None, None, None, ["not_covered"]),
-    11: ("eligible", "19.1(a)", "1993-06-01", "3000.00", "250.00", []),
-}
+# rules §8, read from the page (tests/worked_examples.py): status on the
+# tests' date, route, eligibility date, annual, monthly, reasons
+NOT_YET = {1, 3}  # rules §8: not yet eligible on 2026-11-29
+REASONS_OF = {8: ["insufficient_service"], 9: ["refund_requested"], 10: ["not_covered"]}
+
+
+def _spec(n: int) -> tuple:
+    e = example(n)
+    if not e.entitled:
+        return ("not_entitled", None, None, None, None, REASONS_OF[n])
+    return ("not_yet_eligible" if n in NOT_YET else "eligible", e.route,
+            e.eligibility.isoformat(), e.annual_text, e.monthly_text, [])
+
+
+SPEC = {n: _spec(n) for n in range(1, 12)}
 # (month names of each language, for the dates rules §8 writes as ISO)
 MONTHS = {lang: catalog(lang)["months"] for lang in LANGS}
 

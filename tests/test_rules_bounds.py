@@ -30,6 +30,7 @@ from diferida.fields import MONEY_DIGITS, SERVICE_DIGITS
 from diferida.rules import RulesError, load_rules
 
 from .conftest import AS_OF, EXAMPLE_1, examples, run_in_process
+from .worked_examples import ONE
 
 # ---- the adversarial corpus: rules files that must be refused ---------------
 
@@ -293,7 +294,7 @@ def test_example_1_with_a_10_place_rate_on_new_participants_is_unchanged(tmp_pat
     path.write_text(REFORM + '[amount.new]\nbrackets = [{ threshold = "0", '
                     'rate = "0.0000000001" }]\n')
     d = diferida.evaluate(EXAMPLE_1, as_of=AS_OF, rules=path)
-    assert (d.annual_amount, d.monthly_amount) == (Decimal("10200.00"), Decimal("850.00"))
+    assert (d.annual_amount, d.monthly_amount) == (ONE.annual, ONE.monthly)
 
 
 @st.composite

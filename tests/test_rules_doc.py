@@ -10,7 +10,8 @@ the repository:
 * every relative link of a Markdown page, and every repository path named
   in any file, exists; a link's `#anchor` exists in the page it names;
 * the worked examples of rules §8 are what the engine gives, figure by
-  figure (the table is read from the page, never copied here).
+  figure (the table is read from the page by `tests/worked_examples.py`,
+  never copied here), and conftest's `EXAMPLE_1` is the page's example 1.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ import pytest
 import diferida
 from diferida.outcomes import REASONS
 
-from .conftest import AS_OF
+from .conftest import AS_OF, EXAMPLE_1
+from .worked_examples import ONE, example, rows
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "docs" / "rules.md"
@@ -233,39 +235,26 @@ def test_every_repository_path_named_in_a_file_exists():
 
 # ---- the worked examples of rules §8 are the engine's ------------------------
 
-MONEY = r"\d{1,3}(?:,\d{3})*\.\d{2}\b"
-
-
-def worked_examples() -> dict[int, list[str]]:
-    text = read(RULES)
-    part = text.split('<a id="s8">', 1)[1].split('<a id="s9">', 1)[0]
-    rows = {}
-    for line in part.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if cells and cells[0].isdigit():
-            rows[int(cells[0])] = cells
-    return rows
-
-
 def test_rules_8_has_the_eleven_worked_examples_of_the_shipped_file():
-    rows = worked_examples()
-    assert sorted(rows) == list(range(1, 12))
+    assert sorted(rows()) == list(range(1, 12))
     shipped = pl.read_csv((resources.files("diferida") / "data" / "spec_examples.csv")
                           .read_bytes(), infer_schema=False)
     for given in shipped.iter_rows(named=True):
         n = int(given["participant_id"].removeprefix("spec-"))
-        cells = rows[n]
-        if n == 9:  # "as 1, but refund_requested true"
-            assert given["refund_requested"] == "true"
+        inputs = {k: v for k, v in given.items() if k in example(n).file_inputs()}
+        assert inputs == example(n).file_inputs(), n
+        if n == 9:  # "as 1, but refund_requested true": nothing else of the row differs
             assert {k: v for k, v in given.items() if k not in ("participant_id",
                                                                 "refund_requested")} == \
                 {k: v for k, v in shipped.row(0, named=True).items()
                  if k not in ("participant_id", "refund_requested")}
-            continue
-        birth, entry, sep, service, comp, group = cells[1:7]
-        assert (birth, entry, sep, service, comp.replace(",", ""), group) == (
-            given["birth_date"], given["entry_date"], given["separation_date"],
-            given["creditable_service_years"], given["average_compensation"], given["group"])
+
+
+def test_conftest_example_1_is_the_rules_page_example_1():
+    # the participant most tests start from cannot drift from the page
+    assert EXAMPLE_1 == ONE.file_inputs()
+    assert (ONE.annual_text, ONE.monthly_text) == (str(ONE.annual), str(ONE.monthly))
+    assert ONE.annual_shown == f"${ONE.annual:,.2f}"
 
 
 @pytest.fixture(scope="module")
@@ -278,18 +267,15 @@ def determinations() -> dict[int, dict]:
 
 @pytest.mark.parametrize("n", range(1, 12))
 def test_each_worked_example_of_rules_8_is_what_the_engine_gives(n, determinations):
-    result = [c for c in worked_examples()[n] if c][-1]
-    d = determinations[n]
-    if "not_entitled" in result:
+    want, d = example(n), determinations[n]
+    if not want.entitled:
         assert d["status"] == "not_entitled"
-        assert d["reasons"] == ";".join(r for r in REASONS if f"`{r}`" in result)
+        assert d["reasons"] == ";".join(r for r in REASONS if f"`{r}`" in want.result)
+        assert want.annual is want.monthly is want.route is want.eligibility is None
         return
-    route, on = re.search(r"(19\.\d(?:\([ab]\))?) on (\d{4}-\d{2}-\d{2})", result).groups()
-    before, after = result.split("monthly", 1)
-    annual, monthly = re.findall(MONEY, before)[-1], re.findall(MONEY, after)[-1]
-    assert (d["route"], d["eligibility_date"].isoformat()) == (route, on)
-    assert f"{d['annual_amount']:,}" == annual
-    assert f"{d['monthly_amount']:,}" == monthly
-    assert d["minimum_applied"] is ("minimum applied" in result)
+    assert (d["route"], d["eligibility_date"]) == (want.route, want.eligibility)
+    assert (d["annual_amount"], d["monthly_amount"]) == (want.annual, want.monthly)
+    assert f"{d['annual_amount']:,}" in want.result and f"{d['monthly_amount']:,}" in want.result
+    assert d["minimum_applied"] is want.minimum_applied
     regime = {"pre1990": "pre-1990", "new": "new participant"}[d["regime"]]
-    assert regime in result or n == 11  # example 11 says its regime by its entry (1955)
+    assert regime in want.result or n == 11  # example 11 says its regime by its entry (1955)

@@ -15,6 +15,8 @@ import diferida
 from diferida.service.store import NewEvent, Store
 from diferida.service.testing import database_for_tests, running_server
 
+from .worked_examples import ONE
+
 AS_OF = "2026-11-29"
 EXAMPLE_1 = {"participant_id": "P-1", "birth_date": "1970-05-10", "entry_date": "1988-07-01",
              "separation_date": "2010-06-30", "creditable_service_years": "22",
@@ -79,7 +81,7 @@ def test_an_analyst_records_a_case_and_the_server_evaluates_it_itself(svc):
     inputs = {k: v for k, v in EXAMPLE_1.items() if k != "lang"} | {"participant_id": pid}
     expected = diferida.evaluate(inputs, lang="en").to_dict()
     assert case["result"] == expected and case["inputs"] == inputs
-    assert case["result"]["annual_amount"] == "10200.00"
+    assert case["result"]["annual_amount"] == ONE.annual_text
     assert case["rules_version"] == diferida.load_rules().version
     assert datetime.fromisoformat(case["created_at"]) > datetime.now(UTC) - timedelta(minutes=5)
     assert svc.get("aud", f"{CASES}/{case['id']}").json() == case
@@ -324,7 +326,7 @@ def test_the_analysts_determination_prints_from_the_store_with_its_case_id_and_v
     # the letter (diferida.letter), a draft until approved, with the facts it
     # relied on and the time in Puerto Rico, never an API path
     for words in ("Determinación de pensión diferida", f"Caso {first['id']} · versión 1",
-                  "BORRADOR — sin validez", pid, "ana", "$10,200.00",
+                  "BORRADOR — sin validez", pid, "ana", ONE.annual_shown,
                   "La Regla 19.1(a) exige", first["rules_version"],
                   "article19 — Reglamento del Sistema", "Datos en que se basa",
                   "Advertencias", "Preparada por", "AST, UTC−4"):

@@ -16,6 +16,8 @@ import diferida
 from diferida.service.store import AuditQuery, Store
 from diferida.service.testing import running_server
 
+from .worked_examples import ONE
+
 AS_OF = "2026-11-29"
 EXAMPLE_1 = {"birth_date": "1970-05-10", "entry_date": "1988-07-01",
              "separation_date": "2010-06-30", "creditable_service_years": "22",
@@ -50,10 +52,10 @@ def test_each_worked_example_gets_over_http_the_determination_the_core_gives(cli
     assert r.json() == expected
 
 
-def test_example_1_is_entitled_under_19_1_a_with_10200_a_year(client):
+def test_example_1_gets_the_route_and_amounts_of_rules_8(client):
     d = client.post(URL, json=EXAMPLE_1).json()
-    assert (d["route"], d["eligibility_date"]) == ("19.1(a)", "2028-05-10")
-    assert (d["annual_amount"], d["monthly_amount"]) == ("10200.00", "850.00")
+    assert (d["route"], d["eligibility_date"]) == (ONE.route, ONE.eligibility.isoformat())
+    assert (d["annual_amount"], d["monthly_amount"]) == (ONE.annual_text, ONE.monthly_text)
     assert d["lang"] == "es" and d["rules_version"] == diferida.load_rules().version
 
 

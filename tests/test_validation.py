@@ -13,6 +13,7 @@ import pytest
 import diferida
 
 from .conftest import AS_OF, participant
+from .worked_examples import ONE
 
 
 def problems(**changes) -> list[tuple[str, str]]:
@@ -87,7 +88,7 @@ def test_valid_value_is_accepted(field, value):
 def test_compensation_with_trailing_zeros_is_read_exactly():
     d = diferida.evaluate(participant(average_compensation="30000.000",
                                       creditable_service_years="22.00000"), as_of=AS_OF)
-    assert d.annual_amount == Decimal("10200.00")
+    assert d.annual_amount == ONE.annual
 
 
 def test_every_bad_field_of_a_participant_is_reported_at_once():
@@ -170,7 +171,7 @@ def test_participant_with_typed_values_is_accepted():
         separation_date=date(2010, 6, 30), creditable_service_years=Decimal("22"),
         average_compensation=Decimal("30000.00"), group="general", refund_requested=False)
     d = diferida.evaluate(p, as_of=AS_OF)
-    assert d.annual_amount == Decimal("10200.00")
+    assert d.annual_amount == ONE.annual
 
 
 # ---- warnings: the determination stands, the user is told -----------------
@@ -254,7 +255,7 @@ def test_table_with_typed_columns_is_validated_like_text():
         "refund_requested": [False, None],
     })
     result = diferida.evaluate_frame(frame, as_of=AS_OF)
-    assert result.determinations["annual_amount"].cast(pl.String).to_list() == ["10200.00"]
+    assert result.determinations["annual_amount"].cast(pl.String).to_list() == [ONE.annual_text]
     assert result.rejected.select("row", "field", "code").rows() == [
         (1, "creditable_service_years", "negative"), (1, "refund_requested", "missing")]
 

@@ -20,6 +20,7 @@ from playwright.sync_api import expect
 
 from .conftest import SHOTS, screenshot
 from .test_web_htmlcheck import problems
+from .worked_examples import ONE
 
 AS_OF = "2026-11-29"
 
@@ -108,8 +109,8 @@ def test_example_1_shows_entitlement_from_10_may_2028_without_reloading_the_page
     assert visible_text(page, "#result-title").endswith(
         "Tendrá derecho a una pensión diferida: podrá solicitarla desde el 10 de mayo de 2028 "
         "o en cualquier fecha posterior (Regla 19.3).")
-    assert visible_text(page, "#annual-amount") == "$10,200.00"
-    assert visible_text(page, "#monthly-amount") == "$850.00"
+    assert visible_text(page, "#annual-amount") == ONE.annual_shown
+    assert visible_text(page, "#monthly-amount") == ONE.monthly_shown
     result = visible_text(page, "#result")
     assert "Faltan 1 año, 5 meses y 11 días" in result
     assert "Regla 19.1(a)" in result and "Regla 19.5(a)" in result
@@ -241,7 +242,7 @@ def test_the_printable_determination_fits_two_pages_with_citations_and_version(p
     shot(page, "10-printable-as-printed")
     printed = pdf_text(pdf) or visible_text(page, "body")
     for expected in ("Estimado de pensión diferida", "Caso 17", "10 de mayo de 1970",
-                     "$10,200.00", "$850.00", "Regla 19.1(a)", "Regla 19.5(a)",
+                     ONE.annual_shown, ONE.monthly_shown, "Regla 19.1(a)", "Regla 19.5(a)",
                      "article19@", "Fecha de emisión", "Ley 3-2013"):
         assert expected in printed, expected
     for screen_only in ("Volver a la calculadora", "Imprimir o guardar en PDF"):
@@ -296,7 +297,7 @@ def test_the_calculator_works_with_the_keyboard_alone(page):
     page.wait_for_selector("#result-title")
     assert page.evaluate("document.activeElement.id") == "result-title"
     assert page.get_attribute("html", "lang") == "en"
-    assert visible_text(page, "#annual-amount") == "$10,200.00"
+    assert visible_text(page, "#annual-amount") == ONE.annual_shown
     page.keyboard.press("Tab")  # the first control under the answer: whom to ask (a link)
     assert page.evaluate("document.activeElement.closest('#where-to-apply') !== null")
     page.keyboard.press("Tab")  # then another date to compare
@@ -379,13 +380,13 @@ def test_back_from_the_printout_and_reload_keep_the_answer(page, nojs_page, scri
     p.click("#print-link")
     p.wait_for_selector("h1")
     assert p.url == answer_url + "/imprimir"
-    assert "$10,200.00" in visible_text(p, "main")
+    assert ONE.annual_shown in visible_text(p, "main")
     p.go_back()
     p.wait_for_selector("#result-title")
     assert p.url == answer_url
-    assert visible_text(p, "#annual-amount") == "$10,200.00"
+    assert visible_text(p, "#annual-amount") == ONE.annual_shown
     assert p.input_value("#f-average_compensation") == "$30,000"  # as typed
     p.reload()
     p.wait_for_selector("#result-title")
-    assert visible_text(p, "#annual-amount") == "$10,200.00"
+    assert visible_text(p, "#annual-amount") == ONE.annual_shown
     shot(p, f"14-back-and-reload-{script}")

@@ -18,6 +18,7 @@ from diferida.web.labels import labels
 
 from .conftest import AS_OF
 from .test_web_pages import EXAMPLE_1, text_of
+from .worked_examples import ONE
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +112,7 @@ def test_dates_are_day_month_year_in_one_box_or_year_month_day(client):
     page = text_of(client.post("/calcular", data={
         **EXAMPLE_1, "birth_date": "1970-05-10", "entry_date": "1/7/1988",
         "separation_date": "30/06/2010", "action": "pick:entry_date:1988-07-01"}).text)
-    assert "10 de mayo de 1970" in page and "$10,200.00" in page
+    assert "10 de mayo de 1970" in page and ONE.annual_shown in page
 
 
 def test_files_and_the_api_keep_the_strict_formats(client):
@@ -134,9 +135,9 @@ def test_calculating_redirects_to_the_answers_own_page_without_personal_data(cli
         assert value not in location
     for _ in range(2):  # reload: the same answer
         page = text_of(client.get(location).text)
-        assert "$10,200.00" in page and "Ana Marker" in page
+        assert ONE.annual_shown in page and "Ana Marker" in page
     printout = client.get(location + "/imprimir")
-    assert printout.status_code == 200 and "$10,200.00" in text_of(printout.text)
+    assert printout.status_code == 200 and ONE.annual_shown in text_of(printout.text)
     posted = client.post("/determinacion/imprimir", data=EXAMPLE_1, follow_redirects=False)
     assert posted.status_code == 303
     assert re.fullmatch(r"/resultado/[A-Za-z0-9_-]{22}/imprimir", posted.headers["location"])
@@ -166,16 +167,16 @@ def test_errors_are_shown_on_the_posted_page_and_nothing_is_remembered(client):
 def test_the_public_page_and_its_printout_say_estimate_near_the_amounts(client):
     page = text_of(client.post("/calcular", data=EXAMPLE_1).text)
     assert "Resultado estimado" in page and "Estimado: Tendrá derecho" in page
-    assert "Pensión anual estimada $10,200.00" in page
-    assert "Pensión mensual estimada $850.00" in page
+    assert f"Pensión anual estimada {ONE.annual_shown}" in page
+    assert f"Pensión mensual estimada {ONE.monthly_shown}" in page
     # the disclaimer comes before the amounts, not as the last small line
-    assert page.index("No es una determinación") < page.index("$10,200.00")
+    assert page.index("No es una determinación") < page.index(ONE.annual_shown)
     assert "Determinación de pensión" not in page
     en = text_of(client.post("/calcular", data={**EXAMPLE_1, "lang": "en"}).text)
     assert "Estimate: Will be entitled" in en and "Estimated annual pension" in en
     printout = text_of(client.post("/determinacion/imprimir", data=EXAMPLE_1).text)
     assert printout.startswith("Estimado de pensión diferida")
-    assert printout.index("No es una determinación") < printout.index("$10,200.00")
+    assert printout.index("No es una determinación") < printout.index(ONE.annual_shown)
 
 
 def test_the_analysts_options_are_closed_and_the_1960_question_asked_only_when_it_matters(
