@@ -7,6 +7,7 @@ and inside a million-row file get the same answer by construction.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from datetime import date, datetime
@@ -20,7 +21,7 @@ from . import article19
 from .determination import Determination
 from .explain import explain, formula_of, headline, law_words
 from .fields import FIELD_NAMES
-from .i18n import DATE_VALUES, DEFAULT_LANG, written_date
+from .i18n import DATE_VALUES, DEFAULT_LANG, msg, written_date
 from .money import cents_to_decimal
 from .rules import Rules, load_rules
 from .speed.plan import PreparedPlans
@@ -173,6 +174,34 @@ def _today() -> date:
     return date.today()
 
 
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def date_argument(value: Any, name: str = "as_of", lang: str = DEFAULT_LANG) -> date | None:
+    """A date argument of the Python API (`as_of`): a `datetime.date`, or
+    its ISO text "YYYY-MM-DD", read as that date; None stays None (today).
+    Anything else is refused naming the argument (ValueError for text that
+    is not an ISO date, TypeError for another kind of value), never guessed:
+    "03/12/2026" could be either of two days."""
+    if value is None:
+        return None
+    if isinstance(value, datetime):  # a datetime is a date too: its time would be dropped
+        raise TypeError(msg(lang, "api_arguments", "not_a_date_type", name=name,
+                            kind=type(value).__name__))
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str):
+        text = value.strip()
+        if _ISO_DATE.fullmatch(text):
+            try:
+                return date.fromisoformat(text)
+            except ValueError:
+                pass
+        raise ValueError(msg(lang, "api_arguments", "not_an_iso_date", name=name, value=value))
+    raise TypeError(msg(lang, "api_arguments", "not_a_date_type", name=name,
+                        kind=type(value).__name__))
+
+
 SMALL_TABLE = 1_000  # rows; below this, planning costs more than computing
 
 
@@ -200,7 +229,7 @@ def run(
     (what explanations read), or with `keep` only those columns — then
     Polars skips computing what nothing reads."""
     r = load_rules(rules)
-    day = as_of or _today()
+    day = date_argument(as_of) or _today()
     seq = _small(frame)
 
     def build(lf: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
@@ -251,7 +280,7 @@ def public_columns(full: pl.DataFrame, carry: list[str],
 
 
 def evaluate_frame(
-    frame: pl.DataFrame, *, as_of: date | None = None, rules: RulesArg = None,
+    frame: pl.DataFrame, *, as_of: date | str | None = None, rules: RulesArg = None,
     lang: str = DEFAULT_LANG, require_id: bool = True, inputs: tuple[str, ...] = (),
 ) -> FrameResult:
     """Evaluate every row of a table of participants (columns named as the
@@ -259,6 +288,7 @@ def evaluate_frame(
     `rejected` with a message per bad field; the others in `determinations`.
     `inputs`: rules §1 fields to add to the determinations as validated and
     typed (a projection needs the birth date and the group)."""
+    as_of = date_argument(as_of, "as_of", lang)
     unknown = [f for f in inputs if f not in FIELD_NAMES or f in OUTPUT_NAMES]
     if unknown:
         raise ValueError(f"inputs must be input fields not in the result: {unknown}")
@@ -301,7 +331,7 @@ def run_pair(
     the later of their oldest route ages (so every birthday both count is a
     date)."""
     ra, rb = load_rules(rules_a), load_rules(rules_b)
-    day = as_of or _today()
+    day = date_argument(as_of) or _today()
     opts = _collect_options(frame)
     shared = shared_validation(ra, rb)
 
@@ -328,12 +358,13 @@ def run_pair(
 
 
 def evaluate_pair(
-    frame: pl.DataFrame, *, as_of: date | None = None, rules_a: RulesArg = None,
+    frame: pl.DataFrame, *, as_of: date | str | None = None, rules_a: RulesArg = None,
     rules_b: RulesArg = None, lang: str = DEFAULT_LANG, require_id: bool = True,
     inputs: tuple[str, ...] = (),
 ) -> tuple[FrameResult, FrameResult]:
     """`evaluate_frame` under two rule sets (see `run_pair`): the same rows
     determined on both sides, the same rejects."""
+    as_of = date_argument(as_of, "as_of", lang)
     hidden, carry = _carried(frame, lang)
     full_a, full_b, errors, ra, rb = run_pair(
         frame.rename(hidden), as_of=as_of, rules_a=rules_a, rules_b=rules_b,
@@ -380,10 +411,12 @@ def determination_from_row(row: dict[str, Any], rules: Rules, lang: str) -> Dete
 
 
 def evaluate(
-    participant: Participant | Mapping[str, Any], *, as_of: date | None = None,
+    participant: Participant | Mapping[str, Any], *, as_of: date | str | None = None,
     rules: RulesArg = None, lang: str = DEFAULT_LANG,
 ) -> Determination:
-    """Evaluate one participant. Raises InputError naming every bad field."""
+    """Evaluate one participant. Raises InputError naming every bad field.
+    `as_of`: a `datetime.date` or its ISO text "YYYY-MM-DD" (default today)."""
+    as_of = date_argument(as_of, "as_of", lang)
     frame, unknown = participant_frame(participant)
     full, errors, r = run(frame, as_of=as_of, rules=rules, require_id=False)
     if unknown:

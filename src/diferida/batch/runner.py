@@ -17,7 +17,7 @@ from typing import Any
 
 import polars as pl
 
-from ..core import evaluate_frame
+from ..core import date_argument, evaluate_frame
 from ..i18n import LANGS, catalog, fmt_date
 from ..outcomes import STATUSES
 from ..rules import Rules, load_rules
@@ -105,7 +105,7 @@ def evaluate_file(
     output: str | Path,
     rejects: str | Path | None = None,
     *,
-    as_of: date | None = None,
+    as_of: date | str | None = None,
     rules: str | Path | Rules | None = None,
     lang: str = "es",
     separator: str | None = None,
@@ -138,7 +138,8 @@ def evaluate_file(
         check_table_target(rej, [inp], overwrite, option="--rejects",
                            outputs=[("-o/--output", out)])
     r = load_rules(rules)
-    day = as_of or date.today()  # one date for the whole run, even across midnight
+    # one date for the whole run, even across midnight; ISO text read as its date
+    day = date_argument(as_of, "as_of", lang) or date.today()
     pass_secs: dict[str, float] = {}
     with PopulationRun(inp, chunk_rows=chunk_rows, lang=lang, separator=separator,
                        columns=columns, limits=limits, rejects=rej, overwrite=overwrite,
