@@ -18,7 +18,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
@@ -27,6 +27,9 @@ from ..rules import RulesError, builtin_names
 from .errors import FileProblem
 from .messages import summary_text
 from .options import echo_rejects_sample, file_options, read_date
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 EXIT_STRICT, EXIT_UNUSABLE, EXIT_ACCOUNTING, EXIT_INTERRUPTED = 1, 2, 3, 130
 PROGRESS_AFTER = 0.5  # seconds: shorter runs show no bar
@@ -141,7 +144,7 @@ class Interruptible:
         self._restore = catch_interrupts()
         return self
 
-    def __exit__(self, kind, exc, tb) -> bool:
+    def __exit__(self, kind, exc, tb) -> Literal[False]:
         _renaming.append(True)  # from here an interrupt is held, not raised
         from .outputs import discard_unfinished
 
@@ -166,8 +169,8 @@ class _Bar:
     def __init__(self, label: str, enabled: bool):
         self.label, self.enabled = label, enabled
         self.started = time.monotonic()
-        self.progress = None
-        self.task = None
+        self.progress: Progress | None = None
+        self.task: TaskID | None = None
 
     def __call__(self, done: int, total: int) -> None:
         _stop_if_swallowed()  # called after every chunk: see catch_interrupts
@@ -184,6 +187,7 @@ class _Bar:
                                      transient=True)
             self.progress.start()
             self.task = self.progress.add_task(self.label, total=total or None)
+        assert self.task is not None  # added with the bar
         self.progress.update(self.task, completed=done)
 
     def close(self) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import csv
 import io
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -235,7 +235,7 @@ def open_source(source: Path | str | bytes, filename: str | None = None, *,
         file = filename or "upload"
         kind = kind_of(filename or "")
         size = len(data)
-        opener = lambda: io.BytesIO(data)  # noqa: E731
+        opener: Callable[[], IO[bytes]] = lambda: io.BytesIO(data)  # noqa: E731
         target: Any = data
     else:
         path = Path(source)

@@ -135,7 +135,7 @@ def _check_zip(file: str, z: zipfile.ZipFile, limits: Limits) -> XlsxShape:
                   None)
     budget = [limits.unzipped_bytes]
     lengths = np.zeros(0, dtype=np.int64)
-    shape: XlsxShape | None = None
+    shape: _SheetScan | None = None
     for info in infos:  # every part, so that none is larger than it says
         if info.is_dir():
             continue
@@ -146,7 +146,7 @@ def _check_zip(file: str, z: zipfile.ZipFile, limits: Limits) -> XlsxShape:
         else:
             for _ in _stream(file, z, info, budget, limits):
                 pass
-    if shape is None:
+    if shape is None or sheet is None:  # a shape is read only from the sheet
         raise FileProblem("not_format", file=file, kind="Excel (.xlsx)", detail="no worksheet")
     limits.check_shape(file, max(shape.rows - 1, 0), shape.columns)
     # the sheet's XML, and shared strings as many times as cells use them: a

@@ -13,7 +13,7 @@ import secrets
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Literal, cast
 
 import polars as pl
 
@@ -129,7 +129,7 @@ class _writing:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind, exc, tb) -> bool:
+    def __exit__(self, kind, exc, tb) -> Literal[False]:
         if isinstance(exc, OSError) and not isinstance(exc, FileExistsError):
             raise FileProblem("cannot_write", file=str(self.path),
                               detail=exc.strerror or str(exc)) from None
@@ -386,7 +386,7 @@ class XlsxSink(Sink):
             if t != pl.String:
                 continue
             lengths = frame.get_column(c).str.len_chars()
-            if (lengths.max() or 0) > XLSX_MAX_CELL:
+            if (cast(int | None, lengths.max()) or 0) > XLSX_MAX_CELL:
                 i = int((lengths > XLSX_MAX_CELL).arg_true()[0])
                 pid = frame.get_column("participant_id")[i] if "participant_id" in frame.columns \
                     else None
