@@ -38,6 +38,9 @@ def summary_rows(review: Review, summary, lang: str) -> list[tuple[str, Any]]:
     rows.append((s["outliers"], review.outliers["participant_id"].n_unique()))
     if summary.prior is not None:
         p = summary.prior
+        # a prior file's review has the three (changes_between)
+        assert review.joiners is not None and review.leavers is not None \
+            and review.changes is not None
         rows += [(s["prior_rows_read"], p.rows_read), (s["prior_rows_rejected"], p.rows_rejected),
                  (s["joiners"], review.joiners.height), (s["leavers"], review.leavers.height),
                  (s["members_changed"], review.changes["participant_id"].n_unique())]
@@ -92,7 +95,7 @@ def workbook(review: Review, summary, rules: Rules, lang: str) -> bytes:
     ws = book.wb.add_worksheet(sh["distributions"])
     cols = w["columns"]
     r = 0
-    charts = None
+    charts: Any = None  # the sheet of the next two charts
     for i, (key, frame) in enumerate(review.distributions.items()):
         ws.write_string(r, 0, dn[key], book.section)
         ws.write_blank(r, 1, None, book.section)
@@ -137,6 +140,7 @@ def workbook(review: Review, summary, rules: Rules, lang: str) -> bytes:
     book.pairs(sh["thresholds"], (cols["check"], cols["reason"]), threshold_rows(lang),
                label_width=60, value_width=90)
     if review.joiners is not None:
+        assert review.leavers is not None and review.changes is not None  # set together
         book.table(sh["joiners"], named(review.joiners, lang), plain=rows)
         book.table(sh["leavers"], named(review.leavers, lang), plain=rows)
         fields = field_names(rules, lang)

@@ -75,6 +75,8 @@ class Review:
             "counts": self.counts,
         }
         if self.joiners is not None:
+            # the three are set together (changes_between)
+            assert self.leavers is not None and self.changes is not None
             d["joiners"] = self.joiners.height
             d["leavers"] = self.leavers.height
             d["members_changed"] = self.changes["participant_id"].n_unique()

@@ -153,6 +153,7 @@ def html_report(review: Review, summary, rules: Rules, lang: str) -> bytes:
                  + pairs(threshold_rows(lang), hd["thresholds"],
                          (cols["check"], cols["reason"])))
     if review.joiners is not None:
+        assert review.leavers is not None and review.changes is not None  # set together
         fields = field_names(rules, lang)
         parts.append(f"<h2>{e(hd['changes'])}</h2>"
                      + f"<h3>{e(hd['joiners'])}</h3>"
