@@ -149,7 +149,39 @@ def test_examples_command_evaluates_every_worked_example():
     assert proc.returncode == 0, proc.stderr
     for n in range(1, 11):
         assert f"spec-{n}" in proc.stdout
-    assert "13590.02" in proc.stdout and "5236.88" in proc.stdout
+    assert "$13,590.02" in proc.stdout and "$5,236.88" in proc.stdout
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_examples_summary_speaks_words_and_shows_every_example_whole(lang):
+    # the attack: the summary was a Polars table of codes (not_yet_eligible,
+    # 19.1(a), 2028-05-10, null) that hid example 6 behind a row of "…"
+    import re
+
+    from diferida.i18n import catalog
+
+    proc = run("examples", "--as-of", "2026-11-29", "--lang", lang)
+    assert proc.returncode == 0, proc.stderr
+    words = catalog(lang)["examples"]
+    summary = proc.stdout.split(words["summary"] + "\n", 1)[1]
+    assert "…" not in summary and "null" not in summary
+    for code in ("not_yet_eligible", "not_entitled", "eligible", "participant_id", "annual_amount"):
+        assert not re.search(rf"\b{code}\b", summary), code
+    assert not re.search(r"\d{4}-\d{2}-\d{2}", summary)
+    entries = re.split(r"\n  (?=\S)", "\n" + summary)[1:]
+    assert [e.split(":", 1)[0] for e in entries] == [
+        words["title"].format(n=n, id=f"spec-{n}") for n in range(1, 12)]
+    six = " ".join(entries[5].split())
+    status = catalog(lang)["status"]
+    if lang == "es":
+        labels = catalog(lang)["render_labels"]
+        assert six == (f"Ejemplo 6 (spec-6): {status['eligible']}; {labels['route']}: "
+                       f"Regla 19.1(a); {labels['eligibility_date']}: 1 de enero de 2018; "
+                       f"{labels['annual']}: $3,000.00; {labels['monthly']}: $250.00.")
+        assert " ".join(entries[7].split()) == f"Ejemplo 8 (spec-8): {status['not_entitled']}."
+    else:
+        assert "Eligibility date: January 1, 2018" in six and "Rule 19.1(a)" in six
+    assert all(len(line) <= 78 for line in summary.splitlines())
 
 
 def test_rules_list_and_show():

@@ -219,25 +219,42 @@ def _print_two(a, b, *, lang: str, as_json: bool) -> None:
 @rules_option
 @lang_option
 def examples_cmd(as_of, rules_name, lang) -> None:
+    import textwrap
+
     import polars as pl
 
-    from .core import determination_from_row, evaluate_frame, run
-    from .render import render_text
+    from .core import determination_from_row, run
+    from .explain import cite
+    from .i18n import catalog, fmt_date
+    from .money import format_money
+    from .render import LABELS, render_text
 
     path = resources.files("diferida") / "data" / "spec_examples.csv"
     frame = pl.read_csv(path.read_bytes(), infer_schema=False)
     rules = _load_rules_or_exit(rules_name)
     full, errors, r = run(frame, as_of=_parse_as_of(as_of), rules=rules)
     assert errors.height == 0, errors
-    for row in full.iter_rows(named=True):
+    words, labels, status = catalog(lang)["examples"], LABELS[lang], catalog(lang)["status"]
+    summary = []
+    for n, row in enumerate(full.iter_rows(named=True), start=1):
         d = determination_from_row(row, r, lang)
+        name = words["title"].format(n=n, id=row["participant_id"])
         click.echo("=" * 78)
-        click.echo(f"{row['participant_id']}")
+        click.echo(name)
         click.echo(render_text(d))
+        parts = [status[d.status]]
+        if d.status != "not_entitled":
+            parts += [f"{labels['route']}: {cite(r.route(d.route).citation, lang)}",
+                      f"{labels['eligibility_date']}: {fmt_date(d.eligibility_date, lang)}",
+                      f"{labels['annual']}: {format_money(d.annual_amount)}",
+                      f"{labels['monthly']}: {format_money(d.monthly_amount)}"]
+        summary.append(f"{name}: " + "; ".join(parts) + ".")
     click.echo("=" * 78)
-    summary = evaluate_frame(frame, as_of=_parse_as_of(as_of), rules=rules).determinations
-    click.echo(summary.select("participant_id", "status", "route", "eligibility_date",
-                              "annual_amount", "monthly_amount"))
+    click.echo(words["summary"])
+    # in words, every example whole: long lines wrap, nothing is cut with "…"
+    for line in summary:
+        click.echo(textwrap.fill(line, 78, initial_indent="  ", subsequent_indent="    ",
+                                 break_long_words=False, break_on_hyphens=False))
 
 
 @main.group("rules", help=help_text("cmd.rules"))
