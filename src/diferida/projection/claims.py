@@ -126,13 +126,13 @@ def load_claim_rates(path: str | Path, lang: str = "en") -> ClaimRates:
         raise fail(seen[hi][1], "last_not_one", basis=basis, value=hi, rate=f"{seen[hi][0]:g}")
     if basis == "years_since_eligibility" and lo != 0:
         raise fail(None, "years_not_from_zero", first=lo)
-    rate = np.ones(MAX_AGE + 1)
-    rate[:lo] = 0.0
+    rates = np.ones(MAX_AGE + 1)
+    rates[:lo] = 0.0
     for k, (r, _) in seen.items():
-        rate[k] = r
+        rates[k] = r
     notes = [f"ages below {lo} have rate 0 (no claim before age {lo})"] if (
         basis == "age" and lo > 0) else []
-    return ClaimRates(basis, rate, lo, {"file": name, "sha256": hashlib.sha256(data)
+    return ClaimRates(basis, rates, lo, {"file": name, "sha256": hashlib.sha256(data)
                                         .hexdigest()}, notes)
 
 

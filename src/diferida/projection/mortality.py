@@ -120,6 +120,7 @@ class MortalityTable:
         base = self.q[(kind, sex, phase)]
         out = np.broadcast_to(base, (len(birth_years), AGES)).copy()
         if self.improvement is not None:
+            assert self.base_year is not None  # improvement needs one (resolve)
             ages = np.arange(AGES)[None, :]
             years = birth_years[:, None].astype(np.int64) + ages
             out *= np.exp(self.improvement.log_factor(
@@ -296,33 +297,33 @@ def load_csv_table(path: str | Path) -> MortalityTable:
     notes = []
     for key in wanted:
         label = key[0] + ("" if not has_phase else f", {key[1]}")
-        ages = seen.get(key)
-        if not ages:
+        rates = seen.get(key)
+        if not rates:
             raise _fail(name, None, f"no rates for {label}")
-        lo, hi = min(ages), max(ages)
+        lo, hi = min(rates), max(rates)
         if hi != MAX_AGE:
             raise _fail(name, None, f"the rates for {label} end at age {hi}; a table runs "
                                     f"to age {MAX_AGE}")
-        missing = [a for a in range(lo, hi + 1) if a not in ages]
+        missing = [a for a in range(lo, hi + 1) if a not in rates]
         if missing:
             shown = ", ".join(map(str, missing[:10])) + (" ..." if len(missing) > 10 else "")
             raise _fail(name, None, f"the rates for {label} have gaps: no age {shown}")
         arr = np.empty(AGES)
         for a in range(lo, AGES):
-            arr[a] = ages[a][0]
+            arr[a] = rates[a][0]
         arr[:lo] = arr[lo]
         if lo > 0:
             notes.append(f"{label}: ages below {lo} take the rate of age {lo}")
         q_of[key] = arr
-    q = {}
+    table = {}
     for k in KINDS:
         for s in SEXES:
             for ph in PHASES:
-                q[(k, s, ph)] = q_of[(s, ph if has_phase else "both")]
+                table[(k, s, ph)] = q_of[(s, ph if has_phase else "both")]
     digest = hashlib.sha256(data).hexdigest()
     return MortalityTable(
-        "csv", q, f"user table {name}" + (" (before/after start)" if has_phase else
-                                          " (one table before and after the start)"),
+        "csv", table, f"user table {name}" + (" (before/after start)" if has_phase else
+                                              " (one table before and after the start)"),
         notes=notes, source={"file": name, "sha256": digest})
 
 

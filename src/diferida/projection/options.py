@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import math
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from importlib import resources
-from typing import Any
+from typing import Any, cast
 
 import click
 
@@ -89,7 +89,7 @@ def _decimal(option: str, text: str) -> Decimal:
     return value
 
 
-def parse_rates(text: str | list[str] | tuple[str, ...]) -> list[tuple[str, Decimal]]:
+def parse_rates(text: str | Sequence[str]) -> list[tuple[str, Decimal]]:
     """'0.04,0.0625' -> [('0.04', 0.04), ('0.0625', 0.0625)]: labels as given."""
     parts = text.split(",") if isinstance(text, str) else [str(t) for t in text]
     parts = [p.strip() for p in parts]
@@ -121,7 +121,7 @@ def parse_cola(text: str | Decimal | float | int) -> Fraction:
     if value > MAX_COLA:
         raise OptionError(f"--cola: {text} is outside the range 0 .. {MAX_COLA} "
                           f"{_fraction_hint(str(text))}")
-    if -value.as_tuple().exponent > MAX_COLA_PLACES:
+    if -cast(int, value.as_tuple().exponent) > MAX_COLA_PLACES:  # finite (_decimal)
         raise OptionError(f"--cola: {text} has more than {MAX_COLA_PLACES} decimals")
     return Fraction(value)
 
@@ -171,7 +171,7 @@ def parse_mortality_scale(value: str | float | None) -> float:
     return float(f)
 
 
-def parse_by(value: str | list[str] | tuple[str, ...] | None) -> list[str]:
+def parse_by(value: str | Sequence[str] | None) -> list[str]:
     """--by group,regime,age_band,eligible_now (any of them, in the order given)."""
     if value is None:
         return []

@@ -105,7 +105,7 @@ def workbook(table: pl.DataFrame, assumptions: dict[str, Any], lang: str,
                                     rules=rules_text(a["rules"], lang))
     book = Book(lang, w["project_title"], subtitle)
     years = [int(y[len(h["fy"]):]) for y in table[h["fiscal_year"]].to_list()[:-1]]
-    periods = [fiscal_period(y, valuation, lang) for y in years]
+    periods: list[str | None] = [fiscal_period(y, valuation, lang) for y in years]
     if years:
         periods.append(w["period_total"].format(start=valuation.isoformat(),
                                                 end=date(years[-1], 6, 30).isoformat()))

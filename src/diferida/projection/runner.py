@@ -315,9 +315,12 @@ def project_file(
         valuation.add_assumptions(info, summary, claims, table, dims, sensitivity)
         summary.assumptions = info
         if out_kind == "xlsx":
-            run.data(out, output.workbook(tbl, info, lang, (lambda book: [
-                valuation.sheet(book, valuation.TEXT[lang][f"sheet_{name}"], frame)
-                for name, frame in extra_tables]) if extra_tables else None))
+            def more_sheets(book: Any) -> None:
+                for name, frame in extra_tables:
+                    valuation.sheet(book, valuation.TEXT[lang][f"sheet_{name}"], frame)
+
+            run.data(out, output.workbook(tbl, info, lang,
+                                          more_sheets if extra_tables else None))
         else:
             run.output(out, tbl)
             for (_, frame), target in zip(extra_tables, [f for f in (by_file, grid_file) if f],
@@ -346,22 +349,23 @@ def members_frame(det: pl.DataFrame, rule: StartRule, extra: bool = False) -> pl
     the projection's engine reads them (`extra`: with what the valuation's
     breakdown and claim assumption read too)."""
     det = det.filter(pl.col("status") != "not_entitled")
+    more: list[pl.Expr | str] = [pl.lit(False).alias("_in_pay"), "group", "regime",
+                                 "eligibility_date"] if extra else []
     return det.select(
         "participant_id", "status", "monthly_amount", "_sex",
         pl.col("birth_date").cast(pl.Int32).alias("_birth"),
         start_days(det, rule).alias("start_date"),
         pl.col("group").replace_strict(KIND_OF_GROUP, return_dtype=pl.Int8).alias("_kind"),
         (pl.col("monthly_amount") * 100).cast(pl.Int64).alias("_cents"),
-        *([pl.lit(False).alias("_in_pay"), "group", "regime", "eligibility_date"]
-          if extra else []),
+        *more,
     )
 
 
-MEMBER_SCHEMA = {"participant_id": pl.String, "status": pl.String,
-                 "monthly_amount": output.MONEY, "_sex": pl.Int8, "_birth": pl.Int32,
-                 "start_date": pl.Date, "_kind": pl.Int8, "_cents": pl.Int64,
-                 "_in_pay": pl.Boolean, "group": pl.String, "regime": pl.String,
-                 "eligibility_date": pl.Date}
+MEMBER_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
+    "participant_id": pl.String, "status": pl.String, "monthly_amount": output.MONEY,
+    "_sex": pl.Int8, "_birth": pl.Int32, "start_date": pl.Date, "_kind": pl.Int8,
+    "_cents": pl.Int64, "_in_pay": pl.Boolean, "group": pl.String, "regime": pl.String,
+    "eligibility_date": pl.Date}
 
 
 def in_pay_frame(det: pl.DataFrame, schema: pl.Schema) -> pl.DataFrame:

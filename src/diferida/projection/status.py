@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from typing import cast
 
 import numpy as np
 import polars as pl
@@ -93,7 +94,8 @@ def check_status(frame: pl.DataFrame, birth: pl.Series | None, as_of: date, lang
     as_of_day = (as_of - date(1970, 1, 1)).days
     birth_day = birth.cast(pl.Int32).to_numpy() if birth is not None else None
 
-    errors: list[tuple[int, str, str, str | None, str]] = []  # row, field, code, value, message
+    # row, field, code, value, message
+    errors: list[tuple[int | np.integer, str, str, str | None, str]] = []
     status_list, amount_list, since_list = status.to_list(), amount.to_list(), since.to_list()
     for r in np.flatnonzero(code < 0):
         v = status_list[r]
@@ -116,7 +118,7 @@ def check_status(frame: pl.DataFrame, birth: pl.Series | None, as_of: date, lang
         v = since_list[r]
         errors.append((r, SINCE_COLUMN, "since_after_as_of", v,
                        m["since_after_as_of"].format(value=v, as_of=as_of.isoformat())))
-    if birth_day is not None:
+    if birth is not None and birth_day is not None:  # the one is there with the other
         bn = birth.is_not_null().to_numpy()
         early = in_pay & date_ok & bn & (since_day < np.where(bn, birth_day, 0))
         for r in np.flatnonzero(early):
@@ -137,7 +139,8 @@ def check_status(frame: pl.DataFrame, birth: pl.Series | None, as_of: date, lang
     pos = [e[0] for e in errors]
     table = pl.DataFrame({
         "row": pl.Series(pos, dtype=pl.UInt32),
-        "participant_id": ids.gather(pos).replace("", None) if pos else
+        # numpy's integers among them, which Polars takes as ints
+        "participant_id": ids.gather(cast(list[int], pos)).replace("", None) if pos else
         pl.Series([], dtype=pl.String),
         "field": pl.Series([e[1] for e in errors], dtype=pl.String),
         "code": pl.Series([e[2] for e in errors], dtype=pl.String),
