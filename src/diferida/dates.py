@@ -16,8 +16,15 @@ from __future__ import annotations
 
 import calendar
 from datetime import date
+from typing import TYPE_CHECKING, TypeVar
 
 import polars as pl
+
+if TYPE_CHECKING:
+    from .speed.plan import Stages
+
+# a LazyFrame, or the stages of one being recorded (validation.py)
+Frame = TypeVar("Frame", pl.LazyFrame, "Stages")
 
 
 def is_leap(year: pl.Expr) -> pl.Expr:
@@ -42,11 +49,11 @@ def _civil_days(y: pl.Expr, mp: pl.Expr, d: pl.Expr) -> pl.Expr:
 
 
 def with_years_exceed(
-    lf: pl.LazyFrame,
+    lf: Frame,
     years_units: str,
     units_per_year: int,
     spans: dict[str, tuple[str, pl.Expr]],
-) -> pl.LazyFrame:
+) -> Frame:
     """For each `out: (start, end)` of `spans`, add boolean column `out`: a
     number of years (column `years_units`, in 1/units_per_year) is strictly
     longer than the exact time from column `start` to `end` — completed years
@@ -156,8 +163,8 @@ def _month_days(year: pl.Expr, month: pl.Expr) -> pl.Expr:
             .when(month.is_in([4, 6, 9, 11])).then(30).otherwise(31))
 
 
-def with_span_exceeds(lf: pl.LazyFrame, years_units: str, units_per_year: int,
-                      out: str, start: str, end: pl.Expr) -> pl.LazyFrame:
+def with_span_exceeds(lf: Frame, years_units: str, units_per_year: int,
+                      out: str, start: str, end: pl.Expr) -> Frame:
     """Add boolean column `out`: the years of column `years_units` (in
     1/units_per_year) are more than the span from column `start` to `end`
     (exclusive) as `span_units` counts it. Integer arithmetic in stages."""

@@ -145,6 +145,7 @@ def _parse_stage(name: str, kind: str, dtype: pl.DataType, raw: pl.Expr) -> list
     if _kept_typed(kind, dtype, BY_NAME[name].places) or (
             kind == "date" and isinstance(dtype, pl.Datetime)):
         return []
+    value: pl.Expr  # a when/then chain
     if kind == "date":
         value = pl.when(raw.str.contains(_DATE_RE)).then(
             raw.str.to_date("%Y-%m-%d", strict=False))
@@ -298,6 +299,7 @@ def _build_stages(
     values: list[pl.Expr] = []
     perrs: list[pl.Expr] = []
     later: list[pl.Expr] = []
+    value: pl.Expr | None  # None: a decimal given as text, valued below
     for name in FIELD_NAMES:
         field = BY_NAME[name]
         raw = pl.col(f"_raw_{name}")
@@ -307,9 +309,9 @@ def _build_stages(
             needed = field.required or (name == "participant_id" and require_id)
             # an absent deferred_right_1960 is derived below (rules §6)
             default = {"as_of": pl.lit(as_of, dtype=pl.Date)}.get(name, pl.lit(None))
-            dtype = {"date": pl.Date, "decimal": pl.Int64,
-                     "bool": pl.Boolean}.get(field.kind, pl.String)
-            values.append(default.cast(dtype).alias(f"_v_{name}"))
+            absent = {"date": pl.Date, "decimal": pl.Int64,
+                      "bool": pl.Boolean}.get(field.kind, pl.String)
+            values.append(default.cast(absent).alias(f"_v_{name}"))
             perrs.append((pl.lit("missing") if needed else NONE).alias(f"_perr_{name}"))
             continue
         dtype = schema[name]
