@@ -31,7 +31,7 @@ from pydantic import (
     StringConstraints,
     model_validator,
 )
-from pydantic_core import PydanticCustomError
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 from .fields import GROUPS, MONEY_DIGITS, MONEY_PLACES, REGIMES, SERVICE_DIGITS, SERVICE_PLACES
 
@@ -302,7 +302,7 @@ class RulesTable(_Table):
 
 # ---- pydantic's errors in this project's words -------------------------------
 
-def message_of(error: dict[str, Any]) -> str:
+def message_of(error: ErrorDetails) -> str:
     """One validation error as a sentence (without its location)."""
     kind, ctx, value = error["type"], error.get("ctx") or {}, error.get("input")
     if kind == "rules":
