@@ -83,13 +83,13 @@ def test_an_early_eligible_is_told_it_may_be_requested_now_not_that_it_starts_in
     f = finding(d, "start")
     assert d.status == "eligible" and d.eligibility_date == date(1998, 1, 1)
     if lang == "es":
-        assert d.headline == ("Tiene derecho a una pensión diferida desde el 1 de enero de "
-                              "1998: puede solicitarla ahora (Regla 19.3).")
+        assert d.headline == ("Tiene derecho a una pensión diferida: cumple los requisitos "
+                              "desde el 1 de enero de 1998; puede solicitarla ahora (Regla 19.3).")
         assert "puede solicitarla ahora" in f.text
         assert "comience desde el 1 de enero de 1998" not in all_text(d)
     else:
-        assert d.headline == ("Entitled to a deferred pension since January 1, 1998: it may "
-                              "be requested now (Rule 19.3).")
+        assert d.headline == ("Entitled to a deferred pension: the requirements have been met "
+                              "since January 1, 1998; it may be requested now (Rule 19.3).")
         assert "it may be requested now" in f.text
     # the only sentence that names a start says it is not a start in the past
     assert "not that" in f.text or "no que" in f.text
@@ -118,11 +118,16 @@ def test_a_start_asked_for_today_or_later_gets_no_warning():
         assert d.start_date == start and "start_before_determination" not in d.warnings
 
 
-def test_a_premature_request_before_as_of_gets_no_start_and_no_warning():
+def test_a_premature_request_before_as_of_gets_no_start_but_the_warning():
+    # rules §5 Decision: the warning for every requested start before as_of,
+    # premature or not
     d = ev({**EARLY, "requested_start_date": "1997-01-01"})
     assert d.premature_request and d.start_date is None
-    assert "start_before_determination" not in d.warnings
+    assert d.warnings[0] == "start_before_determination"
     assert "puede solicitarla ahora" in finding(d, "start").text
+    w = finding(d, "start_before_determination")
+    assert w.values["requested_start_date"] == "1997-01-01" and w.values["start_date"] is None
+    assert "1 de enero de 1997" in w.text and "elegibilidad" in w.text
 
 
 @pytest.mark.slow

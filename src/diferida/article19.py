@@ -271,10 +271,11 @@ def _determine_stages(lf: Stages, rules: Rules) -> Stages:
             # checks (validation.py); a first entry before the minimum age
             pl.when(pl.col("service_exceeds_span") & separated)
             .then(pl.lit("service_exceeds_span")),
-            # rules §5: a start asked for before the determination's date (Regla
-            # 19.3 says when the pension may be requested, not that it is paid
-            # for months before the request)
-            pl.when(pl.col("start_date") < pl.col("as_of"))
+            # rules §5: a start asked for before the determination's date,
+            # premature or not (Regla 19.3 says when the pension may be
+            # requested, not that it is paid for months before the request);
+            # a participant not entitled has no start to warn about
+            pl.when(entitled & (req < pl.col("as_of")))
             .then(pl.lit("start_before_determination")),
             pl.when(pl.col("entry_date") < date_reaching_age(birth, rules.min_entry_age))
             .then(pl.lit("implausible_entry_age")),

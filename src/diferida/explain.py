@@ -159,6 +159,10 @@ def explain(row: dict[str, Any], rules: Rules, lang: str,
     key = f"covered_{str(covered).lower()}"
     if entry == rules.not_covered_from:
         key += "_same"
+    elif not covered and entry >= rules.hybrid_program_from:
+        # rules §2 Decision (the wording): from that date new members joined
+        # Act 3-2013's hybrid program, not Act 305-1999's savings accounts
+        key += "_hybrid"
     w.add(rule, "covered",
           {"entry_date": _iso(entry), "not_covered_from": _iso(rules.not_covered_from)}, covered,
           w.text("findings", key, citation=ct(rule), entry_date=d(entry)))
@@ -186,7 +190,7 @@ def explain(row: dict[str, Any], rules: Rules, lang: str,
     key = "separated_false" if sep is None else (
         "separated_planned" if planned else "separated_past")
     w.add(rule, "separated", {"separation_date": _iso(sep), "as_of": _iso(as_of)},
-          sep is not None, w.text("findings", key, citation=ct(rule), separation_date=d(sep)))
+          None if planned else sep is not None, w.text("findings", key, citation=ct(rule), separation_date=d(sep)))
     no_refund = not row["refund_requested"]
     w.add(rule, "no_refund", {"refund_requested": bool(row["refund_requested"])}, no_refund,
           w.text("findings", f"no_refund_{str(no_refund).lower()}", citation=ct(rule)))
@@ -230,6 +234,16 @@ def route_findings(w: Writer, row: dict[str, Any], r: Route, applicable: list[Ro
             # the article's own condition: members of the Police or Fire Corps
             w.add(r.citation, "route_applies", {"route": r.id, "group": group}, False,
                   w.text("findings", "route_not_for_group", citation=route))
+        elif r.regimes_source is None and regime == "new":
+            # rules §2 Decision: 19.1 governs pre-1990 participants and 19.2 new
+            # ones; the article does not say so of 19.1, so it is marked
+            again = any(f.values.get("decision") == "regimes_split" for f in w.out)
+            w.add(r.citation, "route_applies",
+                  {"route": r.id, "regime": regime, "decision": "regimes_split"}, False,
+                  w.text("findings", "route_not_for_regime_decision" + ("_again" if again else ""),
+                         citation=route,
+                         conditions_pre1990=cite(rules.citations["conditions_pre1990"], lang),
+                         conditions_new=cite(rules.citations["conditions_new"], lang)))
         elif r.regimes_source is None:
             regimes = listing([regime_text(x, rules, lang, plural=True) for x in r.regimes], lang)
             w.add(r.citation, "route_applies", {"route": r.id, "regime": regime}, False,
@@ -510,8 +524,11 @@ def _warning(w: Writer, row: dict[str, Any], code: str, service: str) -> None:
                      span=fmt_wait(y, m, days, lang), span_years=years_phrase(span, lang)))
     elif code == "start_before_determination":
         rule = rules.citations["start"]
-        w.add(rule, code, {"start_date": _iso(row["start_date"]), "as_of": _iso(as_of)}, None,
-              w.text("warnings", code, citation=cite(rule, lang), requested=d(row["start_date"]),
+        req = row["requested_start_date"]
+        key = code + ("_premature" if row["premature_request"] else "")
+        w.add(rule, code, {"requested_start_date": _iso(req), "start_date": _iso(row["start_date"]),
+              "as_of": _iso(as_of)}, None,
+              w.text("warnings", key, citation=cite(rule, lang), requested=d(req),
                      as_of=d(as_of)))
     elif code == "implausible_entry_age":
         w.add(data_check, code, {"birth_date": _iso(birth), "entry_date": _iso(entry),
@@ -520,13 +537,22 @@ def _warning(w: Writer, row: dict[str, Any], code: str, service: str) -> None:
                      birth_date=d(birth), age=rules.min_entry_age))
     elif code == "retirement_annuity_may_apply":
         r = rules.route(row["route"])
-        rule = rules.citations["retirement_annuity" if row["regime"] == "pre1990"
-                               else "retirement_annuity_new"]
-        key = f"{code}_{'planned' if sep > as_of else 'past'}"
+        when = "planned" if sep > as_of else "today" if sep == as_of else "past"
+        lead = w.text("warnings", f"retirement_annuity_may_apply_{when}", separation_date=d(sep),
+                      age=r.age, route=cite(r.citation, lang))
+        if row["regime"] == "new" and r.id in rules.reading_19_4.routes:
+            # rules §2: the 19.4 ages are granted in the pre-1990 section of the
+            # statute; the new participants' section has no such option, so it
+            # says nothing of this age (the doubt of the reading finding)
+            rule = rules.reading_19_4.statute_pre1990
+            body = w.text("warnings", "retirement_annuity_may_apply_body_19_4_new",
+                          citation=cite(rule, lang), route=cite(r.citation, lang))
+        else:
+            rule = rules.citations["retirement_annuity" if row["regime"] == "pre1990"
+                                   else "retirement_annuity_new"]
+            body = w.text("warnings", "retirement_annuity_may_apply_body", citation=cite(rule, lang))
         w.add(rule, code, {"separation_date": _iso(sep), "age_date": _iso(row["route_age_date"]),
-              "route": r.id}, None,
-              w.text("warnings", key, citation=cite(rule, lang), separation_date=d(sep),
-                     age=r.age, route=cite(r.citation, lang)))
+              "route": r.id}, None, lead + body)
     elif code == "act_3_2013_accruals_frozen":
         w.add(act3.citation, code, {"separation_date": _iso(sep),
               "date": _iso(act3.accruals_frozen_after)}, None,

@@ -30,9 +30,37 @@ def rules_of(d: Determination) -> Rules:
 
 
 def regime_line(d: Determination) -> str:
-    """The regime in words; a participant Article 19 does not cover has none of its regimes."""
-    regime = "not_covered" if "not_covered" in d.reasons else d.regime
-    return regime_text(regime, rules_of(d), d.lang)
+    """The regime in words; a participant Article 19 does not cover has none
+    of its regimes, and is named by the program of their entry date (rules
+    §2 Decision, the wording: Act 3-2013's hybrid program from its date)."""
+    rules = rules_of(d)
+    if "not_covered" not in d.reasons:
+        return regime_text(d.regime, rules, d.lang)
+    covered = next((f for f in d.explanation if f.condition == "covered"), None)
+    entry = covered.values.get("entry_date") if covered is not None else None
+    if entry is not None and date.fromisoformat(entry) >= rules.hybrid_program_from:
+        return catalog(d.lang)["regime"]["not_covered_hybrid"].format(
+            law=cite(rules.hybrid_program_citation, d.lang))
+    return regime_text("not_covered", rules, d.lang)
+
+
+def start_text(d: Determination, L: dict[str, str]) -> str:
+    """The start row (rules §5 Decision): no date it offers as the start or
+    the earliest start is before the determination's date; a past date asked
+    for is said as asked for, never bare."""
+    lang = d.lang
+    now = d.status == "eligible"
+    if d.premature_request:
+        return L["premature_now" if now else "premature"].format(
+            requested=_requested(d), date=fmt_date(d.eligibility_date, lang))
+    if d.start_date is not None and d.start_date < d.as_of:
+        return L["start_past"].format(requested=fmt_date(d.start_date, lang),
+                                      as_of=fmt_date(d.as_of, lang))
+    if d.start_date is not None:
+        return fmt_date(d.start_date, lang)
+    if now:
+        return L["start_open_now"]
+    return L["start_open"].format(date=fmt_date(d.eligibility_date, lang))
 
 
 def render_text(d: Determination) -> str:
@@ -44,12 +72,7 @@ def render_text(d: Determination) -> str:
     if d.reasons:
         rows.append((L["reasons"], "; ".join(reason_texts(d.reasons, rules, lang))))
     if d.status != "not_entitled":
-        if d.premature_request:
-            start = L["premature"].format(date=_requested(d))
-        elif d.start_date:
-            start = fmt_date(d.start_date, lang)
-        else:
-            start = L["start_open"]
+        start = start_text(d, L)
         route = rules.route(d.route)
         minimum = L["minimum_none"]
         if d.formula and d.formula.minimum_amount is not None:

@@ -35,7 +35,7 @@ CITATION_KEYS = ("conditions_pre1990", "conditions_new", "start", "retirement_an
 # stored with an older determination lacks them; it is read with these
 # sections of the current built-in base, so that it can still be reproduced
 # (its version, the hash of what was stored, is unchanged).
-LATER_SECTIONS = (("regime", "laws"), ("citations", "retirement_annuity"),
+LATER_SECTIONS = (("regime", "laws"), ("regime", "hybrid_program_from"), ("citations", "retirement_annuity"),
                   ("citations", "retirement_annuity_new"),
                   ("decisions",), ("later_laws",), ("data_checks",))
 
@@ -111,6 +111,8 @@ class Rules:
     new_participant_citation: str
     not_covered_from: date
     not_covered_citation: str
+    hybrid_program_from: date  # rules §2: said in words only (Act 3-2013's program)
+    hybrid_program_citation: str
     deferred_right_cutoff: date
     deferred_right_citation: str
     routes: tuple[Route, ...]
@@ -404,6 +406,8 @@ def _rules(t: schema.RulesTable, stored: dict[str, Any], digest: str) -> Rules:
         new_participant_citation=r.new_participant_after.citation,
         not_covered_from=r.not_covered_from.value,
         not_covered_citation=r.not_covered_from.citation,
+        hybrid_program_from=r.hybrid_program_from.value,
+        hybrid_program_citation=r.hybrid_program_from.citation,
         deferred_right_cutoff=r.deferred_right_cutoff.value,
         deferred_right_citation=r.deferred_right_cutoff.citation,
         routes=tuple(

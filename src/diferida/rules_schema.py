@@ -183,6 +183,7 @@ class Laws(_Table):
 class RegimeTable(_Table):
     new_participant_after: Cutoff
     not_covered_from: Cutoff
+    hybrid_program_from: Cutoff
     deferred_right_cutoff: Cutoff
     laws: Laws
 

@@ -53,6 +53,8 @@ def _law_words(rules: Rules, lang: str) -> dict[str, str]:
         "law_new": cite(rules.laws["new"], lang),
         "law_not_covered": cite(rules.laws["not_covered"], lang),
         "not_covered_from": fmt_date(rules.not_covered_from, lang),
+        "hybrid_from": fmt_date(rules.hybrid_program_from, lang),
+        "hybrid_law": cite(rules.hybrid_program_citation, lang),
         "new_after": fmt_date(rules.new_participant_after, lang),
         "minimum_citation": cite(rules.minimum_citation, lang),
         "minimum_rate": pct(rules.minimum_rate),
