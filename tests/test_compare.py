@@ -81,10 +81,10 @@ def test_a_reform_that_changes_nothing_reports_zero_changes(tmp_path):
     s = compare_file(EXAMPLES, out, ["article19", same], as_of=AS_OF, lang="en")
     assert (s.changed, s.status_changed, s.route_changed, s.date_moved, s.amount_changed) == (
         0, 0, 0, 0, 0)
-    changed = pl.read_excel(out, sheet_name="changed members")
+    changed = pl.read_excel(out, sheet_name="Changed members")
     assert changed.height == 0
-    t = pl.read_excel(out, sheet_name="transitions")
-    assert t["members"].sum() == 11 and not t["changes"].any()
+    t = pl.read_excel(out, sheet_name="Status and route")
+    assert t["Members"].sum() == 11 and set(t["Changes?"]) == {"no"}
 
 
 # ---- the held generated population -----------------------------------------
@@ -187,13 +187,13 @@ def test_money_totals_are_exact_and_the_fiscal_years_difference_is_b_minus_a(peo
                                 rules="article19").determinations
     total = sum((v for v in a["annual_amount"].to_list() if v is not None), Decimal("0"))
     assert s.totals.annual_a == total
-    fy = pl.read_excel(out, sheet_name="fiscal years")
-    body = fy.filter(pl.col("fiscal_year") != "TOTAL")
-    for c in ("payments", "pv_0.04", "starts"):
-        diff = (body[f"{c}_b"] - body[f"{c}_a"]).round(2)
-        assert diff.to_list() == body[f"{c}_difference"].round(2).to_list()
+    fy = pl.read_excel(out, sheet_name="Fiscal years")
+    body = fy.filter(pl.col("Fiscal year") != "Total")
+    for c in ("Expected payments", "Present value at 4%", "Pensions starting"):
+        diff = (body[f"{c} under B"] - body[f"{c} under A"]).round(2)
+        assert diff.to_list() == body[f"{c}: difference B − A"].round(2).to_list()
     # later ages pay later: B pays less in the first years
-    assert body["payments_difference"].head(3).sum() < 0
+    assert body["Expected payments: difference B − A"].head(3).sum() < 0
     html = page.read_text()
     assert "<svg" in html and "illustrative reform, not law" in html
     assert 'src="http' not in html and 'href="http' not in html and "<link" not in html
@@ -201,27 +201,33 @@ def test_money_totals_are_exact_and_the_fiscal_years_difference_is_b_minus_a(peo
 
 
 def test_workbook_sheets_and_columns(tmp_path):
+    # the workbook is for people: sheets and headers in words, its last sheet
+    # names each header's column in the CSV/Parquet tables (which keep codes)
     out = tmp_path / "c.xlsx"
     compare_file(EXAMPLES, out, ["article19", STRICT], as_of=AS_OF, lang="en",
                  projecting=Projecting(discount="0.04,0.06", mortality="none"))
     sheets = pl.read_excel(out, sheet_id=0)
-    assert list(sheets) == ["summary", "transitions", "changed members", "eligibility shifts",
-                            "amount changes", "fiscal years", "chart", "assumptions"]
-    cm = sheets["changed members"]
+    assert list(sheets) == ["Summary", "Status and route", "Changed members",
+                            "Eligibility shifts", "Amount changes", "Fiscal years", "Chart",
+                            "Assumptions", "Columns of the files"]
+    keys = {(sheet, head): col for sheet, head, col in sheets["Columns of the files"].rows()}
+    cm = {keys["Changed members", h]: h for h in sheets["Changed members"].columns}
     for c in ("participant_id", "status_a", "status_b", "route_a", "route_b",
               "eligibility_date_a", "eligibility_date_b", "annual_amount_a", "annual_amount_b",
-              "finding_rule", "finding_condition", "finding_under_a", "finding_under_b"):
-        assert c in cm.columns
+              "finding_rule", "finding_under_a", "finding_under_b"):
+        assert c in cm
+    assert cm["status_a"] == "Status under A" and cm["route_b"] == "Route under B"
+    fy = {keys["Fiscal years", h] for h in sheets["Fiscal years"].columns if h != "Period"}
     assert {"payments_a", "payments_b", "payments_difference", "pv_0.04_a", "pv_0.06_b",
-            "pv_0.06_difference"} <= set(sheets["fiscal years"].columns)
+            "pv_0.06_difference"} <= fy
     # the summary in words, each value stored as what it is (its key beside it)
-    summary = cells(out, "summary")
+    summary = cells(out, "Summary")
     keys = {v: ref[1:] for ref, (kind, v) in summary.items() if ref.startswith("C")}
     assert summary["B" + keys["members_changed"]] == ("n", "1")
     assert summary["A" + keys["members_changed"]] == ("s", "Members whose determination changes")
     assert summary["B" + keys["rules_b"]] == ("s", STRICT)
     assert numbers_as_text(out) == []
-    a = dict(sheets["assumptions"].iter_rows())
+    a = dict(sheets["Assumptions"].iter_rows())
     assert a["Discount rates"].startswith("4% and 6%")
 
 

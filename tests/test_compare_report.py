@@ -351,3 +351,117 @@ def test_the_projection_assumptions_are_in_words_with_a_mortality_table(tmp_path
     else:
         assert "The later of the day age 62 is reached" in text
         assert "30 fiscal years." in text and "1.5% on each 1 July" in text
+
+
+# ---- the workbook, for people: in the language of the run -----------------------
+
+
+def _as_shown(xlsx: Path) -> dict[str, list[list[str]]]:
+    """Every sheet of the workbook as LibreOffice (headless) shows it, cell
+    by cell as displayed (dates in their display format), through its CSV
+    export of all sheets."""
+    import csv
+
+    from tests.print_helpers import SOFFICE, _office_profile
+
+    if SOFFICE is None:
+        pytest.skip("LibreOffice is not installed")
+    folder = xlsx.parent / "shown"
+    folder.mkdir()
+    # 44: comma, 34: quote, 76: UTF-8, 1: from line 1; token 9 true: as shown; -1: every sheet
+    spec = "csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,true,false,false,-1"
+    r = subprocess.run([SOFFICE, f"-env:UserInstallation=file://{_office_profile()}",
+                        "--headless", "--convert-to", spec, "--outdir", str(folder), str(xlsx)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = {}
+    for f in folder.iterdir():
+        with f.open(encoding="utf-8", newline="") as fh:
+            out[f.stem.removeprefix(xlsx.stem + "-")] = list(csv.reader(fh))
+    return out
+
+
+@pytest.mark.slow
+def test_the_spanish_workbook_speaks_spanish_and_the_files_keep_their_codes(tmp_path):
+    # the attack: `compare --lang es -o x.xlsx` wrote English sheet and column
+    # names, codes (eligible, route_applies), ISO dates and "later under B"
+    xlsx = tmp_path / "c.xlsx"
+    compare_file(EXAMPLES, xlsx, ["article19", AGE67], as_of=AS_OF, lang="es",
+                 projecting=Projecting(**PROJECTING))
+    sheets = pl.read_excel(xlsx, sheet_id=0)
+    assert list(sheets) == ["Resumen", "Situación y vía", "Miembros que cambian",
+                            "Fechas que se mueven", "Pensiones que cambian", "Años fiscales",
+                            "Gráfica", "Supuestos", "Columnas de los archivos"]
+    codes = re.compile(r"\b(not_yet_eligible|not_entitled|eligible|pre1990|route_applies|"
+                       r"under [AB]|later|earlier|FY\d{4}|TOTAL|true|false|"
+                       r"status_[ab]|route_[ab]|finding_\w+)\b")
+    for name, frame in sheets.items():
+        if name in ("Columnas de los archivos", "Resumen"):
+            continue  # the files' column names and the summary's keys, on purpose
+        for head in frame.columns:
+            assert not codes.search(head), (name, head)
+        for col in frame.columns:
+            if frame.schema[col] == pl.String:
+                for v in frame[col].drop_nulls().to_list():
+                    assert not codes.search(v) and not re.search(r"\d{4}-\d{2}-\d{2}", v), (
+                        name, col, v)
+    cm = sheets["Miembros que cambian"]
+    spec3 = cm.filter(pl.col("Identificador") == "spec-3").row(0, named=True)
+    assert spec3["Situación según A"] == "Tendrá derecho a una pensión diferida"
+    assert spec3["Vía según B"] == "Regla 19.2"
+    assert spec3["Fecha de elegibilidad según B"] == date(2039, 11, 2)  # a date cell
+    assert spec3["Pensión anual según A"] == pytest.approx(5236.88)  # a number
+    assert spec3["Mínimo de la Regla 19.6 aplicado según A"] == "no"
+    assert sheets["Fechas que se mueven"]["Movimiento"].to_list() == ["más tarde según B"]
+    fy = sheets["Años fiscales"]
+    assert fy["Año fiscal"].to_list()[:2] == ["2026-2027", "2027-2028"]
+    assert fy["Año fiscal"].to_list()[-1] == "Total"
+    assert fy["Periodo"][1] == "1 de julio de 2027 a 30 de junio de 2028"
+    summary = dict(sheets["Resumen"].select("clave", "Valor").iter_rows())
+    assert summary["rules_b_note"] == "Reforma ilustrativa, no es ley"
+    # the last sheet names each header's column in the CSV/Parquet tables
+    keys = {(s, h): c for s, h, c in sheets["Columnas de los archivos"].rows()}
+    assert keys["Miembros que cambian", "Situación según A"] == "status_a"
+    assert keys["Fechas que se mueven", "Movimiento"] == "shift"
+    # LibreOffice opens it and shows the dates in Spanish words
+    shown = _as_shown(xlsx)
+    assert set(shown) == set(sheets)
+    head, *rows = shown["Miembros que cambian"]
+    row = next(r for r in rows if r[head.index("Identificador")] == "spec-3")
+    assert row[head.index("Fecha de elegibilidad según A")] == "2 de noviembre de 2037"
+    assert row[head.index("Fecha de elegibilidad según B")] == "2 de noviembre de 2039"
+    assert row[head.index("Pensión anual según A")] == "5,236.88"
+    resumen = {r[2]: r[1] for r in shown["Resumen"][1:]}
+    assert resumen["as_of"] == "29 de noviembre de 2026"
+    # the CSV/Parquet tables keep their codes and ISO dates, for programs
+    csv_out = tmp_path / "files" / "c.csv"
+    csv_out.parent.mkdir()
+    compare_file(EXAMPLES, csv_out, ["article19", AGE67], as_of=AS_OF, lang="es",
+                 projecting=Projecting(**PROJECTING))
+    paths = table_paths(csv_out)
+    assert pl.read_csv(paths["eligibility_shifts"])["shift"].to_list() == ["later under B"]
+    changed = pl.read_csv(paths["changed_members"], infer_schema=False)
+    spec3 = changed.filter(pl.col("participant_id") == "spec-3").row(0, named=True)
+    assert (spec3["status_a"], spec3["eligibility_date_b"]) == ("not_yet_eligible", "2039-11-02")
+
+
+def test_the_english_workbook_shows_dates_in_words_too(tmp_path):
+    from tests.print_helpers import cells
+
+    xlsx = tmp_path / "c.xlsx"
+    compare_file(EXAMPLES, xlsx, ["article19", AGE67], as_of=AS_OF, lang="en")
+    sheets = pl.read_excel(xlsx, sheet_id=0)
+    assert list(sheets)[:3] == ["Summary", "Status and route", "Changed members"]
+    cm = sheets["Changed members"]
+    assert cm["Eligibility date under B"].dtype == pl.Date
+    assert "Status under A" in cm.columns and "status_a" not in cm.columns
+    # the date is a number cell (a real date) ...
+    summary = cells(xlsx, "Summary")
+    row = next(ref[1:] for ref, (_, v) in summary.items() if ref.startswith("C") and v == "as_of")
+    assert summary["B" + row][0] == "n"
+    # ... whose display format is the language's own
+    import zipfile
+
+    with zipfile.ZipFile(xlsx) as z:
+        styles = z.read("xl/styles.xml").decode()
+    assert 'formatCode="[$-409]mmmm d, yyyy"' in styles

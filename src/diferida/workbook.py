@@ -52,7 +52,9 @@ def _header_text(text: str) -> str:
 class Book:
     """One workbook being written; `data()` closes it and returns its bytes."""
 
-    def __init__(self, lang: str, title: str, subtitle: str):
+    def __init__(self, lang: str, title: str, subtitle: str, date_format: str = DATE):
+        """`date_format`: how date cells show (they stay dates); the
+        comparison's workbook, for people, shows them in the language's words."""
         import xlsxwriter
 
         self.lang, self.title, self.subtitle = lang, title, subtitle
@@ -66,7 +68,7 @@ class Book:
         self.money = f({"num_format": MONEY})
         self.count = f({"num_format": COUNT})
         self.ratio = f({"num_format": RATIO})
-        self.date = f({"num_format": DATE})
+        self.date = f({"num_format": date_format})
         self.wrap = f({"text_wrap": True, "valign": "top"})
         self.label = f({"bold": True, "text_wrap": True, "valign": "top"})
         self.bold = f({"bold": True, "top": 1})
@@ -79,7 +81,7 @@ class Book:
         self.money_top = f({"num_format": MONEY, "valign": "top", "align": "left"})
         self.count_top = f({"num_format": COUNT, "valign": "top", "align": "left"})
         self.year_top = f({"num_format": "0", "valign": "top", "align": "left"})
-        self.date_top = f({"num_format": DATE, "valign": "top", "align": "left"})
+        self.date_top = f({"num_format": date_format, "valign": "top", "align": "left"})
 
     # ---- page set-up ---------------------------------------------------------
 
@@ -236,11 +238,13 @@ def partial_note(fy_label: str, end_year: int, valuation: date, lang: str) -> st
                                               end=fmt_date(date(end_year, 6, 30), lang))
 
 
-def fiscal_period(end_year: int, valuation: date, lang: str) -> str:
+def fiscal_period(end_year: int, valuation: date, lang: str, written: bool = False) -> str:
     """The days a fiscal year covers, from the valuation date in the first
-    (partial) year: "2026-11-29 – 2027-06-30 (partial year)"."""
+    (partial) year: "2026-11-29 – 2027-06-30 (partial year)"; `written`:
+    the dates in words ("29 de noviembre de 2026 a 30 de junio de 2027")."""
     w = words(lang)
     start, stop = date(end_year - 1, 7, 1), date(end_year, 6, 30)
+    show = (lambda d: fmt_date(d, lang)) if written else date.isoformat
     if valuation > start:
-        return w["period_partial"].format(start=valuation.isoformat(), end=stop.isoformat())
-    return w["period"].format(start=start.isoformat(), end=stop.isoformat())
+        return w["period_partial"].format(start=show(valuation), end=show(stop))
+    return w["period"].format(start=show(start), end=show(stop))

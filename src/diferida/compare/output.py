@@ -1,8 +1,16 @@
 """The comparison's outputs: a workbook (a sheet per table, a native chart of
 the fiscal years), CSV/Parquet tables, the assumptions as JSON, and a
 self-contained HTML report in Spanish or English (report.py: the chart
-embedded as SVG; no external assets). The tables keep their
-machine-readable column names; only the HTML report puts them in words."""
+embedded as SVG; no external assets).
+
+Who reads what: the CSV and Parquet tables (and assumptions.json) are for
+programs and keep the machine-readable column names and codes
+(`status_a`, `not_yet_eligible`, `later under B`, ISO dates). The workbook
+and the HTML report are for people, in the language of the run: sheet
+names, column headers and coded values in words (the report's catalog,
+`report.Values`), dates as real date cells shown in the language's own
+format, money and counts as numbers; the workbook's last sheet names each
+header's column in the CSV/Parquet tables."""
 
 from __future__ import annotations
 
@@ -16,9 +24,15 @@ import polars as pl
 from ..i18n import catalog, fmt_date
 from .report import chart_svg, html_report  # noqa: F401  (the runner writes the page)
 
-SHEETS = {"summary": "summary", "transitions": "transitions",
-          "changed_members": "changed members", "eligibility_shifts": "eligibility shifts",
-          "amount_changes": "amount changes", "fiscal_years": "fiscal years"}
+# the workbook's sheets, in order; their names in words are in the catalogs'
+# [workbook.compare_sheets] (an Excel sheet name: at most 31 characters)
+SHEETS = ("summary", "transitions", "changed_members", "eligibility_shifts", "amount_changes",
+          "fiscal_years")
+# the workbook's columns whose values are codes the catalogs put in words
+CODED = ("status", "regime", "route", "reasons")
+# columns left to the CSV/Parquet tables: a code with no words of its own
+# (the rule that explains a change, and its explanation, are in words beside it)
+FILE_ONLY = ("finding_condition",)
 
 
 def summary_frame(items: Iterable[tuple[str, Any]]) -> pl.DataFrame:
@@ -38,38 +52,51 @@ def json_bytes(data: dict[str, Any]) -> bytes:
 
 def workbook(tables: dict[str, pl.DataFrame], assumptions: dict[str, Any], summary,
              lang: str = "en") -> bytes:
-    """One sheet per table, laid out to print (diferida/workbook.py): the
-    summary in words with its values as numbers (and each item's key), the
-    tables under their machine-readable column names, the chart of the
-    fiscal years on a page of its own, the assumptions in words."""
+    """One sheet per table, laid out to print (diferida/workbook.py), for
+    people, in `lang`: the summary in words with its values as numbers (and
+    each item's key), every table under headers in words with its coded
+    values in words (`for_people`), dates as date cells in the language's
+    format, the chart of the fiscal years on a page of its own, the
+    assumptions in words, and last the column names of the CSV/Parquet
+    tables beside each header."""
     from ..workbook import Book, fiscal_period, partial_note
-    from .report import assumption_rows, summary_label
+    from .report import Values, assumption_rows, column_label, fiscal_year_text, summary_label
 
     w = catalog(lang)["workbook"]
+    names = w["compare_sheets"]
     a, b = summary.rules_a, summary.rules_b
     book = Book(lang, w["compare_title"], w["subtitle_compare"].format(
         date=fmt_date(summary.as_of, lang),
         a=w["rules"].format(name=a.name, version=a.version),
-        b=w["rules"].format(name=b.name, version=b.version)))
-    for name, frame in tables.items():
-        sheet = SHEETS[name]
+        b=w["rules"].format(name=b.name, version=b.version)), date_format=w["date_format"])
+    values = Values(a, b, lang)
+    keys: list[tuple[str, str, str]] = []  # (sheet, header, column in the files)
+    for name in SHEETS:
+        if name not in tables:
+            continue
+        frame, sheet = tables[name], names[name]
         if name == "summary":
-            rows = [(summary_label(k, lang), _typed(k, v, summary)) for k, v in summary.items()]
+            rows = [(summary_label(k, lang), _typed(k, v, summary, lang))
+                    for k, v in summary.items()]
             book.pairs(sheet, (w["item"], w["value"]), rows,
                        keys=[k for k, _ in summary.items()], key_head=w["summary_sheet_item"])
+            keys += [(sheet, w["summary_sheet_item"], "item"), (sheet, w["value"], "value")]
             continue
-        shown = frame
+        shown = for_people(frame, values)
+        heads = {c: column_label(c, lang) for c in shown.columns}
+        keys += [(sheet, heads[c], c) for c in shown.columns]
+        shown = shown.rename(heads)
         valuation = summary.as_of
         if name == "fiscal_years" and "projection" in assumptions and frame.height:
             valuation = date.fromisoformat(assumptions["projection"]["valuation_date"])
             years = [int(y[2:]) for y in frame["fiscal_year"].to_list()[:-1]]
-            periods = [fiscal_period(y, valuation, lang) for y in years]
-            periods.append(w["period_total"].format(start=valuation.isoformat(),
-                                                    end=date(years[-1], 6, 30).isoformat())
-                           if years else None)
-            shown = frame.with_columns(pl.Series(w["period_column"], periods, dtype=pl.String))
+            periods = [fiscal_period(y, valuation, lang, written=True) for y in years]
+            periods.append(w["period_total"].format(
+                start=fmt_date(valuation, lang), end=fmt_date(date(years[-1], 6, 30), lang))
+                if years else None)
+            shown = shown.with_columns(pl.Series(w["period_heading"], periods, dtype=pl.String))
         book.table(sheet, shown, total_last=name == "fiscal_years",
-                   widths={c: 60 for c in frame.columns if c.startswith("finding_under")})
+                   widths={heads[c]: 60 for c in frame.columns if c.startswith("finding_under")})
         if name == "fiscal_years" and frame.height > 1:
             last = frame.height - 1  # rows 1..last are years; the TOTAL row is not charted
             cols = frame.columns
@@ -90,20 +117,49 @@ def workbook(tables: dict[str, pl.DataFrame], assumptions: dict[str, Any], summa
                               "num_format": "#,##0"})
             chart.set_legend({"position": "top"})
             first = frame["fiscal_year"][0]
-            book.chart_sheet(w["chart_sheet"], chart, partial_note(
-                first, int(first[2:]), valuation, lang) if "projection" in assumptions else None)
-    book.pairs("assumptions", (w["item"], w["value"]),
+            book.chart_sheet(names["chart"], chart, partial_note(
+                fiscal_year_text(first, lang), int(first[2:]), valuation, lang)
+                if "projection" in assumptions else None)
+    book.pairs(names["assumptions"], (w["item"], w["value"]),
                assumption_rows(assumptions, summary, lang))
+    book.table(names["keys"], pl.DataFrame(
+        keys, schema={w["keys_sheet"]: pl.String, w["keys_header"]: pl.String,
+                      w["keys_column"]: pl.String}, orient="row"))
     return book.data()
 
 
-def _typed(item: str, v: Any, summary) -> Any:
+def for_people(frame: pl.DataFrame, values: Any) -> pl.DataFrame:
+    """A table of the comparison as the workbook shows it: each coded value
+    (statuses, regimes, routes, reasons, how a date moves, the bins of the
+    amount changes, the fiscal years, yes/no) in words by `report.Values`,
+    each distinct value written once; dates, money and counts kept as they
+    are (the workbook stores them as dates and numbers); the columns with
+    no words of their own (FILE_ONLY) left to the CSV/Parquet tables."""
+    from .report import _SIDED
+
+    out = []
+    for col in frame.columns:
+        if col in FILE_ONLY:
+            continue
+        s = frame.get_column(col)
+        m = _SIDED.match(col)
+        base = m["base"] if m else col
+        if base in CODED or col in ("shift", "change", "fiscal_year") or s.dtype == pl.Boolean:
+            seen = s.unique().to_list()
+            said = {v: values.text(col, v) for v in seen}
+            out.append(pl.Series(col, [said[v] for v in s.to_list()], dtype=pl.String))
+        else:
+            out.append(s)
+    return pl.DataFrame(out, schema={s.name: s.dtype for s in out}) if out else frame.clear()
+
+
+def _typed(item: str, v: Any, summary, lang: str) -> Any:
     """A summary value as the workbook stores it: money and counts as
-    numbers, the date as a date, the rest as text."""
+    numbers, the date as a date, the rest as text (a note in words)."""
     if item == "as_of":
         return summary.as_of
     if item.endswith("_note"):
-        return str(v)
+        return catalog(lang)["compare_report"]["summary"]["note_illustrative"]
     if v is None:
         return "—"
     return v
