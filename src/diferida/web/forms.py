@@ -33,7 +33,10 @@ HELPER_YEARS, HELPER_MONTHS = "svc_years", "svc_months"
 # Inputs the page accepts besides the rules §1 fields.
 # `compare`: a second rules set to compare the answer with (empty = none).
 PAGE_FIELDS = ("rules", "compare", HELPER_YEARS, HELPER_MONTHS)
-KNOWN = frozenset((*FIELD_NAMES, *PAGE_FIELDS))
+# A date is typed in three boxes (web/lenient.py): "birth_date-day",
+# "birth_date-month", "birth_date-year"; a date posted whole is read too.
+DATE_BOXES = lenient.box_names(lenient.DATE_FIELDS)
+KNOWN = frozenset((*FIELD_NAMES, *PAGE_FIELDS, *DATE_BOXES))
 
 # The order in which the form shows its fields; errors are listed in this order.
 FORM_ORDER = (
@@ -48,10 +51,13 @@ _WHOLE = re.compile(r"^[0-9]{1,3}$")
 MONTHS_A_YEAR = 12
 
 
-def input_id(name: str) -> str:
-    """The id a message links to: the input, or a radio group's first option."""
+def input_id(name: str, boxes: tuple[str, ...] = ()) -> str:
+    """The id a message links to: the input, a radio group's first option,
+    or a date's box in error (its day box when none is named)."""
     if name in RADIOS:
         return f"f-{name}-{RADIOS[name][0]}"
+    if name in lenient.DATE_FIELDS:
+        return f"f-{name}-{(boxes or ('day',))[0]}"
     return f"f-{name}"
 
 
@@ -75,9 +81,8 @@ class FormState:
     result_url: str | None = None  # the answer's own page (web/drafts.py)
     notice: str | None = None  # a word about the page itself (an expired answer)
     notes: dict[str, str] = field(default_factory=dict)
-    # a date whose day and month could be swapped, asked back: the two dates
-    # it may be, (ISO, in words), each offered as a button (action "pick")
-    choices: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    # a date's boxes in error, the one its message names first (web/lenient.py)
+    boxes: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # the date typed in the scenario panel ("Otra fecha"), kept with the
     # answer's token so that its row is on the answer's page and its printout
     scenario_date: str = ""
@@ -95,7 +100,8 @@ class FormState:
         for name in order:
             label = _label(t, name)
             for message in self.errors[name]:
-                out.append({"href": "#" + input_id(name), "label": label, "message": message})
+                out.append({"href": "#" + input_id(name, self.boxes.get(name, ())),
+                            "label": label, "message": message})
         return out
 
     @property
@@ -115,10 +121,10 @@ class FormState:
         if self.errors.get("deferred_right_1960") or self.values.get(
                 "deferred_right_1960", "").strip():
             return True
-        typed = self.values.get("entry_date", "").strip()
-        if not typed:
+        if not lenient.typed_date(self.values, "entry_date"):
             return False
-        entry, _ = lenient.read_date(typed, labels(self.lang, self.rules_name)["lenient"])
+        entry = lenient.read(self.values, labels(self.lang, self.rules_name),
+                             ("entry_date",)).values.get("entry_date")
         # the engine's own condition (validation.asks_deferred_right)
         return asks_deferred_right(None if entry is None else date.fromisoformat(entry),
                                    load_rules(self.rules_name))
@@ -126,7 +132,7 @@ class FormState:
     @property
     def advanced_open(self) -> bool:
         """The analyst's options are shown when one was used or is in error."""
-        return any(self.values.get(k, "").strip() for k in ("as_of", "compare")) or (
+        return bool(lenient.typed_date(self.values, "as_of") or self.compare) or (
             self.rules != DEFAULT_RULES) or any(
                 k in self.errors for k in ("as_of", "rules", "compare"))
 
@@ -167,6 +173,9 @@ def read_form(items: Mapping[str, Any], lang: str) -> FormState:
     state = FormState(lang=lang)
     for name, value in values.items():
         if len(value) > MAX_VALUE_CHARS:
+            if name in DATE_BOXES:  # the date's message, naming its box
+                name, _, part = name.rpartition("-")
+                state.boxes[name] = (*state.boxes.get(name, ()), part)
             state.add_error(name, t["too_long"].format(limit=MAX_VALUE_CHARS))
             continue
         control = _CONTROL.search(value.strip()) if name == "participant_id" else None
@@ -175,12 +184,35 @@ def read_form(items: Mapping[str, Any], lang: str) -> FormState:
                 char=f"U+{ord(control.group()):04X}"))
             continue
         state.values[name] = value
+    # a date posted whole with one reading goes into its boxes (web/lenient.py)
+    lenient.split_whole(state.values, lenient.DATE_FIELDS)
     return state
 
 
 def participant(values: Mapping[str, str]) -> dict[str, str]:
-    """rules §1 fields for the core; an empty input is an absent value."""
-    return {k: values[k] for k in FIELD_NAMES if values.get(k, "").strip() != ""}
+    """rules §1 fields for the core, as typed (a date's boxes in one text,
+    "3/julio/1991"); an empty input is an absent value."""
+    out = {}
+    for k in FIELD_NAMES:
+        text = lenient.typed_date(values, k) if k in lenient.DATE_FIELDS else values.get(k, "")
+        if text.strip() != "":
+            out[k] = text
+    return out
+
+
+def typed_inputs(values: Mapping[str, str]) -> dict[str, str]:
+    """The form's own inputs of the rules §1 fields as typed, each date as
+    its three boxes: what a hidden copy of the form carries to the next page,
+    so that the boxes there show what was typed."""
+    out: dict[str, str] = {}
+    for k in FIELD_NAMES:
+        boxes = lenient.date_boxes(values, k) if k in lenient.DATE_FIELDS else None
+        if boxes is not None:
+            if any(b.strip() for b in boxes):
+                out.update(zip(lenient.box_names((k,)), boxes, strict=True))
+        elif values.get(k, "").strip() != "":
+            out[k] = values[k]
+    return out
 
 
 def _ym_text(lang: str, years: int, months: int) -> str:
@@ -230,23 +262,6 @@ def convert(state: FormState) -> FormState:
     return state
 
 
-PICK = "pick:"
-
-
-def pick(state: FormState, action: str) -> FormState:
-    """The date chosen among the two readings of a date asked back: action
-    "pick:<field>:<YYYY-MM-DD>" puts that date into the field, as typed by
-    the person, then the form is calculated as usual. Anything else is
-    ignored (the form is calculated as posted)."""
-    name, _, day = action.removeprefix(PICK).partition(":")
-    if name in lenient.DATE_FIELDS and name not in state.errors:
-        try:
-            state.values[name] = date.fromisoformat(day).isoformat()
-        except ValueError:
-            pass
-    return state
-
-
 def offered(name: str) -> bool:
     """A rules set the page offers: shipped with the package (a path typed
     into a web form must never reach the rules loader) and not illustrative
@@ -280,8 +295,8 @@ def evaluate(state: FormState) -> FormState:
     # a value it cannot read goes to the core as typed, so the core names
     # every other problem too, and the page's own message is the one shown
     typed = participant(state.values)
-    reading = lenient.read(typed, t)
-    state.core, state.notes, state.choices = reading.values, reading.notes, reading.choices
+    reading = lenient.read(state.values, t, [n for n in FIELD_NAMES if n not in refused])
+    state.core, state.notes, state.boxes = reading.values, reading.notes, reading.boxes
     given = {**typed, **reading.values}
     comparison = None
     try:

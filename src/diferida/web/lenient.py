@@ -2,21 +2,35 @@
 
 Files and the API keep the strict formats of rules §1. A former employee
 copies numbers from a statement: "$30,000", "30,000.50", "22 años y 5 meses",
-dates as "10/05/1970". This module reads those forms into the strict ones and
-says exactly what is wrong with anything else. Nothing is guessed: a comma
-is a thousands separator only in groups of three; a dot is the cents point,
-never a thousands separator ("$38.500" is refused, saying how to write it:
-it is also the strict form of $38.50); a date is day/month/year, and one
-whose day and month could be swapped ("11/03/1963") is asked back with the
-two dates in words; a service in years and months that has no exact
-4-decimal form is rounded only with a note the person sees next to the
-answer.
+dates in three boxes (day, month, year). This module reads those forms into
+the strict ones and says exactly what is wrong with anything else. Nothing is
+guessed: a comma is a thousands separator only in groups of three; a dot is
+the cents point, never a thousands separator ("$38.500" is refused, saying
+how to write it: it is also the strict form of $38.50); a service in years
+and months that has no exact 4-decimal form is rounded only with a note the
+person sees next to the answer.
+
+Dates on the forms are typed in three boxes, GOV.UK's memorable-date
+pattern (docs/web.md): a box for the day, one for the month (a number or the
+month's name, Spanish or English, whole or abbreviated, in any case, with or
+without accents) and one for the year (4 digits). The boxes of a date named
+`birth_date` are `birth_date-day`, `birth_date-month` and `birth_date-year`.
+Three boxes have one reading only, so nothing is asked back; a date that
+cannot be read gets one message naming its box. A date posted whole, in one
+value (a client without the boxes, the page's own hidden fields), is read as
+before: "1970-05-10", or day/month/year when the day and the month cannot be
+swapped; one whose day and month could be swapped is refused, saying the two
+dates it may be, and never guessed. The single date boxes that remain (the
+audit's filters, the scenario panel's date) still ask back with the two
+dates (`date_choices`).
 """
 
 from __future__ import annotations
 
 import calendar
 import re
+import unicodedata
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
@@ -26,7 +40,33 @@ from diferida.determination import plain
 from diferida.fields import SERVICE_PLACES
 
 DATE_FIELDS = ("birth_date", "entry_date", "separation_date", "requested_start_date", "as_of")
+# the workbench's application has one more date of its own
+APPLICATION_DATE = "application_date"
+ALL_DATE_FIELDS = (*DATE_FIELDS, APPLICATION_DATE)
 MONTHS_A_YEAR = 12
+PARTS = ("day", "month", "year")
+YEAR_DIGITS = 4
+# What the month box takes besides 1–12 / 01–12: each month's name in Spanish
+# and in English, whole and in its common abbreviations (compared without
+# case, accents or a final dot). No word is two months.
+MONTH_WORDS = {
+    1: ("enero", "ene", "january", "jan"),
+    2: ("febrero", "feb", "february"),
+    3: ("marzo", "mar", "march"),
+    4: ("abril", "abr", "april", "apr"),
+    5: ("mayo", "may"),
+    6: ("junio", "jun", "june"),
+    7: ("julio", "jul", "july"),
+    8: ("agosto", "ago", "august", "aug"),
+    9: ("septiembre", "setiembre", "sep", "sept", "set", "september"),
+    10: ("octubre", "oct", "october"),
+    11: ("noviembre", "nov", "november"),
+    12: ("diciembre", "dic", "december", "dec"),
+}
+_MONTH_OF = {word: number for number, words in MONTH_WORDS.items() for word in words}
+_DAY_BOX = re.compile(r"^[0-9]{1,2}$")
+_MONTH_BOX = re.compile(r"^[0-9]{1,2}$")
+_YEAR_BOX = re.compile(r"^[0-9]+$")
 
 _ISO = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})$")
 _DMY = re.compile(r"^(\d{1,2})\s*[/.\-]\s*(\d{1,2})\s*[/.\-]\s*(\d+)$")
@@ -53,25 +93,157 @@ class Reading:
     values: dict[str, str] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
-    # a date whose day and month could be swapped: the two dates it may be,
-    # (ISO, in words), day first; its message asks which one was meant
-    choices: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    # a date's boxes in error ("day", "month", "year"), first the one its
+    # message names: the boxes marked invalid, the first one the link's target
+    boxes: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
-def read(values: dict[str, str], t: dict) -> Reading:
-    """Read the form's values; `t` is the page's labels (section "lenient")."""
+def box_name(name: str, part: str) -> str:
+    """The input of one box of a date: "birth_date-day"."""
+    return f"{name}-{part}"
+
+
+def box_names(fields: Iterable[str]) -> tuple[str, ...]:
+    return tuple(box_name(n, p) for n in fields for p in PARTS)
+
+
+def date_boxes(values: Mapping[str, str], name: str) -> tuple[str, str, str] | None:
+    """The three boxes of a date as typed, or None when none was posted."""
+    keys = [box_name(name, p) for p in PARTS]
+    if not any(k in values for k in keys):
+        return None
+    return tuple(values.get(k, "") for k in keys)  # type: ignore[return-value]
+
+
+def typed_date(values: Mapping[str, str], name: str) -> str:
+    """A date as typed, in one text: its boxes ("3/julio/1991"), or the value
+    posted whole; "" when nothing was typed."""
+    parts = date_boxes(values, name)
+    if parts is None:
+        return values.get(name, "").strip()
+    if not any(p.strip() for p in parts):
+        return ""
+    return "/".join(p.strip() for p in parts)
+
+
+def split_whole(values: dict[str, str], fields: Iterable[str]) -> None:
+    """A date posted whole (no boxes) that has one reading — "1970-05-10", or
+    day/month/year with a day over 12 — is put into its three boxes, its
+    parts as written; any other whole text is left for `read` to refuse."""
+    for name in fields:
+        text = values.get(name, "").strip()
+        if not text or date_boxes(values, name) is not None:
+            continue
+        iso, dmy = _ISO.match(text), _DMY.match(text)
+        if iso:
+            y, mo, d = iso.groups()
+        elif dmy and not _swappable(text):
+            d, mo, y = dmy.groups()
+        else:
+            continue
+        del values[name]
+        values.update({box_name(name, "day"): d, box_name(name, "month"): mo,
+                       box_name(name, "year"): y})
+
+
+def _folded(text: str) -> str:
+    """A month's word compared without case, accents or a final dot."""
+    plain_text = unicodedata.normalize("NFKD", text.strip().casefold())
+    plain_text = "".join(c for c in plain_text if not unicodedata.combining(c))
+    return plain_text.removesuffix(".").strip()
+
+
+def read_month(text: str) -> int | None:
+    """The month typed in the month box: 1–12 (or 01–12) or a month's name."""
+    text = text.strip()
+    if _MONTH_BOX.match(text):
+        number = int(text)
+        return number if 1 <= number <= MONTHS_A_YEAR else None
+    return _MONTH_OF.get(_folded(text))
+
+
+def read_boxes(parts: tuple[str, str, str], name: str,
+               m: dict) -> tuple[str | None, str | None, tuple[str, ...]]:
+    """A date typed in its three boxes: (ISO, None, ()) or (None, the one
+    message for the date, the boxes in error). All three empty: (None, None,
+    ()) — an absent date, which the core names when it is required."""
+    day, month, year = (p.strip() for p in parts)
+    what = m["date_names"].get(name, name)
+    typed = dict(zip(PARTS, (day, month, year), strict=True))
+    filled = [p for p in PARTS if typed[p]]
+    if not filled:
+        return None, None, ()
+
+    def said(key: str, **values: object) -> str:
+        text = m[key].format(date=what, **values)
+        return text[:1].upper() + text[1:]
+
+    alone = typed[filled[0]]
+    if len(filled) == 1 and not _DAY_BOX.match(alone) and re.search(r"[\s/.\-]", alone) and any(
+            c.isdigit() for c in alone):
+        # the whole date in one box ("3 de julio de 1991", "03/07/1991")
+        return None, said("date_one_box"), (filled[0],)
+    missing = [p for p in PARTS if not typed[p]]
+    if missing:
+        names = [m["date_parts"][p] for p in missing]
+        return None, said("date_missing", parts=m["date_and"].join(names)), tuple(missing)
+    bad = []
+    if not (_DAY_BOX.match(day) and 1 <= int(day) <= 31):  # noqa: PLR2004 (days of a month)
+        bad.append("day")
+    number = read_month(month)
+    if number is None:
+        bad.append("month")
+    if not (_YEAR_BOX.match(year) and len(year) == YEAR_DIGITS and int(year) >= 1):
+        bad.append("year")
+    if bad:
+        first = bad[0]
+        if first == "day":
+            return None, said("date_day_number"), tuple(bad)
+        if first == "month":
+            return None, said("date_month_word", value=month), tuple(bad)
+        return None, said("date_year_digits"), tuple(bad)
+    y = int(year)
+    assert number is not None
+    last = calendar.monthrange(y, number)[1]
+    if int(day) > last:
+        return None, said("date_day_month", last=last, month=m["months"][number - 1],
+                          year=y), ("day",)
+    return date(y, number, int(day)).isoformat(), None, ()
+
+
+def read(values: Mapping[str, str], t: dict,
+         names: Iterable[str] | None = None) -> Reading:
+    """Read the form's values (a date from its three boxes, web forms' own
+    inputs); `t` is the page's labels (section "lenient"). `names`: the
+    fields to read (default: every value posted, and the dates of boxes)."""
     out = Reading()
     m = t["lenient"]
-    for name, raw in values.items():
-        text = raw.strip()
+    if names is None:
+        names = [*(n for n in values if n not in set(box_names(ALL_DATE_FIELDS))),
+                 *(n for n in ALL_DATE_FIELDS
+                   if n not in values and date_boxes(values, n) is not None)]
+    for name in names:
+        parts = date_boxes(values, name) if name in ALL_DATE_FIELDS else None
+        if parts is not None:
+            value, error, bad = read_boxes(parts, name, m)
+            if error:
+                out.errors[name] = error
+                out.boxes[name] = bad
+            elif value is not None:
+                out.values[name] = value
+            continue
+        text = values.get(name, "").strip()
         if not text:
             continue
-        if name in DATE_FIELDS:
+        if name in ALL_DATE_FIELDS:
+            # posted whole (split_whole put any date of one reading in boxes)
             value, error = read_date(text, m)
             both = date_choices(text, m) if error is None else None
-            if both:
-                out.choices[name] = both
-                error = m["date_ask"].format(value=text, first=both[0][1], second=both[1][1])
+            if both:  # two readings: refused, never guessed, nothing asked back
+                error = m["date_whole_ambiguous"].format(value=text, first=both[0][1],
+                                                         second=both[1][1])
+            if error:
+                out.boxes[name] = ("day",)
         elif name == "average_compensation":
             value, error = read_money(text, m)
         elif name == "creditable_service_years":
@@ -116,17 +288,23 @@ def date_words(day: date, m: dict) -> str:
                                   year=day.year)
 
 
+def _swappable(text: str) -> bool:
+    """A day/month/year text whose day and month could be swapped."""
+    dmy = _DMY.match(text)
+    if not dmy or len(dmy.group(3)) != YEAR_DIGITS:
+        return False
+    a, b, y = (int(x) for x in dmy.groups())
+    return a != b and 1 <= a <= MONTHS_A_YEAR and 1 <= b <= MONTHS_A_YEAR and y >= 1
+
+
 def date_choices(text: str, m: dict) -> list[tuple[str, str]] | None:
     """The two dates a day/month/year text may be when its day and month
     could be swapped (both 12 or less and different: "11/03/1963" is 11 March
     or, written month first, 3 November): day first, then month first, each
     (ISO, in words). None when the text has one reading only."""
-    dmy = _DMY.match(text)
-    if not dmy or len(dmy.group(3)) != 4:
+    if not _swappable(text):
         return None
-    a, b, y = (int(x) for x in dmy.groups())
-    if a == b or not (1 <= a <= MONTHS_A_YEAR and 1 <= b <= MONTHS_A_YEAR) or y < 1:
-        return None
+    a, b, y = (int(x) for x in _DMY.match(text).groups())  # type: ignore[union-attr]
     days = (date(y, b, a), date(y, a, b))
     return [(d.isoformat(), date_words(d, m)) for d in days]
 

@@ -124,10 +124,6 @@ async def _handle(request: Request) -> FormState:
     state = forms.read_form(items, lang)
     if action in ("calculate", "convert"):
         state.focus = action
-    if action.startswith(forms.PICK):
-        # one of the two readings of a date asked back, then calculate
-        state = forms.pick(state, action)
-        state.focus = "calculate"
     if action == "convert":
         return forms.convert(state)
     if action.startswith("lang:") and items.get("shown") != "result":

@@ -14,13 +14,12 @@ from typing import Any
 from diferida.dates import years_months_days
 from diferida.determination import Determination, Finding, plain
 from diferida.explain import cite, pct, reason_texts
-from diferida.fields import FIELD_NAMES
 from diferida.i18n import catalog, fmt_date, fmt_wait
 from diferida.money import format_money
 from diferida.render import regime_line, rules_line, rules_of
 from diferida.rules import DEFAULT_RULES
 
-from .forms import FormState, participant
+from .forms import FormState, participant, typed_inputs
 from .labels import labels, plural
 
 # Which finding carries the values behind each reason (rules §7 reason codes).
@@ -162,10 +161,11 @@ def carried(state: FormState, lang: str | None = None) -> dict[str, str]:
     """The participant's details as the hidden fields of a posted form: the
     printable page of exactly what was evaluated, or the calculator with it.
     Posted, never put in a link: a URL ends up in logs and browser history."""
-    q = {"lang": lang or state.lang, "rules": state.rules, **participant(state.values)}
+    q = {"lang": lang or state.lang, "rules": state.rules}
     if state.compare:
         q["compare"] = state.compare
-    return {k: q[k] for k in ("lang", "rules", "compare", *FIELD_NAMES) if k in q}
+    # each date as its three boxes, as typed (forms.typed_inputs)
+    return {**q, **typed_inputs(state.values)}
 
 
 def _in_service_headline(d: Determination, leaving: Determination,

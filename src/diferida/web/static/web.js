@@ -85,29 +85,55 @@
   }
 
   // Regla 19.6's question matters only for a first entry on or before its
-  // cut-off date: show it as soon as such a date is typed (day/month/year or
-  // year-month-day). The server decides the same on its own without script.
-  function entryDate(text) {
-    var m = /^\s*(\d{1,2})\s*[\/.\-]\s*(\d{1,2})\s*[\/.\-]\s*(\d{4})\s*$/.exec(text);
-    if (m) { return m[3] + "-" + ("0" + m[2]).slice(-2) + "-" + ("0" + m[1]).slice(-2); }
-    m = /^\s*(\d{4})-(\d{1,2})-(\d{1,2})\s*$/.exec(text);
-    if (m) { return m[1] + "-" + ("0" + m[2]).slice(-2) + "-" + ("0" + m[3]).slice(-2); }
+  // cut-off date: show it as soon as such a date is typed in the entry
+  // date's three boxes (the month a number or its name, as the server reads
+  // it: web/lenient.py). The server decides the same on its own without script.
+  var MONTHS = [
+    ["enero", "ene", "january", "jan"], ["febrero", "feb", "february"],
+    ["marzo", "mar", "march"], ["abril", "abr", "april", "apr"], ["mayo", "may"],
+    ["junio", "jun", "june"], ["julio", "jul", "july"],
+    ["agosto", "ago", "august", "aug"],
+    ["septiembre", "setiembre", "sep", "sept", "set", "september"],
+    ["octubre", "oct", "october"], ["noviembre", "nov", "november"],
+    ["diciembre", "dic", "december", "dec"]
+  ];
+
+  function monthOf(text) {
+    var t = text.trim().toLowerCase();
+    if (/^\d{1,2}$/.test(t)) { return +t >= 1 && +t <= 12 ? +t : null; }
+    if (t.normalize) { t = t.normalize("NFD").replace(/[\u0300-\u036f]/g, ""); }
+    t = t.replace(/\.$/, "");
+    for (var i = 0; i < MONTHS.length; i++) {
+      if (MONTHS[i].indexOf(t) >= 0) { return i + 1; }
+    }
     return null;
   }
 
+  function entryDate(app) {
+    var box = function (part) {
+      var input = app.querySelector("#f-entry_date-" + part);
+      return input ? input.value.trim() : "";
+    };
+    var day = box("day"), month = monthOf(box("month")), year = box("year");
+    if (!/^\d{1,2}$/.test(day) || !month || !/^\d{4}$/.test(year)) { return null; }
+    return year + "-" + ("0" + month).slice(-2) + "-" + ("0" + day).slice(-2);
+  }
+
   function watchEntryDate(app) {
-    var input = app.querySelector("#f-entry_date");
+    var boxes = app.querySelectorAll("[id^='f-entry_date-']");
     var question = app.querySelector("#q-deferred_right_1960");
-    if (!input || !question) { return; }
+    if (!boxes.length || !question) { return; }
     var update = function () {
-      var iso = entryDate(input.value);
+      var iso = entryDate(app);
       var answered = question.querySelector("input:checked:not([value=''])");
       if (iso || !answered) {
         question.hidden = !(answered || (iso && iso <= question.getAttribute("data-cutoff")));
       }
     };
-    input.addEventListener("input", update);
-    input.addEventListener("change", update);
+    Array.prototype.forEach.call(boxes, function (input) {
+      input.addEventListener("input", update);
+      input.addEventListener("change", update);
+    });
   }
 
   function init() {

@@ -31,7 +31,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from urllib.parse import urlencode
@@ -361,41 +361,58 @@ class Application:
     errors: dict[str, list[str]]
     answer: Any = None  # the engine's Determination (preview)
     reason: str = ""
+    # a date's boxes in error, the one its message names first (web/lenient.py)
+    boxes: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
-def _read_application(form: Mapping[str, str], lang: str) -> tuple[dict[str, str],
-                                                                   dict[str, list[str]],
-                                                                   dict[str, Any]]:
-    """What was typed, the messages for what cannot be read, and the
-    application as the workflow takes it. Numbers and dates are read as the
-    calculator reads them (web/lenient.py: "$30,000", "22 años y 5 meses",
-    day/month/year), with its messages; what it cannot read is named."""
+# the application's dates, each typed in three boxes (web/lenient.py):
+# "birth_date-day", "birth_date-month", "birth_date-year", …
+DATE_FIELDS = tuple(n for n in view.FORM_FIELDS if n in lenient.ALL_DATE_FIELDS)
+DATE_BOXES = lenient.box_names(DATE_FIELDS)
+env.globals.update(wb_date_fields=DATE_FIELDS,
+                   date_words=lambda lang: labels(lang)["lenient"])
+
+
+def _read_application(form: Mapping[str, str], lang: str) -> tuple[
+        dict[str, str], dict[str, list[str]], dict[str, Any], dict[str, tuple[str, ...]]]:
+    """What was typed, the messages for what cannot be read, the application
+    as the workflow takes it, and the date boxes in error. Numbers and dates
+    are read as the calculator reads them (web/lenient.py: "$30,000", "22 años
+    y 5 meses", a date in its three boxes), with its messages; what it cannot
+    read is named."""
     t = labels(lang)
     w = view.words(lang)["application"]
-    values = {k: form.get(k, "") for k in view.FORM_FIELDS}
+    values = {k: form.get(k, "") for k in view.FORM_FIELDS if k in form or k not in DATE_FIELDS}
+    values.update({k: form[k] for k in DATE_BOXES if k in form})
     errors: dict[str, list[str]] = {}
-    for name, value in values.items():
+    boxes: dict[str, tuple[str, ...]] = {}
+    for name, value in list(values.items()):
         if len(value) > MAX_FIELD_CHARS:
-            errors.setdefault(name, []).append(w["too_long"].format(limit=MAX_FIELD_CHARS))
-    typed = {k: v.strip() for k, v in values.items() if v.strip() and k not in errors}
-    reading = lenient.read({k: v for k, v in typed.items() if k in view.FACT_FIELDS}, t)
+            shown = name
+            if name in DATE_BOXES:  # the date's message, naming its box
+                shown, _, part = name.rpartition("-")
+                boxes[shown] = (*boxes.get(shown, ()), part)
+            errors.setdefault(shown, []).append(w["too_long"].format(limit=MAX_FIELD_CHARS))
+    # a date posted whole with one reading goes into its boxes
+    lenient.split_whole(values, DATE_FIELDS)
+    typed = {k: v.strip() for k, v in values.items()
+             if v.strip() and k not in errors and k not in DATE_BOXES}
+    typed.update({n: text for n in DATE_FIELDS if n not in errors
+                  and (text := lenient.typed_date(values, n))})
+    reading = lenient.read(values, t, [n for n in (*view.FACT_FIELDS, *view.CASE_FIELDS)
+                                       if n in typed and (n in view.FACT_FIELDS
+                                                          or n in DATE_FIELDS)])
     application = {**typed, **reading.values}
     for name, message in reading.errors.items():
         errors.setdefault(name, []).append(message)
-    if "application_date" in typed:
-        text = typed["application_date"]
-        iso, error = lenient.read_date(text, t["lenient"])
-        both = lenient.date_choices(text, t["lenient"]) if iso is not None else None
-        if both:  # day and month could be swapped: asked back, never guessed
-            iso, error = None, t["lenient"]["date_ask"].format(
-                value=text, first=both[0][1], second=both[1][1])
-        if iso is None:
-            errors.setdefault("application_date", []).append(error or "")
-        else:
-            application["application_date"] = iso
+    boxes.update(reading.boxes)
     # a value the page cannot read goes to the workflow as typed, so that it
-    # names every other problem too (its message for that field is not shown)
-    return values, errors, application
+    # names every other problem too (its message for that field is not shown);
+    # an application date it cannot read is not sent at all (the workflow
+    # takes it as a date only)
+    if "application_date" in errors:
+        application.pop("application_date", None)
+    return values, errors, application, boxes
 
 
 def _problems(exc: workflow.Refused) -> dict[str, list[str]]:
@@ -409,12 +426,12 @@ async def _application_step(ctx: Ctx, form: dict[str, str], *,
                             case: workflow.CaseView | None) -> Response:
     """Preview or save an application (a new case, or a correction of `case`)."""
     w = view.words(ctx.lang)
-    values, errors, application = _read_application(form, ctx.lang)
+    values, errors, application, boxes = _read_application(form, ctx.lang)
     action = form.get("action", "preview")
     reason = form.get("reason", "").strip()[:MAX_FIELD_CHARS]
     if case is not None and action == "save" and not reason:
         errors.setdefault("reason", []).append(w["application"]["reason_missing"])
-    app = Application(values=values, errors=errors, reason=reason)
+    app = Application(values=values, errors=errors, reason=reason, boxes=boxes)
     if not errors or action != "save":
         if action == "save":
             try:
@@ -603,6 +620,8 @@ def _application_of(case: workflow.CaseView, lang: str) -> dict[str, str]:
     values.update({"name": case.name or "", "address": case.address or "",
                    "application_date": case.application_date.isoformat()
                    if case.application_date else "", "note": case.note or ""})
+    # each stored date (YYYY-MM-DD) into its three boxes
+    lenient.split_whole(values, DATE_FIELDS)
     return values
 
 
