@@ -14,15 +14,26 @@ from .explain import cite, pct, reason_texts, regime_text
 from .i18n import LANGS, catalog, fmt_date
 from .money import format_money
 from .outcomes import WARNINGS
-from .rules import Rules, load_rules
+from .rules import Rules, illustrative, load_rules
 
 LABELS = {lang: catalog(lang)["render_labels"] for lang in LANGS}  # i18n/<lang>/cli.toml
 
 
 def rules_line(d: Determination) -> str:
     """The rules set by name and title, with its version hash."""
-    title = f" — {d.rules_title}" if d.rules_title else ""
+    title = rules_title(d)
+    title = f" — {title}" if title else ""
     return f"{d.rules_name}{title} ({d.rules_version})"
+
+
+def rules_title(d: Determination) -> str:
+    """The rules set's title in the text's language: an illustrative reform
+    (not law) is named in words of the catalog ([rules_titles]); any other
+    set keeps its own title (the Regulation's is a name, in Spanish)."""
+    titles = catalog(d.lang).get("rules_titles", {})
+    if d.rules_name in titles and illustrative(d.rules_name):
+        return titles[d.rules_name]
+    return d.rules_title
 
 
 def rules_of(d: Determination) -> Rules:

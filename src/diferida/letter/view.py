@@ -267,9 +267,12 @@ def _start(facts: LetterFacts, d: Mapping[str, Any], words: Mapping[str, str]) -
     elig = _iso(d["eligibility_date"])
     start = _finding(d, "start")
     if d.get("premature_request") and start is not None:
-        return L["start_premature"].format(
+        # rules §5 Decision: an earliest date before the determination's is
+        # never offered; an eligible member may request it now
+        key = "start_premature_now" if d["status"] == "eligible" else "start_premature"
+        return L[key].format(
             requested=fmt_date(_iso(start["values"].get("requested_start_date")), lang),
-            eligibility_date=fmt_date(elig, lang))
+            eligibility_date=fmt_date(elig, lang), start_citation=words["start_citation"])
     day = _iso(d.get("start_date"))
     if day is not None and day < facts.as_of:
         return L["start_past"].format(requested=fmt_date(day, lang),
@@ -324,7 +327,8 @@ def warnings(d: Mapping[str, Any], rules: Rules, lang: str) -> list[dict[str, st
     for code in d["warnings"]:
         f = _finding(d, code)
         if f is not None:
-            out.append({"rule": f["rule"], "text": f["text"]})
+            # a finding's text names its own source: not said twice
+            out.append({"rule": None if f["rule"] in f["text"] else f["rule"], "text": f["text"]})
         else:
             text = catalog(lang)["letter_warnings"][code].format_map(law_words(rules, lang))
             out.append({"rule": None, "text": text})

@@ -127,6 +127,8 @@ class Refused(Exception):
         if self.problems:
             return self.problems
         return [{"field": None, "code": self.code, "message": self.message(lang),
+        if "role" in values:  # the role in words, never its code
+            values["role_text"] = _text(lang, f"roles.{values['role']}")
                  "value": None}]
 
 
