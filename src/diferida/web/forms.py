@@ -296,7 +296,8 @@ def evaluate(state: FormState) -> FormState:
     # every other problem too, and the page's own message is the one shown
     typed = participant(state.values)
     reading = lenient.read(state.values, t, [n for n in FIELD_NAMES if n not in refused])
-    state.core, state.notes, state.boxes = reading.values, reading.notes, reading.boxes
+    state.core, state.notes = reading.values, reading.notes
+    state.boxes = {**state.boxes, **reading.boxes}
     given = {**typed, **reading.values}
     comparison = None
     try:
