@@ -284,10 +284,11 @@ def test_a_member_outside_article_19_is_told_so_and_nothing_more(client, case, l
     t = labels(lang)["result"]
     rules = load_rules()
     law = cite(rules.laws["not_covered"], lang)
-    # the why: the one reason, the savings-account program named from the rules data
+    # the why: the one reason, the one fact that decides (rules §2: the entry
+    # date against the cut-off of the rules data), whatever program followed
     why = re.findall(r"<li><span class=\"mark\"[^>]*>✗</span>(.*?)</li>",
                      section(html, 'div class="why"'), flags=re.S)
-    assert len(why) == 1 and law in text_of(why[0])
+    assert len(why) == 1 and fmt_date(rules.not_covered_from, lang) in text_of(why[0])
     # nothing "would have been needed", no panel of other dates
     assert t["needed"] not in text_of(html)
     assert 'id="escenarios"' not in html

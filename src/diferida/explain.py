@@ -190,7 +190,8 @@ def explain(row: dict[str, Any], rules: Rules, lang: str,
     key = "separated_false" if sep is None else (
         "separated_planned" if planned else "separated_past")
     w.add(rule, "separated", {"separation_date": _iso(sep), "as_of": _iso(as_of)},
-          None if planned else sep is not None, w.text("findings", key, citation=ct(rule), separation_date=d(sep)))
+          None if planned else sep is not None,
+          w.text("findings", key, citation=ct(rule), separation_date=d(sep)))
     no_refund = not row["refund_requested"]
     w.add(rule, "no_refund", {"refund_requested": bool(row["refund_requested"])}, no_refund,
           w.text("findings", f"no_refund_{str(no_refund).lower()}", citation=ct(rule)))
@@ -550,7 +551,8 @@ def _warning(w: Writer, row: dict[str, Any], code: str, service: str) -> None:
         else:
             rule = rules.citations["retirement_annuity" if row["regime"] == "pre1990"
                                    else "retirement_annuity_new"]
-            body = w.text("warnings", "retirement_annuity_may_apply_body", citation=cite(rule, lang))
+            body = w.text("warnings", "retirement_annuity_may_apply_body",
+                          citation=cite(rule, lang))
         w.add(rule, code, {"separation_date": _iso(sep), "age_date": _iso(row["route_age_date"]),
               "route": r.id}, None, lead + body)
     elif code == "act_3_2013_accruals_frozen":

@@ -35,7 +35,8 @@ CITATION_KEYS = ("conditions_pre1990", "conditions_new", "start", "retirement_an
 # stored with an older determination lacks them; it is read with these
 # sections of the current built-in base, so that it can still be reproduced
 # (its version, the hash of what was stored, is unchanged).
-LATER_SECTIONS = (("regime", "laws"), ("regime", "hybrid_program_from"), ("citations", "retirement_annuity"),
+LATER_SECTIONS = (("regime", "laws"), ("regime", "hybrid_program_from"),
+                  ("citations", "retirement_annuity"),
                   ("citations", "retirement_annuity_new"),
                   ("decisions",), ("later_laws",), ("data_checks",))
 

@@ -211,6 +211,10 @@ def next_steps(state: FormState) -> dict[str, Any]:
         intro, steps = r["intro"], []
         blocks.append({"title": r["title"], "steps": r["steps"]})
     elif d.status == "not_entitled":
+        if still_in_service(d):
+            # someone still working: the headline says what leaving now would
+            # give; no "not entitled … check the data" under it
+            intro, steps = labels(lang)["result"]["in_service_intro"], []
         table = leave_table_shown(d)
         for reason in d.reasons:
             r = section[reason]

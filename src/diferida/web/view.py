@@ -264,7 +264,8 @@ def result_view(state: FormState, today: date, leaving: Determination | None = N
         "notes": list(state.notes.values()),
     }
     if leaving is not None:
-        # not a red "not entitled": someone who has simply not left yet
+        # not a red "not entitled": someone who has simply not left yet; the
+        # page then says one thing (no "why not" list under a neutral headline)
         out.update(status="in_service", status_text=t["in_service_status"], symbol="…",
                    headline=_in_service_headline(d, leaving, t))
     planned = _planned_note(d, t, leave_table)
@@ -341,6 +342,9 @@ def _compared_value(d: Determination, name: str, t: dict[str, Any]) -> str:
     if name == "eligibility_date":
         return fmt_date(d.eligibility_date, lang) if d.eligibility_date else none
     if name == "start_date":
+        if d.start_date is not None and d.start_date < d.as_of:
+            # rules §5 Decision: a past date asked for is said as asked for
+            return t["start_past"].format(requested=fmt_date(d.start_date, lang))
         if d.start_date is not None:
             return fmt_date(d.start_date, lang)
         return none if d.status == "not_entitled" else t["start_open"]
