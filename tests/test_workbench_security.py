@@ -71,7 +71,9 @@ def test_sign_in_gives_an_httponly_strict_cookie_and_a_wrong_password_does_not(a
     cookie = _cookie(good)
     assert cookie["httponly"] and cookie["samesite"] == "strict"
     assert cookie["path"] == "/analista" and not cookie["secure"]  # plain HTTP here
-    assert int(cookie["max-age"]) == 1800
+    # the browser keeps it for the session's whole length (10 h here); the
+    # server refuses it after 30 minutes without a request (the idle test below)
+    assert int(cookie["max-age"]) == 36000
     queue = c.get("/analista")
     assert queue.status_code == 200 and "ana" in queue.text
 
@@ -223,6 +225,7 @@ ROUTES = {
     ("GET", "/analista/casos/{case_id}/carta"), ("GET", "/analista/casos/{case_id}/carta.pdf"),
     ("GET", "/analista/auditoria"), ("POST", "/analista/auditoria"),
     ("GET", "/analista/auditoria/exportar/{name}"),
+    ("POST", "/analista/sesion"),
 }
 
 
@@ -265,6 +268,8 @@ def _expected(who: str, route: tuple[str, str]) -> set[int]:
         return {200}
     if route == ("POST", "/analista/entrar"):
         return {403}  # posted without the sign-in page's own token
+    if route == ("POST", "/analista/sesion"):  # the warning's "keep working" (JSON)
+        return {401} if who in ("anonymous", "disabled") else {200}
     if who in ("anonymous", "disabled"):
         return {303}  # to the sign-in page
     if route in READ_ONLY:

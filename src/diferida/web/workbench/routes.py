@@ -19,11 +19,18 @@ read forms, call it and show what it returns.
     GET  /analista/casos/{case_id}/carta.pdf  the letter as PDF (the stored one once approved)
     GET  /analista/auditoria              the audit trail with filters, the chains verified
     GET  /analista/auditoria/exportar/{kind}.{fmt}   cases, events or summary as csv or xlsx
+    POST /analista/sesion                 keep the session going (the warning before it ends)
 
 `?lang=en` (or the hidden `lang` field of a form) for English. Every form
 is a plain POST answered by a redirect (or by the page with its messages):
 nothing needs JavaScript. A participant's details travel only in posted
 forms, never in an address. Sessions and CSRF: session.py.
+
+Nothing typed is lost: an application form posted after its session ended
+is kept for the same user through the sign-in (`_keep`, `_give_back`); the
+language switch of a page with a form posts that form (`idioma`), and on a
+page reached by any other post it is a link to a page that answers GET
+(`_here`).
 """
 
 from __future__ import annotations
@@ -37,11 +44,12 @@ from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
 from diferida.headers import SECURITY_HEADERS
+from diferida.i18n import LANGS
 from diferida.service import workflow
 from diferida.service.auth import audit_anonymous, store_of
 from diferida.service.store import NewEvent, User
@@ -51,7 +59,7 @@ from .. import lenient
 from ..labels import choose_lang, labels, next_lang, plural
 from ..routes import env
 from . import view
-from .session import CSRF_FIELD, Session, Sessions, fingerprint
+from .session import CSRF_FIELD, Kept, Session, Sessions, fingerprint
 
 
 async def _close_form(request: Request) -> AsyncIterator[None]:
@@ -125,9 +133,27 @@ def href(path: str, lang: str, **params: Any) -> str:
     return path + ("?" + urlencode(query) if query else "")
 
 
+# the field of the header's language switch, when it posts the page's form
+SWITCH_FIELD = "idioma"
+# the forms kept when posted after their session ended (an application,
+# a correction), and where the rest of the posts go back to as GET
+KEPT_PATHS = re.compile(rf"{BASE}/(nuevo|casos/[0-9]{{1,19}}/corregir)")
+GET_OF_POST = ((re.compile(rf"({BASE}/casos/[0-9]{{1,19}})/(enviar|aprobar|devolver)"), r"\1"),
+               (re.compile(rf"{BASE}/buscar"), BASE),
+               (re.compile(rf"{BASE}/importar"), f"{BASE}/nuevo"),
+               (re.compile(rf"{BASE}/(salir|sesion)"), f"{BASE}/entrar"))
+
+
 def _lang_of(request: Request, form: Mapping[str, Any] | None = None) -> str:
+    switch = form.get(SWITCH_FIELD) if form is not None else None
+    if isinstance(switch, str) and switch in LANGS:
+        return switch  # the header's switch, posting the page's form
     raw = form.get("lang") if form is not None else None
     return choose_lang(raw if isinstance(raw, str) else request.query_params.get("lang"))
+
+
+def _switching(form: Mapping[str, Any]) -> bool:
+    return isinstance(form.get(SWITCH_FIELD), str) and form.get(SWITCH_FIELD) in LANGS
 
 
 def _see(path: str) -> RedirectResponse:
@@ -137,22 +163,38 @@ def _see(path: str) -> RedirectResponse:
 def _render(request: Request, template: str, lang: str, status: int = 200,
             ctx: Ctx | None = None, **values: Any) -> HTMLResponse:
     w = view.words(lang)
+    sessions = sessions_of(request)
+    timing = {}
+    if ctx is not None:  # for the warning before the session ends (workbench.js)
+        left = sessions.seconds_left(ctx.session)
+        timing = {"session_left": int(left), "session_warn": sessions.warn_seconds(),
+                  "session_extendable": left >= sessions.idle}
+    values.setdefault("switch_form", None)
     html = env.get_template(template).render(
         lang=lang, other_lang=next_lang(lang), w=w, ctx=ctx, user=ctx.user if ctx else None,
         csrf=ctx.csrf if ctx else values.pop("csrf", ""), csrf_field=CSRF_FIELD,
-        href=lambda path, **p: href(path, lang, **p), base=BASE,
-        here=_here(request), **values)
+        href=lambda path, **p: href(path, lang, **p), base=BASE, switch_field=SWITCH_FIELD,
+        here=_here(request), **timing, **values)
     response = HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
     if ctx is not None:
-        sessions_of(request).put(response, request, ctx.session)  # renewed: idle expiry
+        sessions.put(response, request, ctx.session)  # renewed: idle expiry
     return response
 
 
 def _here(request: Request) -> str:
     """This page's address for the language switch: the list and page kept,
-    nothing else (no value typed by anyone ends up in a link)."""
+    nothing else (no value typed by anyone ends up in a link). A page
+    reached by a post (a refusal after "aprobar", the results of a search)
+    links to the page that answers GET for it (the case, the queue): a link
+    never repeats an action, and never meets a "method not allowed"."""
+    path = request.url.path
+    if request.method != "GET":
+        for pattern, target in GET_OF_POST:
+            if pattern.fullmatch(path):
+                path = pattern.sub(target, path)
+                break
     params = {k: v for k, v in request.query_params.items() if k in ("lista", "pagina")}
-    return request.url.path + ("?" + urlencode(params) if params else "")
+    return path + ("?" + urlencode(params) if params else "")
 
 
 async def _signed_in(request: Request, lang: str) -> Ctx | Response:
@@ -176,13 +218,19 @@ async def _page_ctx(request: Request) -> Ctx | Response:
     return await _signed_in(request, _lang_of(request))
 
 
-async def _posted(request: Request) -> tuple[Ctx | Response, dict[str, Any]]:
-    """A posted form of a signed-in user whose CSRF token verifies."""
+async def _posted(request: Request, *, keep: bool = False
+                  ) -> tuple[Ctx | Response, dict[str, Any]]:
+    """A posted form of a signed-in user whose CSRF token verifies. With
+    `keep`, a form posted after its session ended is kept (`_keep`)."""
     form = await request.form()
     items: dict[str, Any] = dict(form.items())
     lang = _lang_of(request, items)
     ctx = await _signed_in(request, lang)
     if isinstance(ctx, Response):
+        if keep:
+            kept = await _keep(request, items, lang)
+            if kept is not None:
+                return kept, items
         return ctx, items
     token = items.get(CSRF_FIELD)
     if not sessions_of(request).check_csrf(ctx.session, token if isinstance(token, str) else None):
@@ -221,17 +269,75 @@ async def signin_page(request: Request) -> Response:
     return _signin(request, _lang_of(request), notice=request.query_params.get("aviso"))
 
 
+NOTICES = ("expired", "signed_out", "kept_idle", "kept_length")
+
+
 def _signin(request: Request, lang: str, *, notice: str | None = None,
-            error: str | None = None, status: int = 200) -> HTMLResponse:
+            error: str | None = None, status: int = 200, kept: str | None = None,
+            name: str = "") -> HTMLResponse:
     sessions = sessions_of(request)
     w = view.words(lang)["signin"]
     # a fresh pre-session value for each sign-in form: the form's token is tied to it
     value = sessions.new_pre_session()
     response = _render(request, "wb_signin.html", lang, status,
-                       notice=w.get(notice) if notice in ("expired", "signed_out") else None,
-                       error=error, csrf=sessions.pre_csrf_token(value))
+                       notice=w.get(notice) if notice in NOTICES else None,
+                       notice_kind=notice, error=error, csrf=sessions.pre_csrf_token(value),
+                       kept=kept, name=name[:200],
+                       # with a kept form the switch posts the sign-in form, which carries it
+                       switch_form="signin-form" if kept else None)
     sessions.put_pre_session(response, request, value)
     return response
+
+
+async def _keep(request: Request, items: Mapping[str, Any], lang: str) -> HTMLResponse | None:
+    """A form posted after its session ended: kept in a signed envelope that
+    the sign-in page carries, and the page saying why one must sign in
+    again. Only a form to one of the forms that take an application
+    (KEPT_PATHS), from a session that ended by time alone: its CSRF token
+    verifies against the session's cookie (from that session's own page),
+    the session was not signed out, and its user is active with the same
+    name, role and password (a sign-out, a disabled user or a new password
+    ends a session for good: such a post is refused as before)."""
+    if not KEPT_PATHS.fullmatch(request.url.path):
+        return None
+    sessions = sessions_of(request)
+    token = items.get(CSRF_FIELD)
+    lapsed = sessions.lapsed(request, token if isinstance(token, str) else None)
+    if lapsed is None:
+        return None
+    user, hashed = await run_in_threadpool(_user, store_of(request), sessions, lapsed.session)
+    if user is None or user_fingerprint(user, hashed) != lapsed.session.fingerprint:
+        return None
+    values = {k: v for k, v in _texts(items).items()
+              if k not in (CSRF_FIELD, SWITCH_FIELD, "action")}
+    envelope = sessions.keep(lapsed, request.url.path, values)
+    if envelope is None:
+        return None
+    response = _signin(request, lang, notice=f"kept_{lapsed.reason}", kept=envelope)
+    sessions.clear(response, request)
+    return response
+
+
+async def _give_back(request: Request, ctx: Ctx, kept: Kept) -> Response | None:
+    """The form kept for this user, shown again with every value (once)."""
+    store = ctx.store
+    if kept.user_id != ctx.user.id or not KEPT_PATHS.fullmatch(kept.path):
+        return None  # another user's: never shown, and left unspent
+    if await run_in_threadpool(sessions_of(request).spent, store, kept):
+        return None
+    await run_in_threadpool(sessions_of(request).spend, store, kept)
+    values = dict(kept.values)
+    values.pop("lang", None)
+    reason = values.pop("reason", "")
+    app = Application(values=values, errors={}, reason=reason[:MAX_FIELD_CHARS])
+    if kept.path == f"{BASE}/nuevo":
+        if (refused := _not_preparer(ctx)) is not None:
+            return refused
+        return _form_page(ctx, app, None, restored=True)
+    case = await _correctable(ctx, kept.path.split("/")[3])
+    if isinstance(case, Response):
+        return case
+    return _form_page(ctx, app, case, restored=True)
 
 
 @router.post(f"{BASE}/entrar", response_class=HTMLResponse)
@@ -240,8 +346,13 @@ async def signin(request: Request) -> Response:
     lang = _lang_of(request, form)
     sessions = sessions_of(request)
     w = view.words(lang)
+    kept = form.get("conservado") or None
+    if _switching(form):  # the language switch: the same page, nothing tried
+        notice = form.get("aviso")
+        return _signin(request, lang, kept=kept, name=form.get("name", ""),
+                       notice=notice if notice in NOTICES else None)
     if not sessions.check_pre_csrf(sessions.pre_session(request), form.get(CSRF_FIELD)):
-        return _signin(request, lang, error=w["page"]["csrf"], status=403)
+        return _signin(request, lang, error=w["page"]["csrf"], status=403, kept=kept)
     limiter = request.app.state.limiter
     client = client_of(request.scope)
     retry = limiter.auth_blocked(client)
@@ -250,7 +361,7 @@ async def signin(request: Request) -> Response:
             "auth.rate_limited", "POST", request.url.path, 429,
             detail="too many failed attempts from this client"))
         response = _signin(request, lang, error=w["signin"]["too_many"].format(retry=retry),
-                           status=429)
+                           status=429, kept=kept)
         response.headers["Retry-After"] = str(retry)
         return response
     name = form.get("name", "")[:200]
@@ -265,14 +376,45 @@ async def signin(request: Request) -> Response:
         await audit_anonymous(request, NewEvent(
             "auth.unauthorized", "POST", request.url.path, 401,
             detail="workbench sign-in refused"))
-        return _signin(request, lang, error=w["signin"]["failed"], status=401)
+        return _signin(request, lang, error=w["signin"]["failed"], status=401, kept=kept)
     # a new session, whatever cookie the browser brought (no fixation)
     _, hashed = await run_in_threadpool(store.sign_in_record, user.name)
     session = sessions.start(user.id, user_fingerprint(user, hashed))
+    opened = sessions.open_kept(kept)
+    given = None
+    if opened is not None:
+        given = await _give_back(request, Ctx(request, lang, session, user,
+                                              sessions.csrf_token(session)), opened)
     await run_in_threadpool(store.audit, NewEvent(
-        "auth.signin", "POST", request.url.path, 303, user=user, detail="workbench"))
+        "auth.signin", "POST", request.url.path, 303, user=user,
+        detail="workbench; the form kept at the session's end shown again" if given
+        else "workbench"))
+    if given is not None:
+        return given  # the session's cookie is set by the page itself
     response = _see(href(BASE, lang))
     sessions.put(response, request, session)
+    return response
+
+
+@router.post(f"{BASE}/sesion")
+async def extend_session(request: Request) -> Response:
+    """"Seguir trabajando" in the warning before the session ends: the
+    session renewed (a new idle time, never past its absolute lifetime);
+    JSON for workbench.js, `{"seconds": …, "extendable": …}`, or 401
+    `{"ended": true}` when it had already ended."""
+    sessions = sessions_of(request)
+    form = _texts(await request.form())
+    lang = _lang_of(request, form)
+    ctx = await _signed_in(request, lang)
+    headers = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
+    if isinstance(ctx, Response):
+        return JSONResponse({"ended": True}, status_code=401, headers=headers)
+    if not sessions.check_csrf(ctx.session, form.get(CSRF_FIELD)):
+        return JSONResponse({"refused": "csrf"}, status_code=403, headers=headers)
+    left = sessions.seconds_left(ctx.session)
+    response = JSONResponse({"seconds": int(left), "extendable": left >= sessions.idle},
+                            headers=headers)
+    sessions.put(response, request, ctx.session)
     return response
 
 
@@ -426,6 +568,14 @@ async def _application_step(ctx: Ctx, form: dict[str, str], *,
                             case: workflow.CaseView | None) -> Response:
     """Preview or save an application (a new case, or a correction of `case`)."""
     w = view.words(ctx.lang)
+    if _switching(form):
+        # the header's language switch posted the form: the same form, every
+        # value as typed, in the other language; nothing read, nothing saved
+        kept = {k: v for k, v in form.items()
+                if k not in (CSRF_FIELD, SWITCH_FIELD, "action", "lang", "reason")}
+        return _form_page(ctx, Application(values=kept, errors={},
+                                           reason=form.get("reason", "")[:MAX_FIELD_CHARS]),
+                          case)
     values, errors, application, boxes = _read_application(form, ctx.lang)
     action = form.get("action", "preview")
     reason = form.get("reason", "").strip()[:MAX_FIELD_CHARS]
@@ -461,12 +611,13 @@ async def _application_step(ctx: Ctx, form: dict[str, str], *,
 
 
 def _form_page(ctx: Ctx, app: Application, case: workflow.CaseView | None,
-               status: int = 200) -> HTMLResponse:
+               status: int = 200, *, restored: bool = False) -> HTMLResponse:
     result = app.answer.to_dict() if app.answer is not None else None
     return _render(ctx.request, "wb_application.html", ctx.lang, status, ctx=ctx, app=app,
                    case=case, answer=result,
                    answer_sections=view.sections(result) if result else None,
-                   fields=view, import_result=None, import_error=None)
+                   fields=view, import_result=None, import_error=None, restored=restored,
+                   switch_form="application-form")
 
 
 def _not_preparer(ctx: Ctx) -> HTMLResponse | None:
@@ -491,7 +642,7 @@ async def new_case_page(request: Request) -> Response:
 
 @router.post(f"{BASE}/nuevo", response_class=HTMLResponse)
 async def new_case(request: Request) -> Response:
-    ctx, items = await _posted(request)
+    ctx, items = await _posted(request, keep=True)
     if isinstance(ctx, Response):
         return ctx
     if (refused := _not_preparer(ctx)) is not None:
@@ -653,7 +804,7 @@ async def correct_page(request: Request, case_id: str) -> Response:
 
 @router.post(BASE + "/casos/{case_id}/corregir", response_class=HTMLResponse)
 async def correct_case(request: Request, case_id: str) -> Response:
-    ctx, items = await _posted(request)
+    ctx, items = await _posted(request, keep=True)
     if isinstance(ctx, Response):
         return ctx
     if (refused := _not_preparer(ctx)) is not None:

@@ -15,6 +15,9 @@ personal about a participant is ever in it. The cookie is
 - renewed on each page (its signature carries the time), so that it
   expires after DIFERIDA_SESSION_IDLE_MINUTES without a request (30 by
   default) and in any case DIFERIDA_SESSION_HOURS after the sign-in (10);
+  the browser keeps it for the absolute lifetime, so that a request after
+  the idle expiry is recognised as such (the sign-in page says why) while
+  the server refuses it by the time it carries;
 - made anew at each sign-in: a session id a browser brought before signing
   in is never the one it has after (no session fixation);
 - refused when the user was disabled or their password changed since the
@@ -24,11 +27,20 @@ personal about a participant is ever in it. The cookie is
   checked against, so a copy of the cookie is refused by every worker
   process and after a restart, until it would have expired anyway.
 
-CSRF: every form of the workbench carries a token, the session id signed
-with a purpose of its own (the synchronizer-token pattern: a token is good
-for one session only); the sign-in form, before any session exists, is tied
-the same way to a random pre-session cookie. A post whose token does not
-verify is refused (403) before anything is done.
+CSRF: every form of the workbench carries a token, the session id (and
+the user's id) signed with a purpose of its own (the synchronizer-token
+pattern: a token is good for one session only); the sign-in form, before
+any session exists, is tied the same way to a random pre-session cookie. A
+post whose token does not verify is refused (403) before anything is done.
+
+Nothing typed is lost: a form of the workbench's own pages posted after its
+session ended (`lapsed`: the post's CSRF token still verifies, so the form
+came from that session's page) is kept in a signed envelope (`keep`: the
+user's id, the form's address, what was posted, a random id and the time)
+that travels in the sign-in form; once the same user signs in (and only
+then) the form is shown again with every value (`open_kept`), once
+(`spend`, the random id recorded as spent) and within
+DIFERIDA_SESSION_IDLE_MINUTES of the keeping. See docs/workbench.md.
 
 The signing key is DIFERIDA_SESSION_SECRET; without it each server process
 makes a random key when it starts (sessions then end with a restart and
@@ -98,6 +110,33 @@ class Session:
     signed_in: float  # epoch seconds
 
 
+@dataclass(frozen=True)
+class Lapsed:
+    """A session that ended by time alone (idle or too long) whose form was
+    posted."""
+
+    session: Session
+    reason: str  # "idle" or "length"
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A form posted after its session ended, kept for its user."""
+
+    user_id: int
+    path: str
+    values: dict[str, str]
+    nonce: str
+    kept_at: float
+
+
+# what a kept form may hold: its fields and their length (the workbench's
+# forms have about twenty fields; a field longer than the page takes is
+# refused by the page when the form comes back)
+KEPT_MAX_FIELDS = 200
+KEPT_MAX_CHARS = 20_000
+
+
 class Sessions:
     """The signer of the workbench's cookies and forms (one per app)."""
 
@@ -119,6 +158,9 @@ class Sessions:
         self._session = URLSafeTimedSerializer(given, salt="diferida.workbench.session")
         self._csrf = URLSafeTimedSerializer(given, salt="diferida.workbench.csrf")
         self._pre = URLSafeTimedSerializer(given, salt="diferida.workbench.pre-session")
+        self._kept = URLSafeTimedSerializer(given, salt="diferida.workbench.kept-form")
+        # how long a kept form waits for its user to sign in again
+        self.kept_seconds = self.idle
 
     # --- the session --------------------------------------------------------------
 
@@ -183,7 +225,10 @@ class Sessions:
         """Set (or renew) the session cookie on a response."""
         value = self._signed(self._session, {"s": session.sid, "u": session.user_id,
                                              "f": session.fingerprint, "t": session.signed_in})
-        response.set_cookie(COOKIE, value, max_age=int(self.idle), path=COOKIE_PATH,
+        # kept by the browser for the absolute lifetime, refused by the server
+        # after the idle time (the signed time above): a request after the
+        # idle expiry is then known to be one, and its form can be kept
+        response.set_cookie(COOKIE, value, max_age=int(self.max), path=COOKIE_PATH,
                             httponly=True, samesite="strict", secure=self.is_secure(request))
         response.delete_cookie(PRE_COOKIE, path=COOKIE_PATH)
 
@@ -208,13 +253,97 @@ class Sessions:
     # --- CSRF --------------------------------------------------------------------
 
     def csrf_token(self, session: Session) -> str:
-        return self._signed(self._csrf, session.sid)
+        return self._signed(self._csrf, [session.sid, session.user_id])
+
+    def _csrf_of(self, token: str | None) -> tuple[str, int] | None:
+        got = self._loads(self._csrf, token, self.max) if token else None
+        if (isinstance(got, list) and len(got) == 2 and isinstance(got[0], str)
+                and isinstance(got[1], int)):
+            return got[0], got[1]
+        return None
 
     def check_csrf(self, session: Session | None, token: str | None) -> bool:
-        if session is None or not token:
+        if session is None:
             return False
-        sid = self._loads(self._csrf, token, self.max)
-        return isinstance(sid, str) and hmac.compare_digest(sid, session.sid)
+        got = self._csrf_of(token)
+        return got is not None and hmac.compare_digest(got[0], session.sid) \
+            and got[1] == session.user_id
+
+    # --- what is posted after the session ended ---------------------------------
+
+    def seconds_left(self, session: Session) -> float:
+        """How long the session lasts from now without another request."""
+        return max(0.0, min(self.idle, session.signed_in + self.max - self.clock()))
+
+    def warn_seconds(self) -> int:
+        """How long before the end the page warns: two minutes, or half the
+        idle time when that is shorter, and never less than 20 seconds to act
+        (WCAG 2.2.1)."""
+        return int(max(20, min(120, self.idle // 2)))
+
+    def lapsed(self, request: Request, token: str | None) -> Lapsed | None:
+        """The session a form was posted from, when that session ended by
+        time alone: its cookie, which the browser keeps for the absolute
+        lifetime, is signed and was renewed at most that long ago but is past
+        its idle time or its length, and the form's CSRF token is that
+        session's (the form came from its page). Whether it was signed out,
+        or its user disabled or given a new password since, is the caller's
+        to check (`signed_out`, the fingerprint): then nothing is kept."""
+        raw = request.cookies.get(COOKIE)
+        data = self._loads(self._session, raw, self.max) if raw else None
+        if not isinstance(data, dict):
+            return None
+        try:
+            s = Session(sid=str(data["s"]), user_id=int(data["u"]),
+                        fingerprint=str(data["f"]), signed_in=float(data["t"]))
+        except (KeyError, TypeError, ValueError):
+            return None
+        if not self.check_csrf(s, token):
+            return None
+        return Lapsed(session=s, reason="length" if self.clock() - s.signed_in > self.max
+                      else "idle")
+
+    def keep(self, lapsed: Lapsed, path: str, values: dict[str, str]) -> str | None:
+        """The signed envelope of a form posted after its session ended, for
+        the sign-in form to carry; None when the form is too big to keep."""
+        if len(values) > KEPT_MAX_FIELDS or any(
+                len(k) > 100 or len(v) > KEPT_MAX_CHARS for k, v in values.items()):
+            return None
+        return self._signed(self._kept, {"u": lapsed.session.user_id, "p": path, "v": values,
+                                         "n": secrets.token_urlsafe(18)})
+
+    def open_kept(self, envelope: str | None) -> Kept | None:
+        """A kept form, when its envelope is good and not too old."""
+        if not envelope or len(envelope) > 2 * KEPT_MAX_FIELDS * KEPT_MAX_CHARS:
+            return None
+        try:
+            payload, signed_at = self._kept.loads(envelope, return_timestamp=True)
+        except (BadSignature, SignatureExpired, ValueError, TypeError):
+            return None
+        at = signed_at.timestamp()
+        if not -60 <= self.clock() - at <= self.kept_seconds:
+            return None
+        try:
+            values = payload["v"]
+            kept = Kept(user_id=int(payload["u"]), path=str(payload["p"]),
+                        values={str(k): str(v) for k, v in values.items()},
+                        nonce=str(payload["n"]), kept_at=at)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return None
+        return kept
+
+    def spent(self, store, kept: Kept) -> bool:
+        """Whether the kept form was already given back (by any process)."""
+        return signouts.is_signed_out(store.engine, "kept:" + kept.nonce)
+
+    def spend(self, store, kept: Kept) -> None:
+        """Give the kept form back once: its random id is recorded as spent,
+        with the sign-outs (a row forgotten as theirs are)."""
+        now = self.clock()
+        signouts.record_sign_out(
+            store.engine, "kept:" + kept.nonce, signed_in=_utc(kept.kept_at),
+            signed_out=_utc(now),
+            forget_before=_utc(now - self.max - self.idle - SIGN_OUT_MARGIN_SECONDS))
 
     def pre_session(self, request: Request) -> str | None:
         """The random value of the sign-in page's cookie, when it is good."""

@@ -1,0 +1,138 @@
+/* The workbench's one script; every page works the same without it.
+   - The warning before the session ends (WCAG 2.2.1): a modal alertdialog
+     opens `data-session-warn` seconds before the end (at least 20 s to act),
+     with "Keep working", which renews the session (POST /analista/sesion)
+     and needs one key or click; Escape does the same. When the session
+     cannot be extended (its absolute lifetime), it says so. Whatever is
+     posted after the end is kept by the server and shown again after
+     signing in (docs/workbench.md).
+   - "Ver la respuesta" lands on #respuesta (the form's action carries it):
+     focus goes to the answer, or to the list of errors. */
+(function () {
+  "use strict";
+
+  var body = document.body;
+  var dialog = document.getElementById("session-warning");
+
+  function plural(forms, n) {
+    return (n === 1 ? forms[0] : forms[1]).replace("{n}", String(n));
+  }
+
+  function spoken(seconds) {
+    var d = dialog.dataset;
+    if (seconds >= 90) { return plural(JSON.parse(d.minutes), Math.round(seconds / 60)); }
+    return plural(JSON.parse(d.seconds), Math.max(0, Math.round(seconds)));
+  }
+
+  function clock(seconds) {
+    var s = Math.max(0, Math.ceil(seconds));
+    return Math.floor(s / 60) + ":" + ("0" + (s % 60)).slice(-2);
+  }
+
+  function setUpWarning() {
+    if (!dialog || !body.dataset.sessionLeft || typeof dialog.showModal !== "function") {
+      return;
+    }
+    var text = document.getElementById("session-warning-text");
+    var clockNode = document.getElementById("session-clock");
+    var extend = document.getElementById("session-extend");
+    var close = document.getElementById("session-close");
+    var form = document.getElementById("session-extend-form");
+    var warnBefore = Number(body.dataset.sessionWarn) || 120;
+    var ends = 0;
+    var extendable = true;
+    var warnTimer = null;
+    var tick = null;
+    var before = null;
+
+    function schedule(left, canExtend) {
+      ends = Date.now() + left * 1000;
+      extendable = canExtend;
+      clearTimeout(warnTimer);
+      warnTimer = setTimeout(open, Math.max(0, (left - warnBefore) * 1000));
+    }
+
+    function remaining() { return (ends - Date.now()) / 1000; }
+
+    function show(message, canAct) {
+      text.textContent = message;
+      extend.hidden = !canAct;
+      close.hidden = canAct;
+    }
+
+    function open() {
+      if (!dialog.open) {
+        before = document.activeElement;
+        var left = remaining();
+        show(dialog.dataset[extendable ? "leftText" : "finalText"].replace(
+          "{time}", spoken(left)), extendable);
+        clockNode.textContent = clock(left);
+        dialog.showModal();
+        (extendable ? extend : close).focus();
+      }
+      clearInterval(tick);
+      tick = setInterval(function () {
+        var left = remaining();
+        clockNode.textContent = clock(left);
+        if (left <= 0) {
+          clearInterval(tick);
+          show(dialog.dataset.endedText, false);
+          close.focus();
+        }
+      }, 1000);
+    }
+
+    function shut() {
+      clearInterval(tick);
+      if (dialog.open) { dialog.close(); }
+      if (before && typeof before.focus === "function") { before.focus(); }
+    }
+
+    function renew() {
+      extend.disabled = true;
+      fetch(form.getAttribute("action"), {
+        method: "POST",
+        body: new URLSearchParams(new FormData(form)),
+        headers: { "Accept": "application/json" },
+        credentials: "same-origin"
+      }).then(function (response) {
+        return response.json().then(function (data) { return [response.ok, data]; });
+      }).then(function (answer) {
+        extend.disabled = false;
+        if (!answer[0]) { throw new Error("ended"); }
+        schedule(answer[1].seconds, answer[1].extendable);
+        shut();
+      }).catch(function () {
+        extend.disabled = false;
+        clearInterval(tick);
+        show(dialog.dataset.failedText, false);
+        close.focus();
+      });
+    }
+
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      renew();
+    });
+    close.addEventListener("click", shut);
+    // Escape: the same as the button in view (keep working, or close)
+    dialog.addEventListener("cancel", function (event) {
+      event.preventDefault();
+      if (!extend.hidden) { renew(); } else { shut(); }
+    });
+    schedule(Number(body.dataset.sessionLeft), body.dataset.sessionExtendable === "yes");
+  }
+
+  // "Ver la respuesta": the page comes back at #respuesta; focus follows
+  function landOnAnswer() {
+    if (window.location.hash !== "#respuesta") { return; }
+    var target = document.getElementById("error-summary") || document.getElementById("answer");
+    if (target) {
+      target.focus({ preventScroll: true });
+      target.scrollIntoView({ block: "start" });
+    }
+  }
+
+  setUpWarning();
+  landOnAnswer();
+}());
