@@ -392,3 +392,272 @@ def test_changed_rates_and_minimum_are_the_rules_sets(tmp_path):
     assert ("El porcentaje es el de las reglas rates, no el de la Regla 19.6 del Reglamento."
             in finding(old, "minimum").text)
     assert "las reglas rates" not in finding(old, "amount").text  # 19.5(a) is the law's
+
+
+# ---- rules §5 Decision: no start before the determination, wherever a start is said
+
+from diferida.i18n import catalog as _catalog  # noqa: E402
+from diferida.letter.view import warnings as _letter_warnings  # noqa: E402
+from diferida.render import render_text  # noqa: E402
+from diferida.rules import load_rules  # noqa: E402
+
+DEC_3 = date(2026, 12, 3)
+# the reader of the law's case: eligible since 10 March 1986 (58 that day,
+# separated in 1980), a premature request for 1 January 1980
+LONG_AGO = participant(birth_date="1928-03-10", entry_date="1960-01-01",
+                       separation_date="1980-06-30", creditable_service_years="20",
+                       average_compensation="12000.00")
+
+
+def row_of(text: str, label: str) -> str:
+    """A row of the command line's table, by its label."""
+    hits = [line[len(label):].strip() for line in text.splitlines()
+            if line.startswith(label + " ")]
+    assert len(hits) == 1, (label, text)
+    return hits[0]
+
+
+def start_row(d) -> str:
+    return row_of(render_text(d), _catalog(d.lang)["render_labels"]["start_date"])
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_a_premature_past_request_of_a_member_eligible_since_1986(lang):
+    d = ev({**LONG_AGO, "requested_start_date": "1980-01-01"}, lang, as_of=DEC_3)
+    assert d.status == "eligible" and d.premature_request
+    assert d.eligibility_date == date(1986, 3, 10)
+    # the warning, premature or not (it used to be missing here)
+    assert "start_before_determination" in d.warnings
+    w = finding(d, "start_before_determination")
+    assert w.values["requested_start_date"] == "1980-01-01"
+    if lang == "es":
+        assert d.headline == ("Tiene derecho a una pensión diferida: cumple los requisitos "
+                              "desde el 10 de marzo de 1986; puede solicitarla ahora "
+                              "(Regla 19.3).")
+        assert "pensión diferida desde el" not in d.headline
+        assert start_row(d) == ("solicitud prematura: pidió el 1 de enero de 1980, antes de la "
+                                "fecha de elegibilidad; puede solicitarla ahora")
+        assert "la fecha más temprana es la de elegibilidad" not in render_text(d)
+        assert "los cumple desde el 10 de marzo de 1986: puede solicitarla ahora" in \
+            finding(d, "start").text
+        assert w.text.startswith("La fecha de comienzo pedida (1 de enero de 1980) es anterior "
+                                 "a la fecha de elegibilidad")
+    else:
+        assert d.headline == ("Entitled to a deferred pension: the requirements have been met "
+                              "since March 10, 1986; it may be requested now (Rule 19.3).")
+        assert "pension since" not in d.headline
+        assert start_row(d) == ("premature request: asked for January 1, 1980, before the "
+                                "eligibility date; it may be requested now")
+        assert "the earliest date is the eligibility date" not in render_text(d)
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_a_member_eligible_long_ago_who_asked_for_no_date_may_request_it_now(lang):
+    d = ev(LONG_AGO, lang, as_of=DEC_3)
+    assert d.status == "eligible" and "start_before_determination" not in d.warnings
+    row = start_row(d)
+    if lang == "es":
+        assert row == "a solicitud: puede solicitarla ahora"
+        assert "desde la fecha de elegibilidad o después" not in render_text(d)
+    else:
+        assert row == "on request: it may be requested now"
+        assert "from the eligibility date or later" not in render_text(d)
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_a_past_start_asked_for_is_never_a_bare_date_in_the_start_row(lang):
+    d = ev({**EARLY, "requested_start_date": "2021-01-01"}, lang, as_of=DEC_3)
+    assert d.start_date == date(2021, 1, 1) and not d.premature_request
+    assert d.warnings[0] == "start_before_determination"
+    row = start_row(d)
+    bare = "1 de enero de 2021" if lang == "es" else "January 1, 2021"
+    assert row != bare
+    assert row.startswith("pidió el 1 de enero de 2021, fecha anterior a esta determinación"
+                          if lang == "es" else
+                          "asked for January 1, 2021, a date before this determination")
+
+
+def test_a_member_not_yet_eligible_is_offered_the_future_eligibility_date():
+    d = ev(participant(), "es", as_of=DEC_3)  # rules §8 example 1: 10 May 2028
+    assert d.status == "not_yet_eligible"
+    assert start_row(d) == "a solicitud, desde el 10 de mayo de 2028 o en cualquier fecha posterior"
+
+
+# the 19.4(a) doubt said once, consistently (rules §2)
+NEW_POLICE = participant(birth_date="1970-01-01", entry_date="1995-01-01",
+                         separation_date="2022-01-01", creditable_service_years="27",
+                         average_compensation="40000.00", group="police")
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_a_new_police_officer_on_19_4_a_is_not_told_766d_grants_that_age(lang):
+    d = ev(NEW_POLICE, lang, as_of=DEC_3)
+    assert d.route == "19.4(a)" and "retirement_annuity_may_apply" in d.warnings
+    w = finding(d, "retirement_annuity_may_apply")
+    reading = finding(d, "reading_19_4")
+    assert w.rule == "3 L.P.R.A. § 766"
+    if lang == "en":
+        assert "Under 3 L.P.R.A. § 766d, the deferred annuity" not in w.text
+        assert "3 L.P.R.A. § 766d, the section for new participants, has no such option" in w.text
+        assert "3 L.P.R.A. § 766d, the section for new participants, has no such option" in \
+            reading.text
+    else:
+        assert "Según 3 L.P.R.A. § 766d, la anualidad diferida" not in w.text
+        assert "3 L.P.R.A. § 766d, la sección de los participantes nuevos, no tiene esa opción" \
+            in w.text
+    # a pre-1990 officer keeps the statute of their regime
+    old = ev({**NEW_POLICE, "entry_date": "1985-01-01"}, lang, as_of=DEC_3)
+    assert finding(old, "retirement_annuity_may_apply").rule == "3 L.P.R.A. § 766"
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_the_19_1_regime_split_is_marked_as_a_decision(lang):
+    new = ev(participant(birth_date="1960-01-01", entry_date="1995-01-01",
+                         separation_date="2020-01-01", creditable_service_years="25"),
+             lang, as_of=DEC_3)
+    texts = [f.text for f in new.explanation if f.condition == "route_applies"
+             and f.values["route"] in ("19.1(a)", "19.1(b)")]
+    word = "Decisión" if lang == "es" else "Decision"
+    assert len(texts) == 2 and all(word in t for t in texts), texts
+    assert "es solo para participantes anteriores a 1990: no se aplica" not in " ".join(texts)
+    # 19.2's own words say it is for new participants: no decision there
+    old = ev(participant(), lang, as_of=DEC_3)
+    t19_2 = [f.text for f in old.explanation if f.condition == "route_applies"
+             and f.values["route"] == "19.2"]
+    assert len(t19_2) == 1 and word not in t19_2[0]
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_a_2014_entrant_is_in_act_3_2013s_hybrid_program(lang):
+    rules = load_rules()
+    assert (rules.hybrid_program_from, rules.hybrid_program_citation) == (
+        date(2013, 7, 1), "Ley 3-2013")
+    assert rules.not_covered_from == date(2000, 1, 1) and "305-1999" in rules.not_covered_citation
+    d = ev(participant(birth_date="1990-01-01", entry_date="2014-01-01",
+                       separation_date="2020-01-01", creditable_service_years="6"),
+           lang, as_of=DEC_3)
+    covered = finding(d, "covered")
+    text = render_text(d)
+    if lang == "es":
+        assert "programa híbrido de la Ley 3-2013" in covered.text
+        assert "cuentas de ahorro" not in text
+        assert "programa híbrido (Ley 3-2013)" in text
+    else:
+        assert "hybrid program of Act 3-2013" in covered.text
+        assert "savings-account" not in text
+    # a 2005 entrant is still in Act 305-1999's program
+    d = ev(participant(birth_date="1980-01-01", entry_date="2005-01-01",
+                       separation_date="2012-01-01", creditable_service_years="7"),
+           lang, as_of=DEC_3)
+    assert ("cuentas de ahorro" if lang == "es" else "savings-account") in \
+        finding(d, "covered").text
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_smaller_sentences_an_analyst_would_sign(lang):
+    # the 19.6 minimum applies; a determination pays nothing
+    d = ev(participant(birth_date="1935-06-01", entry_date="1955-01-01",
+                       separation_date="1975-01-01", creditable_service_years="12",
+                       average_compensation="10000.00"), lang, as_of=DEC_3)
+    minimum = row_of(render_text(d), _catalog(lang)["render_labels"]["minimum"].format(
+        rule="Regla 19.6" if lang == "es" else "Rule 19.6"))
+    if lang == "es":
+        assert minimum.startswith("$3,000.00, se aplica") and "se paga" not in render_text(d)
+    else:
+        assert minimum.startswith("$3,000.00, applies") and "is paid" not in render_text(d)
+    # each warning does not repeat what its heading says once
+    d = ev({**EARLY, "requested_start_date": "2021-01-01"}, lang, as_of=DEC_3)
+    stands = "La determinación se mantiene" if lang == "es" else "The determination stands"
+    assert d.warnings and not any(stands in f.text for f in d.explanation)
+    # a warning's source is not printed twice in the letter ("Regla 19.3. Regla 19.3:")
+    said = _letter_warnings(d.to_dict(), load_rules(), lang)
+    assert said and all(w["rule"] is None or w["rule"] not in w["text"] for w in said)
+    # a separation still to come is neither met (✓) nor failed
+    d = ev(participant(separation_date="2027-06-30"), lang, as_of=DEC_3)
+    sep = finding(d, "separated")
+    assert sep.held is None
+    assert f"  · {sep.text}" in render_text(d) and f"✓ {sep.text}" not in render_text(d)
+
+
+def test_the_average_compensation_is_not_said_twice_a_year_in_the_letter():
+    for lang in ("es", "en"):
+        assert _catalog(lang)["letter"]["compensation_year"] == "{amount}"
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_a_refusal_names_the_role_in_words(lang):
+    from diferida.service.workflow.common import Refused
+
+    text = Refused("not_allowed", role="analyst", action="approve").message(lang)
+    assert "analyst»" not in text and "'analyst'" not in text
+    assert text == ("El rol de analista no puede aprobar un caso." if lang == "es"
+                    else "The analyst role may not approve a case.")
+
+
+def test_an_illustrative_reform_is_titled_in_english_in_english():
+    d = ev(participant(), "en", rules="reform-19_2-age-67", as_of=DEC_3)
+    line = row_of(render_text(d), "Rules")
+    assert "Reforma ilustrativa" not in line and "Illustrative reform (not law)" in line
+    es = ev(participant(), "es", rules="reform-19_2-age-67", as_of=DEC_3)
+    assert "Reforma ilustrativa (no es ley)" in render_text(es)
+
+
+# the property: every place a start is said, for generated participants
+
+MONTHS = {lang: _catalog(lang)["months"] for lang in ("es", "en")}
+WRITTEN = {"es": re.compile(r"(\d{1,2}) de (" + "|".join(MONTHS["es"]) + r") de (\d{4})"),
+           "en": re.compile(r"(" + "|".join(MONTHS["en"]) + r") (\d{1,2}), (\d{4})")}
+# what may stand right before a date before as_of where a start is said: the
+# date asked for, as asked for, or the day the requirements were met
+QUALIFIED = {"es": re.compile(r"(cumple los requisitos desde el|los cumple desde el|pidió el|"
+                              r"comience el|fecha de elegibilidad \()\s*$"),
+             "en": re.compile(r"(have been met since|asked for|to start on|"
+                              r"eligibility date \()\s*$")}
+
+
+def written_dates(text: str, lang: str) -> list[tuple[date, int]]:
+    out = []
+    for m in WRITTEN[lang].finditer(text):
+        if lang == "es":
+            day, month, year = int(m.group(1)), MONTHS["es"].index(m.group(2)) + 1, int(m.group(3))
+        else:
+            day, month, year = int(m.group(2)), MONTHS["en"].index(m.group(1)) + 1, int(m.group(3))
+        out.append((date(year, month, day), m.start()))
+    return out
+
+
+def offered_before(text: str, lang: str, as_of: date) -> list[str]:
+    """Each date before `as_of` in `text` that is not qualified as asked for
+    or as the day the requirements were met."""
+    return [text[max(0, at - 40):at + 25] for day, at in written_dates(text, lang)
+            if day < as_of and not QUALIFIED[lang].search(text[:at])]
+
+
+def test_the_detector_sees_the_old_sentences():
+    assert offered_before("Tiene derecho a una pensión diferida desde el 10 de marzo de 1986: "
+                          "puede solicitarla ahora", "es", DEC_3)
+    assert offered_before("solicitud prematura para el 1 de enero de 1980", "es", DEC_3)
+    assert offered_before("1 de enero de 2021", "es", DEC_3)
+    assert offered_before("Entitled to a deferred pension since March 10, 1986", "en", DEC_3)
+    assert not offered_before("cumple los requisitos desde el 10 de marzo de 1986", "es", DEC_3)
+
+
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(people(), st.sampled_from(["es", "en"]), st.sampled_from([None, STRICT]))
+@pytest.mark.slow
+def test_no_text_offers_a_start_before_the_determination(case, lang, rules):
+    p, as_of = case
+    try:
+        d = diferida.evaluate(p, as_of=as_of, lang=lang, rules=rules)
+    except diferida.InputError:
+        return
+    if d.status == "not_entitled":
+        return
+    said = {"headline": d.headline, "start row": start_row(d),
+            "start finding": finding(d, "start").text}
+    for where, text in said.items():
+        assert not offered_before(text, lang, as_of), (where, text)
+    # and the warning for every start asked for before as_of, premature or not
+    asked = p.get("requested_start_date")
+    assert ("start_before_determination" in d.warnings) == (
+        asked is not None and date.fromisoformat(str(asked)) < as_of)

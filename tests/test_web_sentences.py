@@ -445,3 +445,91 @@ def test_an_act_305_member_and_someone_eligible_since_2020_in_a_browser(browser,
     finally:
         context.close()
     assert errors == [], errors
+
+
+# ---- rules §5 and the sentences an analyst signs, on the page ------------------
+
+# eligible since 15 March 2020; a premature request for 1 January 2019
+ASKED_TOO_EARLY = EVERY_ANSWER["eligible-asked-too-early"]
+# still at work at 61 with 30 years: leaving on the calculation's date would
+# be after the 55 of 19.1(b)
+AT_WORK_LONG = {**BASE, "birth_date": "1965-01-01", "entry_date": "1985-01-01",
+                "separation_date": "", "creditable_service_years": "30",
+                "average_compensation": "42000.00"}
+
+
+@pytest.mark.parametrize("where", SEEN_ON)
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_a_premature_past_request_is_told_it_may_be_requested_now(client, lang, where):
+    html = served(client, ASKED_TOO_EARLY, lang, where)
+    facts = text_of(section(html, 'dl class="facts"'))
+    headline = text_of(section(html, 'h2 id="result-title"'))
+    since = fmt_date(date(2020, 3, 15), lang)
+    if lang == "es":
+        assert f"Cumple los requisitos desde el {since}: puede solicitarla ya." in facts
+        assert "La pensión puede solicitarse desde el" not in facts
+        assert f"cumple los requisitos desde el {since}; puede solicitarla ahora" in headline
+        assert f"pensión diferida desde el {since}" not in headline
+    else:
+        assert f"The requirements have been met since {since}: you may request it now." in facts
+        assert f"the requirements have been met since {since}; it may be requested now" in \
+            headline
+        assert f"pension since {since}" not in headline
+    # the warning for a start asked for before the calculation, premature or not
+    warned = text_of(section(html, 'div class="warnings"'))
+    assert fmt_date(date(2019, 1, 1), lang) in warned
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_a_past_start_asked_for_is_said_as_asked_for(client, lang):
+    html = served(client, {**SINCE_2020, "requested_start_date": "2021-01-01"}, lang)
+    start = re.search(r"<dt>[^<]*</dt><dd>([^<]*)</dd></div>\s*</dl>",
+                      section(html, 'dl class="facts"')).group(1)
+    assert start.startswith("Pidió el 1 de enero de 2021" if lang == "es"
+                            else "You asked for January 1, 2021")
+
+
+@pytest.mark.parametrize("where", SEEN_ON)
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_the_still_working_page_says_one_thing(client, lang, where):
+    html = served(client, AT_WORK_LONG, lang, where)
+    t = labels(lang)["result"]
+    page = text_of(html)
+    assert t["in_service_status"] in page or "in_service" in html
+    # no "why not ✗ not separated" under the neutral headline
+    assert f"<h3>{t['why']}</h3>" not in html
+    assert catalog(lang)["reasons"]["not_separated"][1:] not in text_of(
+        section(html, 'div class="why"'))
+    # what to do now: no "with the details written you are not entitled … check them"
+    shipped = guidance.texts("next_steps", lang)["not_entitled"]
+    steps = text_of(section(html, 'section class="next-steps"'))
+    assert shipped["intro"] not in steps and shipped["steps"][0] not in steps
+    assert t["in_service_intro"] in steps
+    # someone still working never "separated" (the row of leaving on the calculation's date)
+    assert ("Se separó el" if lang == "es" else "Separated on") not in page
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_the_minimum_applies_and_the_warnings_heading_says_they_do_not_change_it(client, lang):
+    # rules §8 example 11: the 19.6 minimum is higher than the formula
+    html = served(client, {**BASE, "birth_date": "1935-06-01", "entry_date": "1955-01-01",
+                           "separation_date": "1975-01-01", "creditable_service_years": "12",
+                           "average_compensation": "10000.00"}, lang)
+    t = labels(lang)["result"]
+    formula = text_of(section(html, 'table class="formula"'))
+    assert t["minimum_applied"] in formula
+    assert ("se paga" if lang == "es" else "is paid") not in formula
+    assert t["warnings"] in text_of(html)
+    stands = "se mantiene" if lang == "es" else "stands"
+    assert stands not in text_of(section(html, 'div class="warnings"'))
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_a_2014_entrant_is_not_told_of_act_305s_savings_accounts(client, lang):
+    html = served(client, {**BASE, "birth_date": "1990-01-01", "entry_date": "2014-01-01",
+                           "separation_date": "2020-01-01", "creditable_service_years": "6",
+                           "average_compensation": "30000.00"}, lang)
+    page = text_of(html)
+    assert ("programa híbrido" if lang == "es" else "hybrid program") in page
+    why = text_of(section(html, 'div class="why"'))
+    assert ("cuentas de ahorro" if lang == "es" else "savings-account") not in why
