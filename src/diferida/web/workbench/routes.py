@@ -329,6 +329,7 @@ async def _give_back(request: Request, ctx: Ctx, kept: Kept) -> Response | None:
     values = dict(kept.values)
     values.pop("lang", None)
     reason = values.pop("reason", "")
+    lenient.split_whole(values, DATE_FIELDS)  # a whole date shown in its boxes
     app = Application(values=values, errors={}, reason=reason[:MAX_FIELD_CHARS])
     if kept.path == f"{BASE}/nuevo":
         if (refused := _not_preparer(ctx)) is not None:
@@ -573,6 +574,7 @@ async def _application_step(ctx: Ctx, form: dict[str, str], *,
         # value as typed, in the other language; nothing read, nothing saved
         kept = {k: v for k, v in form.items()
                 if k not in (CSRF_FIELD, SWITCH_FIELD, "action", "lang", "reason")}
+        lenient.split_whole(kept, DATE_FIELDS)  # a whole date shown in its boxes
         return _form_page(ctx, Application(values=kept, errors={},
                                            reason=form.get("reason", "")[:MAX_FIELD_CHARS]),
                           case)

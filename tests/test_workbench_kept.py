@@ -1,0 +1,416 @@
+"""Nothing typed is lost, over HTTP (the browser's side is in
+test_workbench_kept_browser.py).
+
+The attacks of the finding, each as a test: an analyst's session ends while
+she types an application; she presses "Guardar borrador". The post used to
+be answered by a redirect to the sign-in page, which said nothing, and after
+signing in she landed on the queue: the application was gone. Now the post
+is kept (a signed envelope the sign-in form carries), the sign-in page says
+why, and signing in brings back the same form with every value — to her
+only, once, and for a limited time. The header's language switch used to be
+a link that threw the typed form away, and on a page reached by a post
+(`…/aprobar`, `…/enviar`) it pointed at the post's own address, answered
+with a raw JSON "method not allowed". And the warning before the session
+ends needs a way to keep it going (POST /analista/sesion).
+
+Through the real application (TestClient) on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+import pytest
+from fastapi.testclient import TestClient
+
+from diferida.server import create_app
+from diferida.service.settings import Settings
+from diferida.service.testing import database_for_tests
+from diferida.web import lenient
+from diferida.web.workbench.routes import DATE_FIELDS
+from diferida.web.workbench.session import COOKIE, Sessions
+
+from .workbench_helpers import APPLICATION, PASSWORDS, add_users, csrf_of, sign_in
+
+KINDS = ["sqlite", "postgresql"]
+IDLE = 1800
+
+# an application as the form posts it: its dates in three boxes, an address
+# on two lines, accents and quotes, a field the page does not know (kept too)
+TYPED = {**{k: v for k, v in APPLICATION.items() if k not in ("birth_date", "application_date")},
+         "birth_date-day": "10", "birth_date-month": "mayo", "birth_date-year": "1970",
+         "application_date-day": "2", "application_date-month": "11",
+         "application_date-year": "2026",
+         "name": "Carmen Rivera Ortiz \"la maestra\" <Núñez>",
+         "note": "Llamó el 3 de diciembre; trae la certificación & el formulario",
+         "some_future_field": "kept as typed"}
+# what the form shows of it: a date posted whole ("1988-07-01") in its boxes
+SHOWN = dict(TYPED)
+lenient.split_whole(SHOWN, DATE_FIELDS)
+
+
+class Clock:
+    def __init__(self, start: float = 2_000_000_000.0):
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture(params=KINDS)
+def wb(request, tmp_path):
+    """The application on each database, its sessions on a clock the test moves."""
+    with database_for_tests(request.param, tmp_path) as url:
+        app = create_app(Settings(database_url=url, rate_limit_auth_failures="off",
+                                  rate_limit_public="off"))
+        with TestClient(app) as client:
+            add_users(app.state.store)
+            app.state.clock = Clock()
+            app.state.workbench_sessions = Sessions("a test key", idle_seconds=IDLE,
+                                                    max_seconds=36000, clock=app.state.clock)
+            yield app, client
+
+
+class _Controls(HTMLParser):
+    """The values of a page's form controls, as a browser would post them."""
+
+    def __init__(self, form_id: str):
+        super().__init__()
+        self.form_id, self.inside, self.values = form_id, False, {}
+        self._textarea = self._select = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "form":
+            self.inside = a.get("id") == self.form_id
+        if not self.inside:
+            return
+        if tag == "input" and a.get("name") and a.get("type") not in ("submit", "file"):
+            self.values[a["name"]] = a.get("value") or ""
+        elif tag == "textarea":
+            self._textarea = a.get("name")
+            self.values[self._textarea] = ""
+        elif tag == "select":
+            self._select = a.get("name")
+        elif tag == "option" and self._select and "selected" in a:
+            self.values[self._select] = a.get("value") or ""
+
+    def handle_data(self, data):
+        if self._textarea:
+            self.values[self._textarea] += data
+
+    def handle_endtag(self, tag):
+        if tag == "textarea":
+            self._textarea = None
+        elif tag == "select":
+            self._select = None
+        elif tag == "form":
+            self.inside = False
+
+
+def controls(html: str, form_id: str = "application-form") -> dict[str, str]:
+    parser = _Controls(form_id)
+    parser.feed(html)
+    return parser.values
+
+
+def _envelope(html: str) -> str:
+    found = re.search(r'name="conservado" value="([^"]+)"', html)
+    assert found, "the sign-in page carries no kept form"
+    return found.group(1)
+
+
+def _sign_in_with(c, name: str, page_html: str, envelope: str, **extra):
+    return c.post("/analista/entrar", data={
+        "name": name, "password": PASSWORDS[name], "csrf_token": csrf_of(page_html),
+        "lang": "es", "conservado": envelope, **extra}, follow_redirects=False)
+
+
+def _typed_then_expired(app, c, path: str = "/analista/nuevo", action: str = "save",
+                        **more):
+    """Ana opens the form, types, goes away past the idle time, presses Save."""
+    sign_in(c, "ana")
+    token = csrf_of(c.get(path).text)
+    app.state.clock.now += IDLE + 60
+    return c.post(path, data={**TYPED, **more, "csrf_token": token, "lang": "es",
+                              "action": action}, follow_redirects=False)
+
+
+def _cases(app) -> int:
+    return app.state.store.count_cases()
+
+
+def test_a_save_after_the_session_ended_is_kept_and_given_back_whole(wb):
+    app, c = wb
+    r = _typed_then_expired(app, c)
+    # not saved, not lost: the sign-in page says why, and carries the form
+    assert r.status_code == 200 and _cases(app) == 0
+    notice = re.search(r'id="notice"[^>]*>([^<]*)<', r.text).group(1)
+    assert "terminó por inactividad; lo escrito se conservó" in notice
+    assert 'id="signin-form"' in r.text and 'type="password"' in r.text
+    envelope = _envelope(r.text)
+    # nothing typed is in the address or in a cookie; the envelope is signed
+    assert all("Carmen" not in v for v in r.headers.get_list("set-cookie"))
+    # the same user signs in: the same form, every value as typed
+    back = _sign_in_with(c, "ana", r.text, envelope)
+    assert back.status_code == 200, back.text[:300]
+    assert 'id="restored"' in back.text and 'id="list-title"' not in back.text
+    got = controls(back.text)
+    for name, value in SHOWN.items():
+        if name == "some_future_field":
+            continue  # not a field of this form: kept, but no box shows it
+        assert got.get(name) == value, (name, got.get(name), value)
+    # a new session, and the form saves from there
+    assert c.cookies.get(COOKIE)
+    saved = c.post("/analista/nuevo", data={**got, "action": "save"}, follow_redirects=False)
+    assert saved.status_code == 303 and "hecho=created" in saved.headers["location"]
+    assert _cases(app) == 1
+
+
+def test_a_kept_correction_comes_back_on_its_case_with_its_reason(wb):
+    app, c = wb
+    sign_in(c, "ana")
+    page = c.get("/analista/nuevo")
+    made = c.post("/analista/nuevo", data={**APPLICATION, "action": "save",
+                                           "csrf_token": csrf_of(page.text)},
+                  follow_redirects=False)
+    case = made.headers["location"].split("/")[3].split("?")[0]
+    path = f"/analista/casos/{case}/corregir"
+    token = csrf_of(c.get(path).text)
+    app.state.clock.now += IDLE + 1
+    r = c.post(path, data={**APPLICATION, "average_compensation": "31.500,00",
+                           "reason": "Certificación nueva de la retribución",
+                           "csrf_token": token, "action": "save"}, follow_redirects=False)
+    assert r.status_code == 200 and "conservado" in r.text
+    back = _sign_in_with(c, "ana", r.text, _envelope(r.text))
+    assert back.status_code == 200 and 'id="restored"' in back.text
+    got = controls(back.text)
+    assert got["average_compensation"] == "31.500,00"
+    assert got["reason"] == "Certificación nueva de la retribución"
+    assert f'action="{path}"' in back.text
+
+
+def test_another_user_signing_in_never_gets_it(wb):
+    app, c = wb
+    r = _typed_then_expired(app, c)
+    envelope = _envelope(r.text)
+    # sol signs in at the same browser, with ana's kept form in the page
+    other = _sign_in_with(c, "sol", r.text, envelope)
+    assert other.status_code == 303 and other.headers["location"] == "/analista"
+    queue = c.get("/analista")
+    assert "Carmen" not in queue.text and "la maestra" not in queue.text
+    # left for ana: she still gets it
+    c.cookies.clear()
+    page = c.get("/analista/entrar")
+    back = _sign_in_with(c, "ana", page.text, envelope)
+    assert back.status_code == 200 and controls(back.text)["birth_date-month"] == "mayo"
+
+
+def test_the_kept_form_is_given_back_once(wb):
+    app, c = wb
+    r = _typed_then_expired(app, c)
+    envelope = _envelope(r.text)
+    assert _sign_in_with(c, "ana", r.text, envelope).status_code == 200
+    # the same envelope again (Back and resubmit, or a copy): the queue, no form
+    c.cookies.clear()
+    page = c.get("/analista/entrar")
+    again = _sign_in_with(c, "ana", page.text, envelope)
+    assert again.status_code == 303 and again.headers["location"] == "/analista"
+
+
+def test_a_kept_form_expires(wb):
+    app, c = wb
+    r = _typed_then_expired(app, c)
+    envelope = _envelope(r.text)
+    app.state.clock.now += IDLE + 1  # longer than a kept form waits
+    late = _sign_in_with(c, "ana", r.text, envelope)
+    assert late.status_code == 303 and late.headers["location"] == "/analista"
+
+
+def test_a_forged_or_altered_envelope_gives_nothing_back(wb):
+    app, c = wb
+    r = _typed_then_expired(app, c)
+    envelope = _envelope(r.text)
+    forged = Sessions("another key", idle_seconds=IDLE, clock=app.state.clock)
+    made = forged._signed(forged._kept, {"u": 1, "p": "/analista/nuevo",
+                                         "v": {"name": "x"}, "n": "n"})
+    for bad in (made, envelope[:-2] + ("AA" if envelope[-2:] != "AA" else "BB"), "x" * 5000):
+        page = c.get("/analista/entrar")
+        got = _sign_in_with(c, "ana", page.text, bad)
+        assert got.status_code == 303 and got.headers["location"] == "/analista", bad[:40]
+
+
+def test_only_a_form_of_the_sessions_own_page_is_kept(wb):
+    """A post without the session's CSRF token (another site's page, which
+    the SameSite cookie does not even reach), or from a session signed out
+    or of a user disabled since, is refused as before: nothing kept."""
+    app, c = wb
+    sign_in(c, "ana")
+    token = csrf_of(c.get("/analista/nuevo").text)
+    app.state.clock.now += IDLE + 1
+    for data in ({**TYPED, "action": "save"}, {**TYPED, "action": "save", "csrf_token": "x"}):
+        r = c.post("/analista/nuevo", data=data, follow_redirects=False)
+        assert r.status_code == 303 and r.headers["location"].startswith("/analista/entrar")
+    # signed out: the session ended for good
+    c2 = TestClient(app)
+    sign_in(c2, "ana")
+    token = csrf_of(c2.get("/analista/nuevo").text)
+    cookie = c2.cookies.get(COOKIE)
+    c2.post("/analista/salir", data={"csrf_token": token})
+    c2.cookies.set(COOKIE, cookie, path="/analista")
+    app.state.clock.now += IDLE + 1
+    r = c2.post("/analista/nuevo", data={**TYPED, "csrf_token": token, "action": "save"},
+                follow_redirects=False)
+    assert r.status_code == 303 and "conservado" not in r.text
+    # disabled since
+    c3 = TestClient(app)
+    sign_in(c3, "gone")
+    token = csrf_of(c3.get("/analista/nuevo").text)
+    app.state.store.disable_user("gone")
+    app.state.clock.now += IDLE + 1
+    r = c3.post("/analista/nuevo", data={**TYPED, "csrf_token": token, "action": "save"},
+                follow_redirects=False)
+    assert r.status_code == 303 and "conservado" not in r.text
+    assert _cases(app) == 0
+
+
+def test_a_session_past_its_length_says_so_and_keeps_the_form(wb):
+    app, c = wb
+    sign_in(c, "ana")
+    for _ in range(20):  # active all day: renewed by each page
+        app.state.clock.now += 1790
+        token = csrf_of(c.get("/analista/nuevo").text)
+    app.state.clock.now += 1790  # past the 10 hours
+    r = c.post("/analista/nuevo", data={**TYPED, "csrf_token": token, "action": "preview"},
+               follow_redirects=False)
+    assert r.status_code == 200
+    assert "duración máxima" in r.text and _envelope(r.text)
+
+
+def test_the_sign_in_pages_language_switch_keeps_the_kept_form(wb):
+    app, c = wb
+    r = _typed_then_expired(app, c)
+    envelope = _envelope(r.text)
+    assert re.search(r'<button[^>]*form="signin-form"[^>]*name="idioma"[^>]*value="en"', r.text)
+    en = c.post("/analista/entrar", data={"idioma": "en", "lang": "es", "conservado": envelope,
+                                          "aviso": "kept_idle", "name": "ana"})
+    assert en.status_code == 200 and '<html lang="en">' in en.text
+    assert "what you typed was kept" in en.text and _envelope(en.text) == envelope
+    back = c.post("/analista/entrar", data={
+        "name": "ana", "password": PASSWORDS["ana"], "csrf_token": csrf_of(en.text),
+        "lang": "en", "conservado": envelope}, follow_redirects=False)
+    assert back.status_code == 200 and '<html lang="en">' in back.text
+    assert controls(back.text)["note"] == TYPED["note"]
+
+
+# --- the language switch --------------------------------------------------------------------
+
+def test_the_language_switch_posts_the_form_and_keeps_every_value(wb):
+    app, c = wb
+    sign_in(c, "ana")
+    page = c.get("/analista/nuevo")
+    # the switch is a button of the application form, not a link
+    assert re.search(r'<button[^>]*form="application-form"[^>]*name="idioma"[^>]*value="en"',
+                     page.text)
+    assert 'id="application-form"' in page.text
+    r = c.post("/analista/nuevo", data={**TYPED, "csrf_token": csrf_of(page.text),
+                                        "lang": "es", "idioma": "en"})
+    assert r.status_code == 200 and '<html lang="en">' in r.text
+    got = controls(r.text)
+    for name, value in SHOWN.items():
+        if name != "some_future_field":
+            assert got.get(name) == value, name
+    assert 'id="error-summary"' not in r.text and _cases(app) == 0
+    # and back to Spanish, from the English page
+    es = c.post("/analista/nuevo", data={**got, "idioma": "es"})
+    assert '<html lang="es">' in es.text and controls(es.text)["name"] == TYPED["name"]
+
+
+def _lang_link(html: str) -> str:
+    found = re.search(r'<a href="([^"]+)" id="lang-switch"', html)
+    assert found, "the page's language switch is not a link"
+    return found.group(1).replace("&amp;", "&")
+
+
+def test_every_page_reached_by_a_post_has_a_language_link_that_works(wb):
+    app, c = wb
+    sign_in(c, "ana")
+    page = c.get("/analista/nuevo")
+    token = csrf_of(page.text)
+    made = c.post("/analista/nuevo", data={**APPLICATION, "action": "save",
+                                           "csrf_token": token}, follow_redirects=False)
+    case = made.headers["location"].split("/")[3].split("?")[0]
+    aud = TestClient(app)
+    sign_in(aud, "aud")
+    aud_token = csrf_of(aud.get("/analista").text)
+    # refusals reached by a post, and the search results
+    answers = [
+        aud.post(f"/analista/casos/{case}/aprobar", data={"csrf_token": aud_token,
+                                                         "confirmado": "1"}),
+        aud.post(f"/analista/casos/{case}/enviar", data={"csrf_token": aud_token}),
+        aud.post(f"/analista/casos/{case}/devolver", data={"csrf_token": aud_token}),
+        aud.post("/analista/buscar", data={"csrf_token": aud_token, "caso": case}),
+        c.post("/analista/importar", data={"csrf_token": token}),
+    ]
+    for answer, client in zip(answers, (aud, aud, aud, aud, c), strict=True):
+        assert answer.request.method == "POST" and answer.status_code < 500
+        link = _lang_link(answer.text)
+        assert "lang=en" in link
+        other = client.get(link)
+        assert other.status_code == 200, (answer.request.url, link, other.text[:200])
+        assert '<html lang="en">' in other.text and "method_not_allowed" not in other.text
+
+
+# --- the warning's "keep working" -----------------------------------------------------------
+
+def test_keep_working_renews_the_session(wb):
+    app, c = wb
+    clock = app.state.clock
+    sign_in(c, "ana")
+    page = c.get("/analista/nuevo")
+    # the page tells its script how long the session lasts and when to warn
+    assert 'data-session-left="1800"' in page.text and 'data-session-warn="120"' in page.text
+    assert 'role="alertdialog"' in page.text
+    token = csrf_of(page.text)
+    clock.now += IDLE - 60  # the warning is up
+    r = c.post("/analista/sesion", data={"csrf_token": token})
+    assert r.status_code == 200 and r.json() == {"seconds": IDLE, "extendable": True}
+    clock.now += IDLE - 60  # without the renewal it would have ended by now
+    assert c.get("/analista/nuevo").status_code == 200
+    # no token, no renewal
+    assert c.post("/analista/sesion", data={}).status_code == 403
+    # too late: said, never a redirect the script would follow
+    clock.now += IDLE + 1
+    late = c.post("/analista/sesion", data={"csrf_token": token}, follow_redirects=False)
+    assert late.status_code == 401 and late.json() == {"ended": True}
+
+
+def test_near_its_length_the_session_cannot_be_extended_and_the_page_says_so(wb):
+    app, c = wb
+    sign_in(c, "ana")
+    for _ in range(20):
+        app.state.clock.now += 1750
+        page = c.get("/analista/nuevo")
+    left = 36000 - 20 * 1750
+    assert f'data-session-left="{left}"' in page.text
+    assert 'data-session-extendable="no"' in page.text
+    r = c.post("/analista/sesion", data={"csrf_token": csrf_of(page.text)})
+    assert r.json() == {"seconds": left, "extendable": False}
+
+
+def test_a_form_given_back_is_spent_for_every_process_of_the_service(wb):
+    """The kept form's random id, once given back, is refused by every
+    process using the same database (it is recorded with the sign-outs)."""
+    app, c = wb
+    r = _typed_then_expired(app, c)
+    envelope = _envelope(r.text)
+    assert _sign_in_with(c, "ana", r.text, envelope).status_code == 200
+    url = str(app.state.store.engine.url.render_as_string(hide_password=False))
+    second = create_app(Settings(database_url=url, rate_limit_auth_failures="off",
+                                 rate_limit_public="off"))
+    with TestClient(second) as c2:
+        second.state.workbench_sessions = Sessions("a test key", idle_seconds=IDLE,
+                                                   max_seconds=36000, clock=app.state.clock)
+        page = c2.get("/analista/entrar")
+        again = _sign_in_with(c2, "ana", page.text, envelope)
+        assert again.status_code == 303 and again.headers["location"] == "/analista"
