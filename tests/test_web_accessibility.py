@@ -54,6 +54,7 @@ from .axe_helpers import (
     put_axe,
 )
 from .conftest import SHOTS, TIER, screenshot
+from .date_boxes import in_boxes
 
 A11Y_SHOTS = SHOTS / "a11y"
 AS_OF = "2026-11-29"
@@ -107,14 +108,16 @@ STATES: dict[str, tuple[dict[str, str] | None, str | None, str]] = {
     "compare-same": ({**EX2, "compare": STRICT}, "calculate", "result"),
     "errors-compare": ({**EX4, "compare": "article19"}, "calculate", "errors"),
     "printable-compare": ({**EX4, "compare": STRICT}, "print", "print"),
-    # nothing read silently: a date whose day and month could be swapped is
-    # asked back (two buttons), a thousands dot refused; the page's own
-    # formats read, the details as read next to the headline
-    "errors-asked-back": ({**EX1, "birth_date": "11/03/1970", "average_compensation": "$38.500"},
+    # nothing read silently: a date in three boxes, one message naming the
+    # box in error (31 February; a missing month), a thousands dot refused;
+    # the page's own formats read (a month by its name), the details as read
+    # next to the headline
+    "errors-date-boxes": ({**EX1, "birth_date": ("31", "feb", "1970"),
+                           "entry_date": ("1", "", "1988"), "average_compensation": "$38.500"},
                           "calculate", "errors"),
-    "read-as-typed": ({**EX4, "birth_date": "14/2/1971", "creditable_service_years":
-                       "21 años y 3 meses", "average_compensation": "$38,500.00"},
-                      "calculate", "result"),
+    "read-as-typed": ({**EX4, "birth_date": ("14", "febrero", "1971"),
+                       "creditable_service_years": "21 años y 3 meses",
+                       "average_compensation": "$38,500.00"}, "calculate", "result"),
 }
 GLOSSARY_URLS = ("/glosario", "/glossary")
 
@@ -150,7 +153,8 @@ FILL_AT_ONCE = """(values) => {
 
 def fill_at_once(page, values: dict[str, str]) -> None:
     """Each value in the control of that name (a radio: the one of that value)."""
-    missing = page.evaluate(FILL_AT_ONCE, values)
+    # each date into its three boxes (tests/date_boxes.py)
+    missing = page.evaluate(FILL_AT_ONCE, in_boxes(values))
     assert missing == [], f"the form has no control for {missing}"
 
 
@@ -344,7 +348,7 @@ def state_html(client, state: str, lang: str) -> str | None:
         return None
     if values is None:
         return client.get(f"/?lang={lang}").text
-    data = {**values, "lang": lang, "as_of": AS_OF}
+    data = {**in_boxes({**values, "as_of": AS_OF}), "lang": lang}
     if button == "convert":
         return client.post("/calcular", data={**data, "action": "convert"}).text
     r = client.post("/calcular", data={**data, "action": "calculate"})

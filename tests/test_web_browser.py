@@ -19,6 +19,7 @@ import pytest
 from playwright.sync_api import expect
 
 from .conftest import SHOTS, screenshot
+from .date_boxes import in_boxes
 from .test_web_htmlcheck import problems
 from .worked_examples import ONE
 
@@ -75,7 +76,8 @@ def fill(page, values: dict[str, str], as_of: str = AS_OF) -> None:
     advanced = page.locator("details.advanced")
     if advanced.count() and advanced.get_attribute("open") is None:
         page.click("details.advanced > summary")
-    for name, value in {**values, "as_of": as_of}.items():
+    # each date into its three boxes, as a person types it (tests/date_boxes.py)
+    for name, value in in_boxes({**values, "as_of": as_of}).items():
         if name in ("group", "refund_requested"):
             page.check(f"#f-{name}-{value}")
         else:
@@ -166,9 +168,11 @@ def test_switching_to_english_keeps_what_was_typed_and_the_answer(page):
     calculate(page)
     page.click("button[value='lang:en']")
     page.wait_for_selector("html[lang='en']")
-    for name in ("birth_date", "entry_date", "separation_date", "creditable_service_years",
-                 "average_compensation", "as_of"):
-        assert page.input_value(f"#f-{name}") == {**EXAMPLE_1, "as_of": AS_OF}[name]
+    # every value as typed, each date in its three boxes
+    for name, value in in_boxes({k: {**EXAMPLE_1, "as_of": AS_OF}[k] for k in (
+            "birth_date", "entry_date", "separation_date", "creditable_service_years",
+            "average_compensation", "as_of")}).items():
+        assert page.input_value(f"#f-{name}") == value
     assert page.is_checked("#f-group-general") and page.is_checked("#f-refund_requested-false")
     assert visible_text(page, "label[for='f-creditable_service_years']").startswith(
         "Years of creditable service")
@@ -178,7 +182,8 @@ def test_switching_to_english_keeps_what_was_typed_and_the_answer(page):
     shot(page, "06-switched-to-english")
     page.click("button[value='lang:es']")
     page.wait_for_selector("html[lang='es']")
-    assert page.input_value("#f-birth_date") == "1970-05-10"
+    assert [page.input_value(f"#f-birth_date-{p}") for p in ("day", "month", "year")] == [
+        "10", "05", "1970"]
     assert_valid(page)
 
 
@@ -265,7 +270,7 @@ def test_the_calculator_works_with_the_keyboard_alone(page):
     assert page.evaluate("document.activeElement.className") == "skip"
     page.keyboard.press("Enter")
     page.keyboard.press("Tab")
-    assert page.evaluate("document.activeElement.id") == "f-birth_date"
+    assert page.evaluate("document.activeElement.id") == "f-birth_date-day"
 
     def tab_to(element_id: str) -> None:
         for _ in range(30):
@@ -274,12 +279,20 @@ def test_the_calculator_works_with_the_keyboard_alone(page):
             page.keyboard.press("Tab")
         raise AssertionError(f"Tab never reached #{element_id}")
 
-    # day/month/year or year-month-day, in one box (a day/month/year whose day
-    # and month could be swapped is asked back: test_web_calculator_round2.py)
-    page.keyboard.type("1970-05-10")
-    for name, digits in (("entry_date", "1988-07-01"), ("separation_date", "30/06/2010")):
-        tab_to(f"f-{name}")
-        page.keyboard.type(digits)
+    # each date in its three boxes, Tab from one box to the next (the month a
+    # number or its name: test_web_date_boxes.py)
+    def type_date(day: str, month: str, year: str) -> None:
+        for part, typed in (("day", day), ("month", month), ("year", year)):
+            if part != "day":
+                page.keyboard.press("Tab")
+            assert page.evaluate("document.activeElement.id").endswith(f"-{part}")
+            page.keyboard.type(typed)
+
+    type_date("10", "5", "1970")
+    for name, parts in (("entry_date", ("1", "July", "1988")),
+                        ("separation_date", ("30", "06", "2010"))):
+        tab_to(f"f-{name}-day")
+        type_date(*parts)
     tab_to("f-creditable_service_years")
     page.keyboard.type("22")
     tab_to("f-average_compensation")
@@ -291,8 +304,8 @@ def test_the_calculator_works_with_the_keyboard_alone(page):
     page.keyboard.press("ArrowDown")  # Yes -> No
     tab_to("advanced-summary")  # the analyst's options, closed
     page.keyboard.press("Enter")
-    tab_to("f-as_of")
-    page.keyboard.type("29/11/2026")
+    tab_to("f-as_of-day")
+    type_date("29", "11", "2026")
     page.keyboard.press("Enter")  # Enter calculates (not the language switch)
     page.wait_for_selector("#result-title")
     assert page.evaluate("document.activeElement.id") == "result-title"

@@ -5,9 +5,9 @@
   to write the amount (the page reads a dot as the cents point, and "38.500"
   is also the strict form of $38.50: two readings, neither guessed); the
   same amount written "38,500.00", "$38,500" or "38500" is read as 38,500.
-- A day/month/year date whose day and month could be swapped ("11/03/1963",
-  "3/7/1991") is asked back with the two dates in words, as two buttons; the
-  one chosen is used. A date with one reading ("14/2/1971") is not asked.
+- A date is typed in three boxes (day, month, year): "11/03/1963" or
+  "3/7/1991" has one reading there, and nothing is asked back; a date posted
+  whole with one reading ("14/2/1971") is read too.
 - "Datos considerados", every value as it was read, in words, stands next to
   the headline.
 - The scenario rows use the values as read ("14/2/1971", "$45,000",
@@ -26,11 +26,12 @@ from datetime import date
 import pytest
 
 import diferida
-from diferida.i18n import catalog
+from diferida.i18n import catalog, fmt_date
 from diferida.money import format_money
 from diferida.web.labels import labels
 
 from .conftest import SHOTS, screenshot
+from .date_boxes import in_boxes
 from .test_web_htmlcheck import problems
 from .test_web_pages import error_next_to, text_of
 
@@ -179,42 +180,35 @@ def test_the_same_amount_with_a_thousands_comma_or_none_is_read_as_38500(client,
                                          flags=re.S).group(1))
 
 
-# ---- dates: a day and a month that could be swapped are asked back -------------------
+# ---- dates: three boxes, one reading (test_web_date_boxes.py has the rest) --------
 
-@pytest.mark.parametrize("lang, typed, field, first, second, question", [
-    ("es", "11/03/1963", "birth_date", "1963-03-11", "1963-11-03",
-     "«11/03/1963»: ¿11 de marzo de 1963 o 3 de noviembre de 1963?"),
-    ("en", "11/03/1963", "birth_date", "1963-03-11", "1963-11-03",
-     "'11/03/1963': March 11, 1963 or November 3, 1963?"),
-    ("es", "3/7/1991", "entry_date", "1991-07-03", "1991-03-07",
-     "«3/7/1991»: ¿3 de julio de 1991 o 7 de marzo de 1991?"),
-    ("en", "3.7.1991", "entry_date", "1991-07-03", "1991-03-07",
-     "'3.7.1991': July 3, 1991 or March 7, 1991?"),
+@pytest.mark.parametrize("lang, field, parts, iso", [
+    ("es", "birth_date", ("11", "03", "1963"), "1963-03-11"),
+    ("en", "birth_date", ("3", "November", "1963"), "1963-11-03"),
+    ("es", "entry_date", ("3", "7", "1991"), "1991-07-03"),
+    ("en", "entry_date", ("3", "jul", "1991"), "1991-07-03"),
 ])
-def test_a_date_whose_day_and_month_could_be_swapped_is_asked_back(
-        client, lang, typed, field, first, second, question):
-    r = post(client, {**OFFICER, field: typed}, lang)
-    assert r.status_code == 422  # nothing is calculated on a guess
-    assert question in error_next_to(r.text, field)
-    assert question in text_of(r.text[:r.text.index('id="calc"')])  # in the list of mistakes
-    buttons = re.findall(rf'<button type="submit" class="secondary" name="action" '
-                         rf'value="pick:{field}:([0-9-]+)">([^<]+)</button>', r.text)
-    assert [iso for iso, _ in buttons] == [first, second]
+def test_a_date_whose_day_and_month_could_be_swapped_has_one_reading_in_its_boxes(
+        client, lang, field, parts, iso):
+    """Was: "11/03/1963" asked back with two buttons; in three boxes the day
+    and the month are said apart, so nothing is asked and nothing guessed."""
+    data = {k: v for k, v in OFFICER.items() if k != field}
+    data.update(in_boxes({field: parts}))
+    r = post(client, data, lang)
+    assert r.status_code == 200
+    assert "pick:" not in r.text
+    d = engine(OFFICER, lang, **{field: iso})
+    assert fmt_date(date.fromisoformat(iso), lang) in text_of(
+        re.search(r'id="data-read">(.*?)</dl>', r.text, flags=re.S).group(1))
+    assert re.search(r'id="annual-amount">(\$[\d,.]+)<', r.text).group(1) == (
+        format_money(d.annual_amount))
+    # the boxes keep what was typed
+    assert f'name="{field}-month" type="text" class="date-month" value="{parts[1]}"' in r.text
     assert problems(r.text) == []
-    # choosing one (a plain form post, as without the script) uses that date
-    for iso, words in buttons:
-        r = post(client, {**OFFICER, field: typed, "action": f"pick:{field}:{iso}"}, lang)
-        assert r.status_code == 200
-        d = engine(OFFICER, lang, **{field: iso})
-        assert words in text_of(re.search(r'id="data-read">(.*?)</dl>', r.text,
-                                          flags=re.S).group(1))
-        assert re.search(r'id="annual-amount">(\$[\d,.]+)<', r.text).group(1) == (
-            format_money(d.annual_amount))
-        assert f'name="{field}" type="text" value="{iso}"' in r.text  # put in the box
 
 
 @pytest.mark.parametrize("typed", ["14/2/1971", "14.02.1971", "1971-02-14"])
-def test_a_date_with_one_reading_is_not_asked_and_is_shown_in_words(client, typed):
+def test_a_date_posted_whole_with_one_reading_is_read_and_shown_in_words(client, typed):
     r = post(client, {**OFFICER, "birth_date": typed}, "es")
     assert r.status_code == 200
     assert "pick:" not in r.text
@@ -222,14 +216,14 @@ def test_a_date_with_one_reading_is_not_asked_and_is_shown_in_words(client, type
         re.search(r'id="data-read">(.*?)</dl>', r.text, flags=re.S).group(1))
 
 
-def test_a_thirteenth_month_says_the_day_goes_first_in_both_languages(client):
+def test_a_thirteenth_month_names_the_month_box_in_both_languages(client):
     for lang, says in (
-            ("es", "«10/13/1970»: el mes (13) debe ir del 1 al 12 (día primero: día/mes/año)"),
-            ("en", "'10/13/1970': the month (13) must be from 1 to 12 (day first: "
-                   "day/month/year)")):
+            ("es", "El mes de la fecha de nacimiento debe ser un número del 1 al 12"),
+            ("en", "The month of the date of birth must be a number from 1 to 12")):
         r = post(client, {**OFFICER, "birth_date": "10/13/1970"}, lang)
         assert r.status_code == 422
         assert says in error_next_to(r.text, "birth_date")
+        assert 'href="#f-birth_date-month"' in r.text
 
 
 @pytest.mark.parametrize("lang, says", [
@@ -307,8 +301,9 @@ def test_the_separation_rows_use_the_values_as_read(client, lang):
 # ---- in chromium, with the page's script -------------------------------------------
 
 def test_a_police_officer_types_the_pages_own_formats_in_a_browser(browser, base_url):
-    """"$38,500.00", "21 años y 3 meses", day-first dates, one of them asked
-    back and chosen: the amount and every scenario row are the core's."""
+    """"$38,500.00", "21 años y 3 meses", dates in their three boxes (3 / 7 /
+    1991 is the 3rd of July, nothing asked): the amount and every scenario
+    row are the core's."""
     context = browser.new_context(base_url=base_url, viewport={"width": 1280, "height": 900})
     page = context.new_page()
     errors: list[str] = []
@@ -319,17 +314,14 @@ def test_a_police_officer_types_the_pages_own_formats_in_a_browser(browser, base
         if page.locator("details.advanced").get_attribute("open") is None:
             page.click("details.advanced > summary")
         typed = {**OFFICER_TYPED, "entry_date": "3/7/1991", "separation_date": "15/10/2012"}
-        for name, value in typed.items():
+        for name, value in in_boxes(typed).items():
             if name in ("group", "refund_requested"):
                 page.check(f"#f-{name}-{value}")
             else:
                 page.fill(f"#f-{name}", value)
         page.click("#calc button.primary")
-        page.wait_for_selector("#error-summary")
-        assert "¿3 de julio de 1991 o 7 de marzo de 1991?" in page.inner_text("#error-summary")
-        screenshot(page, SHOTS / "round2-asked-back.png", full_page=True)
-        page.click("button[value='pick:entry_date:1991-07-03']")
         page.wait_for_selector("#result-title")
+        assert page.locator("#error-summary").count() == 0
         strict = {**OFFICER, "entry_date": "1991-07-03", "separation_date": "2012-10-15"}
         d = engine(strict, "es")
         assert page.inner_text("#annual-amount").strip() == format_money(d.annual_amount)

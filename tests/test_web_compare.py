@@ -30,6 +30,7 @@ from diferida.web.labels import labels
 from diferida.web.view import estimate_words
 
 from .conftest import SHOTS, examples, screenshot
+from .date_boxes import in_boxes
 from .test_web_htmlcheck import problems
 from .test_web_pages import text_of
 
@@ -431,7 +432,8 @@ def test_in_the_browser_a_police_officer_compared_with_the_strict_reading(
         page.goto("/")
         if page.locator("details.advanced").get_attribute("open") is None:
             page.click("details.advanced > summary")
-        for name, value in {**POLICE, "as_of": AS_OF}.items():
+        # each date into its three boxes (tests/date_boxes.py)
+        for name, value in in_boxes({**POLICE, "as_of": AS_OF}).items():
             if name in ("group", "refund_requested"):
                 page.check(f"#f-{name}-{value}")
             else:

@@ -56,7 +56,11 @@ def test_the_calculator_opens_in_spanish_with_every_field_of_the_specification(c
     assert '<html lang="es">' in r.text
     for name in EXAMPLE_1 | {"participant_id": "", "deferred_right_1960": "",
                              "requested_start_date": ""}:
-        assert f'name="{name}"' in r.text, name
+        # a date in its three boxes (day, month, year: test_web_date_boxes.py)
+        shown = [f"{name}-{p}" for p in ("day", "month", "year")] if name.endswith(
+            ("_date", "as_of")) else [name]
+        for box in shown:
+            assert f'name="{box}"' in r.text, box
     assert "Ley 3-2013" in r.text  # rules §9 scope note, before any answer
     assert problems(r.text) == []
 
@@ -77,7 +81,8 @@ def test_without_javascript_the_form_posts_and_the_answer_is_on_the_same_page(cl
             in page)
     assert ONE.annual_shown in page and ONE.monthly_shown in page
     assert "Regla 19.1(a)" in page and "Regla 19.5(a)" in page
-    assert 'value="1970-05-10"' in r.text  # the form keeps what was typed
+    # the form keeps the date, in its boxes (posted whole, it has one reading)
+    assert 'name="birth_date-year" type="text" class="date-4" value="1970"' in r.text
     assert problems(r.text) == []
 
 
@@ -132,7 +137,8 @@ def test_switching_language_before_any_answer_only_translates(client):
     r = client.post("/calcular", data={"birth_date": "1970-05-10", "lang": "es",
                                        "action": "lang:en"})
     assert r.status_code == 200
-    assert '<html lang="en">' in r.text and 'value="1970-05-10"' in r.text
+    assert '<html lang="en">' in r.text
+    assert 'name="birth_date-day" type="text" class="date-2" value="10"' in r.text
     assert 'class="error"' not in r.text
 
 

@@ -85,34 +85,38 @@ def test_service_is_read_in_years_or_years_and_months_with_any_rounding_shown(
 
 
 @pytest.mark.parametrize("typed, error", [
-    ("0510", "no es una fecha: escríbala como día/mes/año"),
-    ("31/02/1970", "febrero de 1970 no tiene día 31 (tiene 28 días)"),
-    ("10/13/1970", "el mes (13) debe ir del 1 al 12"),
-    ("10/05/70", "escriba el año con sus 4 cifras"),
+    (("0510", "", ""), "La fecha de nacimiento debe incluir el mes y el año"),
+    (("10/05/1970", "", ""), "Escriba la fecha de nacimiento en sus tres casillas"),
+    (("31", "02", "1970"),
+     "El día de la fecha de nacimiento debe ir del 1 al 28: febrero de 1970 tiene 28 días"),
+    (("10", "13", "1970"), "El mes de la fecha de nacimiento debe ser un número del 1 al 12"),
+    (("10", "05", "70"), "El año de la fecha de nacimiento debe tener 4 cifras"),
 ])
 def test_a_date_that_cannot_be_read_says_exactly_what_is_wrong(client, typed, error):
-    r = client.post("/calcular", data={**EXAMPLE_1, "birth_date": typed})
+    boxes = dict(zip(("birth_date-day", "birth_date-month", "birth_date-year"), typed,
+                     strict=True))
+    r = client.post("/calcular", data={**{k: v for k, v in EXAMPLE_1.items()
+                                           if k != "birth_date"}, **boxes})
     assert r.status_code == 422
     page = text_of(r.text)
     assert error in page and "Es obligatori" not in page
 
 
-def test_dates_are_day_month_year_in_one_box_or_year_month_day(client):
-    for typed in ("10/05/1970", "10-5-1970", "10.05.1970", "1970-05-10"):
-        assert lenient.read_date(typed, labels("en")["lenient"]) == ("1970-05-10", None)
+def test_dates_are_typed_in_three_boxes_and_a_whole_date_of_one_reading_is_read(client):
+    for typed in ("25/05/1970", "25-5-1970", "25.05.1970", "1970-05-25"):
+        assert lenient.read_date(typed, labels("en")["lenient"]) == ("1970-05-25", None)
     html = client.get("/").text
     assert 'type="date"' not in html
-    # the page's example has one reading only: a day of 12 or less is asked back
-    assert "día/mes/año, por ejemplo 25/05/1970" in text_of(html)
-    page = text_of(client.post("/calcular", data={**EXAMPLE_1, "birth_date": "10/05/1970",
-                                                  "entry_date": "1/7/1988",
-                                                  "separation_date": "30/06/2010",
-                                                  "action": "pick:birth_date:1970-05-10"}).text)
-    assert "¿1 de julio de 1988 o 7 de enero de 1988?" in page
+    # the day, the month and the year each in its box: nothing to ask back
+    assert "Por ejemplo: 25 5 1970" in text_of(html)
+    for part in ("day", "month", "year"):
+        assert f'id="f-birth_date-{part}"' in html
     page = text_of(client.post("/calcular", data={
-        **EXAMPLE_1, "birth_date": "1970-05-10", "entry_date": "1/7/1988",
-        "separation_date": "30/06/2010", "action": "pick:entry_date:1988-07-01"}).text)
-    assert "10 de mayo de 1970" in page and ONE.annual_shown in page
+        **{k: v for k, v in EXAMPLE_1.items() if k not in ("entry_date", "birth_date")},
+        "birth_date-day": "10", "birth_date-month": "mayo", "birth_date-year": "1970",
+        "entry_date-day": "1", "entry_date-month": "7", "entry_date-year": "1988"}).text)
+    assert "10 de mayo de 1970" in page and "1 de julio de 1988" in page
+    assert ONE.annual_shown in page
 
 
 def test_files_and_the_api_keep_the_strict_formats(client):

@@ -6,7 +6,8 @@ test-full`):
 - someone still working (no separation date);
 - someone who asked for a refund;
 - an entrant of 1958, eligible for decades;
-- an English speaker who writes dates month first (asked back, then chosen).
+- an English speaker who writes dates month first (in the boxes: the month by
+  its name).
 
 Each answer and each scenario row is checked against `diferida.evaluate`
 for the same values (the core the command `diferida evaluate` runs); a date
@@ -29,6 +30,7 @@ from diferida.money import format_money
 from diferida.web.labels import labels
 
 from .conftest import SHOTS, TIER, screenshot
+from .date_boxes import in_boxes
 from .test_web_calculator_round2 import check_leave_rows, check_start_rows, day_in_words, table_rows
 
 AS_OF = "2026-11-29"
@@ -65,11 +67,13 @@ STORIES: dict[str, tuple[str, dict[str, str], str | None, dict[str, str], str]] 
         "birth_date": "1934-04-20", "entry_date": "1958-03-01", "separation_date": "1980-06-30",
         "creditable_service_years": "22", "average_compensation": "9000",
         "group": "general", "refund_requested": "false"}, "31/12/2027"),
-    # month first: 11/03/1963 is November 3, 1963 to her; asked back, she picks it
+    # month first: 11/03/1963 is November 3, 1963 to her; in the boxes she
+    # types the day, then the month by its name: nothing to ask back
     "english": ("en", {
-        "birth_date": "11/03/1963", "entry_date": "1986-09-15", "separation_date": "2012-01-31",
+        "birth_date": "November 3, 1963", "entry_date": "1986-09-15",
+        "separation_date": "2012-01-31",
         "creditable_service_years": "25.5", "average_compensation": "$52,000",
-        "group": "general", "refund_requested": "false"}, "pick:birth_date:1963-11-03", {
+        "group": "general", "refund_requested": "false"}, None, {
         "birth_date": "1963-11-03", "entry_date": "1986-09-15", "separation_date": "2012-01-31",
         "creditable_service_years": "25.5", "average_compensation": "52000",
         "group": "general", "refund_requested": "false"}, "2029-03-01"),
@@ -89,7 +93,8 @@ def evaluate(strict: dict[str, str], lang: str, **changes: str) -> diferida.Dete
 
 def fill(page, values: dict[str, str]) -> None:
     page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
-    for name, value in {**values, "as_of": AS_OF}.items():
+    # each date into its three boxes, as a person types it (tests/date_boxes.py)
+    for name, value in in_boxes({**values, "as_of": AS_OF}).items():
         if name in ("group", "refund_requested"):
             page.check(f"#f-{name}-{value}")
         else:

@@ -27,6 +27,7 @@ import pytest
 
 from .axe_helpers import SCRIPT_ONLY_PARTS, axe_violations, context_without_page_script, describe
 from .conftest import SHOTS, screenshot
+from .date_boxes import in_boxes
 from .workbench_helpers import PASSWORDS, add_users
 
 WB_SHOTS = SHOTS / "workbench"
@@ -111,7 +112,8 @@ class Walk:
 
 
 def _fill(page, values: dict[str, str]) -> None:
-    for name, value in values.items():
+    # each date into its three boxes, as the analyst types it (tests/date_boxes.py)
+    for name, value in in_boxes(values).items():
         control = page.locator(f"form.wb-application [name='{name}']")
         if control.evaluate("e => e.tagName") == "SELECT":
             control.select_option(value)
@@ -137,16 +139,19 @@ def test_the_life_of_a_case_with_two_supervisors_and_an_auditor(browser, wb_url,
         # typed as people type them: the page reads them as the calculator does
         _fill(sol, {"participant_id": pid, "name": "Carmen Rivera Ortiz",
                     "address": "Calle Sol 12\nSan Juan, PR 00901",
-                    "application_date": "2/11/2026", "birth_date": "1970-05-10",
+                    "application_date": "2/11/26", "birth_date": "1970-05-10",
                     "entry_date": "1988-07-01", "separation_date": "2010-06-30",
                     "creditable_service_years": "22 años" if lang == "es" else "22 years",
                     "average_compensation": "", "group": "general",
                     "refund_requested": "false", "as_of": "29/11/2026"})
         sol.click("#preview")
         sol.wait_for_selector("#error-summary")
-        # a missing amount, and a date whose day and month could be swapped, asked back
+        # a missing amount, and a date's year of 2 digits: its box named
         assert sol.locator("#e-average_compensation").count() == 1
         assert sol.locator("#e-application_date").count() == 1
+        assert sol.get_attribute("#f-application_date-year", "aria-invalid") == "true"
+        assert sol.get_attribute("#f-application_date-day", "aria-invalid") is None
+        assert sol.locator("#f-application_date-year").input_value() == "26"  # as typed
         assert sol.locator("#f-participant_id").input_value() == pid  # kept as typed
         walk.axe(sol, "application-errors")
         _fill(sol, {"average_compensation": "$30,000.00", "application_date": "20/11/2026"})
