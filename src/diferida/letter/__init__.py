@@ -49,6 +49,9 @@ class LetterFacts:
     approved_at: datetime | None = None
     corrects_version: int | None = None    # a correction: the version it corrects ...
     correction_reason: str | None = None   # ... and why
+    # the notes saying the warnings that ask for a check were checked:
+    # mappings with by, role, at (aware), warnings (codes) and note
+    acknowledgements: tuple[Mapping[str, Any], ...] = ()
 
 
 _FILES = resources.files("diferida") / "letter"

@@ -395,6 +395,20 @@ def decisions(facts: LetterFacts, d: Mapping[str, Any], rules: Rules) -> list[st
     return out
 
 
+def checked(facts: LetterFacts) -> str | None:
+    """Who checked the data the warnings ask to check, and when (the
+    acknowledgements of the workflow), in one sentence; None when nobody
+    had to."""
+    if not facts.acknowledgements:
+        return None
+    lang = facts.lang
+    L = catalog(lang)["letter"]
+    people = [L["checked_person"].format(
+        name=a["by"], date=fmt_date(in_puerto_rico(a["at"], "acknowledgements").date(), lang))
+        for a in facts.acknowledgements]
+    return L["checked_by"].format(people=_listing(people, lang))
+
+
 def _listing(items: list[str], lang: str) -> str:
     join = catalog(lang)["wait"]["join"]
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + join + items[-1]
@@ -455,6 +469,7 @@ def view(facts: LetterFacts) -> dict[str, Any]:
         "facts": facts_rows(facts, d, rules),
         "grounds": grounds(d, lang),
         "warnings": warnings(d, rules, lang),
+        "checked": checked(facts),
         "decisions": decisions(facts, d, rules),
         "scope": scope["text"] if scope is not None else None,
         "next": next_steps(facts, d, rules),

@@ -158,21 +158,41 @@ async def correct(request: Request, case_id: CaseId, user: Anyone) -> JSONRespon
 
 # -- the lifecycle ------------------------------------------------------------------
 
-@router.post("/cases/{case_id}/submit", response_model=workflow.CaseView, responses=REFUSALS)
+# the note saying the warnings that ask for a check were checked (optional
+# body; required by the workflow when the version has such a warning)
+ACKNOWLEDGEMENT_BODY = request_body({"type": "object", "properties": {"acknowledgement": {
+    "type": "string", "maxLength": workflow.LIMITS["reason"]}}})
+
+
+async def _acknowledgement(request: Request) -> Any:
+    """The optional body's `acknowledgement` (no body: None)."""
+    raw = await request.body()
+    return parse_json_object(raw, _lang(request)).get("acknowledgement") if raw.strip() \
+        else None
+
+
+@router.post("/cases/{case_id}/submit", response_model=workflow.CaseView, responses=REFUSALS,
+             openapi_extra=ACKNOWLEDGEMENT_BODY)
 async def submit(request: Request, case_id: CaseId, user: Anyone) -> JSONResponse:
-    """Send a draft for approval (analyst, supervisor)."""
-    return _json((await _call(request, workflow.submit, user, case_id)).to_dict())
+    """Send a draft for approval (analyst, supervisor); a version whose
+    warnings ask for a check (`checks`) needs `acknowledgement`."""
+    note = await _acknowledgement(request)
+    return _json((await _call(request, workflow.submit, user, case_id, acknowledgement=note,
+                              lang=_lang(request))).to_dict())
 
 
-@router.post("/cases/{case_id}/approve", response_model=workflow.CaseView, responses=REFUSALS)
+@router.post("/cases/{case_id}/approve", response_model=workflow.CaseView, responses=REFUSALS,
+             openapi_extra=ACKNOWLEDGEMENT_BODY)
 async def approve(request: Request, case_id: CaseId, user: Anyone) -> JSONResponse:
     """Approve a submitted version (supervisor; never one they prepared,
     changed last or submitted): its letter is issued, stored and its SHA-256
     entered in the chain. `?lang=` picks the letter's language (default: the
-    case's)."""
+    case's). A version whose warnings ask for a check (`checks`) needs
+    `acknowledgement`."""
     lang = request.query_params.get("lang")
+    note = await _acknowledgement(request)
     v = await _call(request, workflow.approve, user, case_id,
-                    lang=lang if lang in LANGS else None)
+                    lang=lang if lang in LANGS else None, acknowledgement=note)
     return _json(v.to_dict())
 
 

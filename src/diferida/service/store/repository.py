@@ -465,14 +465,17 @@ class Store:
                    reason: str | None = None,
                    check: Callable[[Session, Case, CaseState], None] | None = None,
                    letter: tuple[bytes, str] | None = None,
-                   at: datetime | None = None) -> CaseState:
+                   at: datetime | None = None,
+                   acknowledged: str | None = None) -> CaseState:
         """Move the current version `case_id` from one of `from_states` to
         `to_state`: its workflow event (and, with `letter` = (pdf, lang), the
         letter stored and a `letter_stored` event with its SHA-256), where
         the case stands, and the audit event `event`, in one transaction.
         `check` sees the transaction, the version and the case's state (its
-        row locked) and raises to refuse. Raises
-        WorkflowConflict (not_found, stale, wrong_state)."""
+        row locked) and raises to refuse. With `acknowledged` (a note saying
+        the version's warnings were checked), an `acknowledged` workflow event
+        carrying the note as its reason comes first, in the same transaction.
+        Raises WorkflowConflict (not_found, stale, wrong_state)."""
 
         def work(session: Session) -> CaseState:
             case = session.get(Case, case_id)
@@ -491,6 +494,12 @@ class Store:
             if check is not None:
                 check(session, case, st)
             when = at or now()
+            if acknowledged is not None:
+                wf_head = _append(session, WorkflowEvent(
+                    at=when, number=st.number, case_id=case.id, version=case.version,
+                    action="acknowledged", user_id=user.id, user_name=user.name,
+                    role=user.role, reason=acknowledged, corrects=None, letter_sha256=None),
+                    wf_head)
             wf_head = _append(session, WorkflowEvent(
                 at=when, number=st.number, case_id=case.id, version=case.version,
                 action=action, user_id=user.id, user_name=user.name, role=user.role,

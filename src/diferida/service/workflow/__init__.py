@@ -59,14 +59,24 @@ a name is patched (in a test) on the module that defines it, e.g.
 from __future__ import annotations
 
 from ..schemas import APPLICATION_FIELDS
-from .actions import approve, correct, import_applications, open_draft, return_case, submit
+from .actions import (
+    approve,
+    check_names,
+    correct,
+    import_applications,
+    open_draft,
+    return_case,
+    submit,
+)
 from .applications import _parse_application, preview
 from .audit import (
     AUDIT_FILTERS,
     AUDIT_TEXT_LIMITS,
     AUDIT_YEARS,
     MAX_DB_ID,
+    READ_ACTIONS,
     VERIFY_ACTION,
+    AuditPage,
     Verification,
     audit_filter_problems,
     audit_view,
@@ -75,9 +85,11 @@ from .audit import (
     verify_view,
 )
 from .common import (
+    ACKNOWLEDGED,
     ACTIONS,
     APPROVERS,
     AUDITORS,
+    CHECK_WARNINGS,
     DEFAULT_PASSWORD_PROFILE,
     EXPORTERS,
     EXPORTS,
@@ -91,6 +103,7 @@ from .common import (
     QUEUES,
     READERS,
     STATES,
+    Acknowledgement,
     AuditEntry,
     CaseHistory,
     CaseSummary,
@@ -106,6 +119,7 @@ from .common import (
     authenticate,
     hash_password,
     password_hasher,
+    people,
     user_lang,
 )
 from .exports import export
@@ -128,4 +142,6 @@ __all__ = [
     "PASSWORD_PROFILE_ENV", "PER_PAGE", "PREPARERS", "PY_WHITESPACE", "READERS",
     "TEXT_KEYS", "VERIFY_ACTION", "_own", "_parse_application", "_text", "changes_in_words",
     "hash_password", "letter_html", "password_hasher", "reproduce", "user_lang",
+    "READ_ACTIONS", "AuditPage", "ACKNOWLEDGED", "CHECK_WARNINGS", "Acknowledgement",
+    "check_names", "people",
 ]

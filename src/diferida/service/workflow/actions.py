@@ -6,7 +6,9 @@ trail."""
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -29,9 +31,11 @@ from . import common
 from .applications import _evaluate, _parse_application, _Parsed
 from .common import (
     APPROVERS,
+    CHECK_WARNINGS,
     LIMITS,
     METHOD,
     PREPARERS,
+    Acknowledgement,
     CaseView,
     ImportResult,
     Refused,
@@ -39,6 +43,7 @@ from .common import (
     _refuse,
     _require,
     _text,
+    user_lang,
 )
 from .imports import _decide_import, _store_imported
 from .letters import _render
@@ -200,25 +205,85 @@ def correct(store: Store, user: User, case_id: int, application: Mapping[str, An
     return view(store, user, new.id, _audit_read=False)
 
 
-def submit(store: Store, user: User, case_id: int) -> CaseView:
-    """Send a draft for approval."""
+def _checks_of(case: Case | None) -> tuple[str, ...]:
+    """The warnings of a version that ask someone to check its inputs."""
+    if case is None:
+        return ()
+    warnings = json.loads(case.result).get("warnings") or ()
+    return tuple(w for w in warnings if w in CHECK_WARNINGS)
+
+
+def _acknowledgement(store: Store, user: User, action: str, note: Any, lang: str,
+                     case_id: int, checks: tuple[str, ...]) -> str | None:
+    """The note saying the version's warnings were checked: required when
+    it has any of CHECK_WARNINGS (refused, naming the field
+    `acknowledgement`, without one), None when it has none."""
+    if not checks:
+        return None
+    text = note.strip() if isinstance(note, str) else ""
+    problem = None
+    if not text:
+        problem = "acknowledgement_required"
+    elif "\x00" in text or control_character(text.replace("\n", "").replace("\r", "")):
+        problem = "control_character"
+    elif len(text) > LIMITS["reason"]:
+        problem = "too_long"
+    if problem is not None:
+        from .. import messages
+
+        message = (_text(lang, "acknowledgement_required",
+                         warnings=check_names(checks, lang))
+                   if problem == "acknowledgement_required" else
+                   messages.text(lang, problem, "acknowledgement", limit=LIMITS["reason"],
+                                 char="?"))
+        raise _refuse(store, user, action, Refused("invalid", problems=[{
+            "field": "acknowledgement", "code": problem, "message": message,
+            "value": None}]), case_id=case_id)
+    return text
+
+
+def check_names(checks: tuple[str, ...] | list[str], lang: str) -> str:
+    """The warnings asking for a check, named in words and listed."""
+    names = [_text(lang, f"checks.{c}") for c in checks]
+    if len(names) < 2:
+        return "".join(names)
+    return ", ".join(names[:-1]) + _text(lang, "checks.and") + names[-1]
+
+
+def submit(store: Store, user: User, case_id: int, *, acknowledgement: str | None = None,
+           lang: str = DEFAULT_LANG) -> CaseView:
+    """Send a draft for approval. A version whose warnings ask for a check
+    (CHECK_WARNINGS) is sent only with `acknowledgement`, a note saying what
+    was checked, chained as an `acknowledged` workflow event."""
     _require(store, user, "submit", PREPARERS, case_id)
+    lang = lang if lang in LANGS else DEFAULT_LANG
+    checks = _checks_of(store.case(case_id))
+    note = _acknowledgement(store, user, "submit", acknowledgement, lang, case_id, checks)
     try:
         store.transition(case_id, user, "submitted", from_states=("draft",),
-                         to_state="submitted", event=NewEvent(
+                         to_state="submitted", acknowledged=note, event=NewEvent(
                              "workflow.submit", METHOD, "workflow.submit", 200, user=user,
-                             case_id=case_id))
+                             case_id=case_id, detail=_ack_detail(note, checks)))
     except WorkflowConflict as exc:
         raise _conflict(store, user, "submit", exc) from None
     return view(store, user, case_id, _audit_read=False)
 
 
-def approve(store: Store, user: User, case_id: int, *, lang: str | None = None) -> CaseView:
+def _ack_detail(note: str | None, checks: tuple[str, ...]) -> str | None:
+    # the audit event names the warnings checked by code; the note is in the
+    # workflow event (a note may name the person: never in the trail's detail)
+    return f"acknowledged warnings: {', '.join(checks)}" if note is not None else None
+
+
+def approve(store: Store, user: User, case_id: int, *, lang: str | None = None,
+            acknowledgement: str | None = None) -> CaseView:
     """Approve a submitted version: its letter is rendered once
     (`diferida.letter.letter_pdf`), stored, and its SHA-256 entered in the
     chain. `lang` is the letter's language (default: the case's). Refused
     (own_case) to a supervisor who prepared the case, changed it last or
-    submitted it."""
+    submitted it. A version whose warnings ask for a check is approved only
+    with `acknowledgement` (the supervisor's note), chained before the
+    approval and stated in the letter with the analyst's."""
     _require(store, user, "approve", APPROVERS, case_id)
     with store.reading() as session:
         case = session.get(Case, case_id)
@@ -239,7 +304,15 @@ def approve(store: Store, user: User, case_id: int, *, lang: str | None = None) 
                       case_id=case_id)
     at = datetime.now(UTC)
     letter_lang = lang if lang in LANGS else case.lang
+    checks = _checks_of(case)
+    note = _acknowledgement(store, user, "approve", acknowledgement, user_lang(lang), case_id,
+                            checks)
     v = view(store, user, case_id, _audit_read=False)
+    if note is not None:  # the letter states it with the analyst's
+        with store.reading() as session:
+            me = common.people(session, [user.id]).get(user.id, user.name)
+        v = replace(v, acknowledgements=(*v.acknowledgements, Acknowledgement(
+            me, user.role, at, checks, note)))
     from ...letter import LetterError
 
     try:
@@ -252,11 +325,14 @@ def approve(store: Store, user: User, case_id: int, *, lang: str | None = None) 
     try:
         store.transition(case_id, user, "approved", from_states=("submitted",),
                          to_state="approved", check=check, letter=(pdf, letter_lang), at=at,
+                         acknowledged=note,
                          event=NewEvent("workflow.approve", METHOD, "workflow.approve", 200,
                                         user=user, case_id=case_id,
                                         participant_id=case.participant_id,
                                         detail="letter sha256 "
-                                               + hashlib.sha256(pdf).hexdigest()))
+                                               + hashlib.sha256(pdf).hexdigest()
+                                               + (f"; {_ack_detail(note, checks)}"
+                                                  if note is not None else "")))
     except WorkflowConflict as exc:
         raise _conflict(store, user, "approve", exc) from None
     return view(store, user, case_id, _audit_read=False)

@@ -44,6 +44,15 @@ READERS = ("analyst", "supervisor", "auditor")
 AUDITORS = ("auditor",)
 EXPORTERS = ("supervisor", "auditor")
 
+# The warnings that ask someone to check the inputs (their text asks for a
+# check: "verifíquelo", "verifique las fechas", "verifique que los servicios
+# ... lleguen solo hasta ..."): a version carrying one is submitted and
+# approved only with a note saying it was checked (an `acknowledged` workflow
+# event, chained, its note as the event's reason). The other warnings say
+# what the determination does not cover; nobody can check them away.
+ACKNOWLEDGED = "acknowledged"  # the workflow event of such a note
+CHECK_WARNINGS = ("service_exceeds_span", "implausible_entry_age", "act_3_2013_accruals_frozen")
+
 # audit events of the workbench: method WORKFLOW, path workflow.<action>
 METHOD = "WORKFLOW"
 
@@ -118,6 +127,8 @@ class Refused(Exception):
         values = dict(self.values)
         if "action" in values:
             values["action_text"] = _text(lang, f"actions.{values['action']}")
+        if "role" in values:  # the role in words, never its code
+            values["role_text"] = _text(lang, f"roles.{values['role']}")
         if "state" in values:
             values["state_text"] = _text(lang, f"states.{values['state']}")
         return _text(lang, self.code, **values)
@@ -127,8 +138,6 @@ class Refused(Exception):
         if self.problems:
             return self.problems
         return [{"field": None, "code": self.code, "message": self.message(lang),
-        if "role" in values:  # the role in words, never its code
-            values["role_text"] = _text(lang, f"roles.{values['role']}")
                  "value": None}]
 
 
@@ -165,11 +174,39 @@ class CaseView:
     return_reason: str | None = None
     letter_sha256: str | None = None       # set once approved
     can: frozenset[str] = frozenset()      # what the user asking may do now (ACTIONS)
+    rules_name: str | None = None          # the rules set the version was decided under
+    # the warnings of CHECK_WARNINGS this version carries, and the notes
+    # saying they were checked (oldest first)
+    checks: tuple[str, ...] = ()
+    acknowledgements: tuple[Acknowledgement, ...] = ()
+    # why the user asking may not approve this version (maker-checker), as
+    # codes: "version:<n>" (they wrote version n), "submitted" (they sent it)
+    barred: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out = {k: _plain(getattr(self, k)) for k in self.__dataclass_fields__}
         out["can"] = sorted(self.can)
+        out["checks"] = list(self.checks)
+        out["barred"] = list(self.barred)
+        out["acknowledgements"] = [a.to_dict() for a in self.acknowledgements]
         return out
+
+
+@dataclass(frozen=True)
+class Acknowledgement:
+    """A note saying that the warnings asking for a check were checked: who
+    (as pages and letters name them), their role, when, which warnings (the
+    version's CHECK_WARNINGS) and the note."""
+
+    by: str
+    role: str
+    at: datetime
+    warnings: tuple[str, ...]
+    note: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"by": self.by, "role": self.role, "at": self.at.isoformat(),
+                "warnings": list(self.warnings), "note": self.note}
 
 
 @dataclass(frozen=True)
@@ -391,6 +428,31 @@ def _own(user: User, st: CaseState, session=None, case: Case | None = None) -> b
         return True
     return session is not None and case is not None and \
         user.id in barred_from_approving(session, case)
+
+
+_HAS_PROFILES: dict[int, bool] = {}
+
+
+def people(session, ids) -> dict[int, str]:
+    """Users by id as pages and letters name them: the full name of their
+    latest profile (`diferida users`), else their sign-in name."""
+    ids = sorted({i for i in ids if i is not None})
+    if not ids:
+        return {}
+    out = dict(session.execute(select(User.id, User.name).where(User.id.in_(ids))).all())
+    from ..store import models
+
+    profile = getattr(models, "UserProfile", None)
+    bind = session.get_bind()
+    if profile is not None and not _HAS_PROFILES.get(id(bind)):
+        from sqlalchemy import inspect
+
+        _HAS_PROFILES[id(bind)] = inspect(bind).has_table("user_profiles")
+    if profile is not None and _HAS_PROFILES[id(bind)]:
+        rows = session.execute(select(profile.user_id, profile.full_name)
+                               .where(profile.user_id.in_(ids)).order_by(profile.id)).all()
+        out.update({uid: full for uid, full in rows if full and full.strip()})
+    return out
 
 
 def _case_number(session, case: Case, st: CaseState | None) -> int:

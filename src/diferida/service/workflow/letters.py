@@ -84,7 +84,10 @@ def _facts(v: CaseView, lang: str, *, approved_by: str | None = None,
         application_date=v.application_date, approved_by=approved_by,
         approved_at=approved_at, corrects_version=v.corrects_version,
         correction_reason=(v.correction_reason or _text(lang, "no_reason_recorded"))
-        if v.corrects_version else None)
+        if v.corrects_version else None,
+        acknowledgements=tuple({"by": a.by, "role": a.role, "at": a.at,
+                                "warnings": list(a.warnings), "note": a.note}
+                               for a in v.acknowledgements))
 
 
 def _render(v: CaseView, lang: str, *, approved_by: str | None = None,

@@ -26,11 +26,14 @@ from ..store import (
 from ..store import WorkflowEvent as WorkflowRow
 from . import common
 from .common import (
+    ACKNOWLEDGED,
     APPROVERS,
+    CHECK_WARNINGS,
     PER_PAGE,
     PREPARERS,
     QUEUES,
     READERS,
+    Acknowledgement,
     CaseHistory,
     CaseSummary,
     CaseView,
@@ -51,10 +54,7 @@ from .common import (
 
 
 def _names(session, ids) -> dict[int, str]:
-    ids = sorted({i for i in ids if i is not None})
-    if not ids:
-        return {}
-    return dict(session.execute(select(User.id, User.name).where(User.id.in_(ids))).all())
+    return common.people(session, ids)
 
 
 def _build_views(session, user: User, cases: list[Case], st: CaseState | None,
@@ -66,7 +66,8 @@ def _build_views(session, user: User, cases: list[Case], st: CaseState | None,
     events = list(session.scalars(select(WorkflowRow).where(WorkflowRow.case_id.in_(ids))
                                   .order_by(WorkflowRow.id)))
     first_author = session.scalar(select(Case.author_id).where(Case.id == number))
-    names = _names(session, [first_author, *(c.author_id for c in cases)])
+    names = _names(session, [first_author, *(c.author_id for c in cases),
+                             *(e.user_id for e in events)])
     versions = {c.id: c.version for c in session.execute(
         select(Case.id, Case.version).where(Case.participant_id == cases[0].participant_id))}
     out = []
@@ -74,18 +75,24 @@ def _build_views(session, user: User, cases: list[Case], st: CaseState | None,
         mine = [e for e in events if e.case_id == c.id]
         state = "draft"
         info: dict[str, Any] = {}
+        result = json.loads(c.result)
+        checks = tuple(w for w in result.get("warnings") or () if w in CHECK_WARNINGS)
+        acks: list[Acknowledgement] = []
         for e in mine:
             state = STATE_AFTER.get(e.action, state)
+            who = names.get(e.user_id, e.user_name)
             if e.action == "corrected":
                 info["correction_reason"] = e.reason
             elif e.action == "submitted":
-                info.update(submitted_by=e.user_name, submitted_at=e.at)
+                info.update(submitted_by=who, submitted_at=e.at)
             elif e.action == "approved":
-                info.update(approved_by=e.user_name, approved_at=e.at)
+                info.update(approved_by=who, approved_at=e.at)
             elif e.action == "returned":
-                info.update(returned_by=e.user_name, return_reason=e.reason)
+                info.update(returned_by=who, return_reason=e.reason)
             elif e.action == "letter_stored":
                 info["letter_sha256"] = e.letter_sha256
+            elif e.action == ACKNOWLEDGED:
+                acks.append(Acknowledgement(who, e.role, e.at, checks, e.reason or ""))
         if c.supersedes and not info.get("correction_reason"):
             # recorded before the workbench: the API's note said why
             info["correction_reason"] = c.note
@@ -94,7 +101,8 @@ def _build_views(session, user: User, cases: list[Case], st: CaseState | None,
         v = CaseView(
             case_id=c.id, number=number, participant_id=c.participant_id, version=c.version,
             state=state, current=current, inputs=json.loads(c.inputs),
-            result=json.loads(c.result), as_of=c.as_of, lang=c.lang,
+            result=result, as_of=c.as_of, lang=c.lang,
+            rules_name=result.get("rules_name"), checks=checks, acknowledgements=tuple(acks),
             rules_version=c.rules_version, created_at=c.created_at,
             prepared_by=names.get(first_author, "?"), changed_by=names.get(c.author_id, "?"),
             name=a.name if a else None, address=a.address if a else None,
@@ -115,11 +123,35 @@ def _with_can(v: CaseView, user: User, st: CaseState | None, session=None,
             can.add("correct")
         if user.role in PREPARERS and v.state == "draft":
             can.add("submit")
-        if user.role in APPROVERS and v.state == "submitted":
-            can.add("return")
-            if not common._own(user, st, session, case):
-                can.add("approve")
-    return replace(v, can=frozenset(can))
+    barred: tuple[str, ...] = ()
+    if v.current and st is not None and user.role in APPROVERS and v.state == "submitted":
+        can.add("return")
+        if not common._own(user, st, session, case):
+            can.add("approve")
+        else:
+            barred = _barred_because(user, st, session, case)
+    return replace(v, can=frozenset(can), barred=barred)
+
+
+def _barred_because(user: User, st: CaseState, session, case: Case | None) -> tuple[str, ...]:
+    """Why `user` may not approve the version (maker-checker), read as
+    `barred_from_approving` reads it: "version:<n>" for each version up to
+    this one they wrote, "submitted" when they sent it for approval."""
+    out: list[str] = []
+    if session is not None and case is not None:
+        written = session.scalars(select(Case.version).where(
+            Case.participant_id == case.participant_id, Case.version <= case.version,
+            Case.author_id == user.id).order_by(Case.version)).all()
+        out += [f"version:{n}" for n in written]
+        sent = session.scalar(select(func.count()).select_from(WorkflowRow).where(
+            WorkflowRow.case_id == case.id, WorkflowRow.action == "submitted",
+            WorkflowRow.user_id == user.id))
+        if sent or st.submitted_by == user.id:
+            out.append("submitted")
+    if not out:  # the state row names them (prepared or changed it last)
+        out.append("version:1" if st.prepared_by == user.id else "submitted"
+                   if st.submitted_by == user.id else f"version:{st.version}")
+    return tuple(out)
 
 
 def view(store: Store, user: User, case_id: int, *, _audit_read: bool = True) -> CaseView:
@@ -156,11 +188,13 @@ def history(store: Store, user: User, case_id: int, *,
         cases = list(session.scalars(select(Case).where(
             Case.participant_id == case.participant_id).order_by(Case.version)))
         views = _build_views(session, user, cases, st, number)
-        events = [WorkflowEvent(e.id, e.at, e.user_name, e.role, e.action, e.case_id,
-                                    e.version, e.reason, e.corrects, e.letter_sha256)
-                  for e in session.scalars(select(WorkflowRow)
-                                           .where(WorkflowRow.number == number)
-                                           .order_by(WorkflowRow.id))]
+        rows = list(session.scalars(select(WorkflowRow).where(WorkflowRow.number == number)
+                                    .order_by(WorkflowRow.id)))
+        names = _names(session, [e.user_id for e in rows])
+        events = [WorkflowEvent(e.id, e.at, names.get(e.user_id, e.user_name), e.role,
+                                e.action, e.case_id, e.version, e.reason, e.corrects,
+                                e.letter_sha256)
+                  for e in rows]
     lang = user_lang(lang or views[-1].lang)
     changes = [VersionChange(a.version, b.version, changes_in_words(a, b, lang))
                for a, b in zip(views, views[1:])]
