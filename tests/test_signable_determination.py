@@ -229,9 +229,8 @@ def test_an_entrant_from_2000_is_told_plainly_that_article_19_does_not_apply():
     d = evaluate(participant(birth_date="1975-01-01", entry_date="2000-01-01",
                              separation_date="2010-01-01", creditable_service_years="10"))
     assert d.reasons == ["not_covered"]
-    assert d.headline == ("No tiene derecho a una pensión diferida: el Artículo 19 no se aplica "
-                          "a quienes ingresaron al Sistema desde el 1 de enero de 2000 "
-                          "(Ley 305-1999).")
+    assert d.headline == ("No tiene derecho a una pensión diferida: el Artículo 19 solo cubre "
+                          "a quienes ingresaron al Sistema antes del 1 de enero de 2000.")
     text = texts(d)
     assert "participante nuevo" not in text and "rigen" not in text
     assert "no se aplica el Artículo 19" in finding(d, "covered").text
@@ -243,8 +242,9 @@ def test_the_headline_of_an_eligible_member_says_since_when_and_that_it_may_be_a
     # may start on a past date
     d = evaluate(participant(birth_date="1965-03-15", entry_date="1985-01-15",
                              separation_date="2012-12-31", creditable_service_years="27.5"))
-    assert d.headline == ("Tiene derecho a una pensión diferida desde el 15 de marzo de 2020: "
-                          "puede solicitarla ahora (Regla 19.3).")
+    # rules §5 Decision: when the requirements were met, never "entitled since"
+    assert d.headline == ("Tiene derecho a una pensión diferida: cumple los requisitos desde el "
+                          "15 de marzo de 2020; puede solicitarla ahora (Regla 19.3).")
     assert "cualquier fecha posterior" not in d.headline
 
 

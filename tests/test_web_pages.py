@@ -188,7 +188,8 @@ def test_the_strict_reading_of_19_4_is_offered_and_applied(client):
     wide = text_of(client.post("/calcular", data={**police_new, "lang": "en"}).text)
     strict = text_of(client.post("/calcular", data={**police_new, "lang": "en",
                                                     "rules": "article19-strict-19_4"}).text)
-    assert "Entitled to a deferred pension since June 20, 2025: it may be requested now" in wide
+    assert ("Entitled to a deferred pension: the requirements have been met since June 20, 2025; "
+            "it may be requested now") in wide
     assert "article19-strict-19_4@" in strict
     # strictly, 19.4 is closed to a new participant: 19.2 at 65 is left
     assert ("Will be entitled to a deferred pension: it may be requested from June 20, 2040"
@@ -202,17 +203,19 @@ def test_the_strict_reading_of_19_4_is_offered_and_applied(client):
       "separation_date": "1970-06-30", "creditable_service_years": "12",
       "average_compensation": "5000.00", "deferred_right_1960": "true",
       "requested_start_date": "1980-01-01"}, "en",
-     ["Entitled to a deferred pension since January 1, 1988", "$1,500.00",
-      "$125.00", "Minimum of Rule 19.6", "the minimum is paid", "the request is premature"]),
+     ["Entitled to a deferred pension: the requirements have been met since January 1, 1988",
+      "$1,500.00", "$125.00", "Minimum of Rule 19.6", "the minimum applies",
+      "the request is premature"]),
     # rules §8 example 10: entry on 2000-01-01 is outside Article 19
     ({**EXAMPLE_1, "birth_date": "1975-01-01", "entry_date": "2000-01-01",
       "separation_date": "2010-01-01", "creditable_service_years": "10"}, "en",
-     ["Not entitled to a deferred pension: Article 19 does not apply", "savings-account program",
+     ["Not entitled to a deferred pension: Article 19 covers only members who entered the "
+      "System before January 1, 2000", "savings-account program",
       "Article 19 does not cover you"]),
     # still in service and refunded: both reasons, each with what was missing
     ({k: v for k, v in {**EXAMPLE_1, "refund_requested": "true"}.items()
       if k != "separation_date"}, "es",
-     ["No se ha separado del servicio", "Solicitó el reembolso de sus aportaciones",
+     ["Todavía no se ha separado", "Solicitó el reembolso de sus aportaciones",
       "Haría falta separarse del servicio",
       "Para confirmar si el reembolso se pidió y se pagó"]),
     # 30 years, separated after 55: both warnings of rules §7 are shown

@@ -296,7 +296,10 @@ def result_view(state: FormState, today: date, leaving: Determination | None = N
     reasons = ["not_covered"] if "not_covered" in d.reasons else list(d.reasons)
     for reason, text in zip(reasons, reason_texts(reasons, rules_of(d), lang)):
         text = estimate_words(text, lang)
-        out["why"].append(text[:1].upper() + text[1:])
+        if not (leaving is not None and reason == "not_separated"):
+            # someone still in service is not told "✗ not separated" under
+            # the headline that says what leaving would give
+            out["why"].append(text[:1].upper() + text[1:])
         if reason in ("not_covered", "refund_requested"):
             # a refund asked for cannot be undone by anything "needed": what a
             # person can do (confirm with the System whether it was asked for
