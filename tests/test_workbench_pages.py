@@ -101,7 +101,8 @@ def test_a_case_from_application_to_correction_as_the_pages_say_it(site):
     # submitted; the maker may not approve: the workflow's refusal, in words
     assert sol.post(f"/analista/casos/{case_id}/enviar", data={"csrf_token": t_sol},
                     follow_redirects=False).status_code == 303
-    r = sol.post(f"/analista/casos/{case_id}/aprobar", data={"csrf_token": t_sol})
+    r = sol.post(f"/analista/casos/{case_id}/aprobar", data={"csrf_token": t_sol,
+                                                             "confirmado": "1"})
     assert r.status_code == 403
     own = workflow.Refused("own_case", number=case_id, version=1).message("es")
     assert own in unescape(r.text) and 'data-state="submitted"' in r.text
@@ -135,8 +136,8 @@ def test_a_case_from_application_to_correction_as_the_pages_say_it(site):
     assert 'id="not-current"' in old and f"/analista/casos/{new_id}" in old
     # approved by the other supervisor: the PDF served is the one stored
     sol.post(f"/analista/casos/{new_id}/enviar", data={"csrf_token": t_sol})
-    r = sam.post(f"/analista/casos/{new_id}/aprobar", data={"csrf_token": t_sam},
-                 follow_redirects=False)
+    r = sam.post(f"/analista/casos/{new_id}/aprobar",
+                 data={"csrf_token": t_sam, "confirmado": "1"}, follow_redirects=False)
     assert r.status_code == 303
     pdf = sam.get(f"/analista/casos/{new_id}/carta.pdf")
     assert pdf.headers["content-type"] == "application/pdf"
@@ -198,7 +199,8 @@ def test_the_auditor_filters_the_trail_and_sees_the_chains_verified(site):
                                           "csrf_token": t_sol}, follow_redirects=False)
     case_id = _case_id(r)
     sol.post(f"/analista/casos/{case_id}/enviar", data={"csrf_token": t_sol})
-    sol.post(f"/analista/casos/{case_id}/aprobar", data={"csrf_token": t_sol})  # refused
+    sol.post(f"/analista/casos/{case_id}/aprobar",
+             data={"csrf_token": t_sol, "confirmado": "1"})  # refused
     aud, t_aud = _client(app, "aud")
     page = aud.get("/analista/auditoria").text
     assert 'id="verify-none"' in page  # the chains are verified when asked, not on arrival
@@ -209,10 +211,10 @@ def test_the_auditor_filters_the_trail_and_sees_the_chains_verified(site):
     r = aud.post("/analista/auditoria", data={"csrf_token": t_aud, "caso": str(case_id),
                                               "accion": "workflow.approve"})
     rows = re.findall(r"<tr><td>.*?</tr>", r.text, re.S)
-    assert len(rows) == 1 and ">403<" in rows[0] and "sol" in rows[0]
+    assert len(rows) == 1 and 'data-status="403"' in rows[0] and "sol" in rows[0]
     r = aud.post("/analista/auditoria", data={"csrf_token": t_aud, "quien": "sol",
                                               "desde": "2026-01-01"})
-    actions = set(re.findall(r"<td>(workflow\.[a-z_]+)</td>", r.text))
+    actions = set(re.findall(r'<td data-action="(workflow\.[a-z_]+)">', r.text))
     assert {"workflow.open", "workflow.submit", "workflow.approve"} <= actions
     # a day and month that could be swapped is asked back, never guessed
     r = aud.post("/analista/auditoria", data={"csrf_token": t_aud, "desde": "2/11/2026"})

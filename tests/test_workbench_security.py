@@ -220,6 +220,7 @@ ROUTES = {
     ("GET", "/analista"), ("POST", "/analista/buscar"), ("GET", "/analista/nuevo"),
     ("POST", "/analista/nuevo"), ("POST", "/analista/importar"),
     ("GET", "/analista/casos/{case_id}"), ("POST", "/analista/casos/{case_id}/enviar"),
+    ("GET", "/analista/casos/{case_id}/aprobar"),
     ("POST", "/analista/casos/{case_id}/aprobar"), ("POST", "/analista/casos/{case_id}/devolver"),
     ("GET", "/analista/casos/{case_id}/corregir"), ("POST", "/analista/casos/{case_id}/corregir"),
     ("GET", "/analista/casos/{case_id}/carta"), ("GET", "/analista/casos/{case_id}/carta.pdf"),

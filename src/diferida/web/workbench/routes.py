@@ -12,7 +12,10 @@ read forms, call it and show what it returns.
     POST /analista/importar               many drafts from a CSV or .xlsx
     GET  /analista/casos/{case_id}        the case page (a version)
     POST /analista/casos/{case_id}/enviar     submit
-    POST /analista/casos/{case_id}/aprobar    approve (the letter is stored)
+    GET  /analista/casos/{case_id}/aprobar    "Revise y confirme": the decision, the facts
+                                          relied on and the warnings, before approving
+    POST /analista/casos/{case_id}/aprobar    approve (the letter is stored): only with
+                                          that page's `confirmado`; otherwise 303 to it
     POST /analista/casos/{case_id}/devolver   return, with a reason
     GET  /analista/casos/{case_id}/corregir   the correction form; POST it: preview or save
     GET  /analista/casos/{case_id}/carta      the draft letter (HTML)
@@ -450,7 +453,7 @@ async def queue_page(request: Request) -> Response:
     if isinstance(ctx, Response):
         return ctx
     kind = request.query_params.get("lista")
-    if kind not in workflow.QUEUES:
+    if kind not in view.queues_of(ctx.user.role):
         kind = "issued" if ctx.user.role == "auditor" else (
             "awaiting" if ctx.user.role == "supervisor" else "drafts")
     page = _page_number(request.query_params.get("pagina"))
@@ -460,6 +463,7 @@ async def queue_page(request: Request) -> Response:
     except workflow.Refused as exc:
         listing, refusal = None, _refused_text(exc, ctx.lang)
     return _render(request, "wb_queue.html", ctx.lang, ctx=ctx, kind=kind, listing=listing,
+                   tabs=view.queues_of(ctx.user.role),
                    refusal=refusal, search=None, search_values={}, search_errors={},
                    done=request.query_params.get("hecho"))
 
@@ -492,6 +496,7 @@ async def search_page(request: Request) -> Response:
             refusal = _refused_text(exc, ctx.lang)
     return _render(request, "wb_queue.html", ctx.lang, 422 if errors else 200, ctx=ctx,
                    kind=None, listing=None, refusal=refusal, search=results,
+                   tabs=view.queues_of(ctx.user.role),
                    search_values={"caso": number_text, "participante": participant},
                    search_errors=errors, done=None)
 
@@ -691,7 +696,8 @@ def _case_id(raw: str) -> int | None:
 
 
 async def _case_page(ctx: Ctx, case_id: int, *, status: int = 200, refusal: str | None = None,
-                     done: str | None = None, reason_error: str | None = None) -> Response:
+                     done: str | None = None, reason_error: str | None = None,
+                     ack_error: str | None = None, note: str = "") -> Response:
     w = view.words(ctx.lang)
     try:
         shown = await run_in_threadpool(workflow.view, ctx.store, ctx.user, case_id)
@@ -702,10 +708,22 @@ async def _case_page(ctx: Ctx, case_id: int, *, status: int = 200, refusal: str 
             return _refusal(ctx, w["page"]["not_found"], 404)
         return _refused(ctx, exc)
     again = await run_in_threadpool(workflow.reproduce, ctx.store, ctx.user, shown.case_id)
+    letter = await run_in_threadpool(view.letter_rows, shown, ctx.lang)
     return _render(ctx.request, "wb_case.html", ctx.lang, status, ctx=ctx, case=shown,
                    story=story, sections=view.sections(shown.result), reproduced=again,
                    refusal=refusal, done=done if done in DONE else None,
-                   reason_error=reason_error)
+                   reason_error=reason_error, letter=letter, ack_error=ack_error, note=note,
+                   barred=view.barred_text(shown.barred, ctx.lang) if shown.barred else None,
+                   checks=workflow.check_names(shown.checks, ctx.lang))
+
+
+def _ack_error(exc: workflow.Refused) -> str | None:
+    """The message of a refusal about the note saying the warnings were
+    checked, or None for any other refusal."""
+    if exc.code != "invalid":
+        return None
+    found = [p for p in exc.problems if p.get("field") == "acknowledgement"]
+    return str(found[0].get("message", "")) if found else None
 
 
 @router.get(BASE + "/casos/{case_id}", response_class=HTMLResponse)
@@ -729,21 +747,37 @@ async def _act(request: Request, case_id: str, action: str) -> Response:
         return _refusal(ctx, w["page"]["not_found"], 404)
     form = _texts(items)
     reason = form.get("reason", "").strip()[:MAX_FIELD_CHARS]
+    note = form.get("acknowledgement", "")[:MAX_FIELD_CHARS + 1]
     if action == "return" and not reason:
         return await _case_page(ctx, number, status=422,
                                 reason_error=w["case"]["return_reason_missing"])
+    if action == "approve" and form.get("confirmado") != "1" \
+            and ctx.user.role in workflow.APPROVERS:
+        # approval is made only from the confirmation page's form: any other
+        # post (an old page's button) is shown that page first (a role that
+        # may not approve is refused by the workflow, as before)
+        return _see(href(f"{BASE}/casos/{number}/aprobar", ctx.lang))
     try:
         if action == "submit":
-            done = await run_in_threadpool(workflow.submit, ctx.store, ctx.user, number)
+            done = await run_in_threadpool(functools.partial(
+                workflow.submit, ctx.store, ctx.user, number, acknowledgement=note,
+                lang=ctx.lang))
         elif action == "approve":
-            done = await run_in_threadpool(workflow.approve, ctx.store, ctx.user, number,
-                                           lang=ctx.lang)
+            done = await run_in_threadpool(functools.partial(
+                workflow.approve, ctx.store, ctx.user, number, lang=ctx.lang,
+                acknowledgement=note))
         else:
             done = await run_in_threadpool(workflow.return_case, ctx.store, ctx.user, number,
                                            reason=reason)
     except workflow.Refused as exc:
         if exc.code == "not_found":
             return _refusal(ctx, w["page"]["not_found"], 404)
+        ack = _ack_error(exc)
+        if ack is not None and action == "approve":
+            return await _confirm_page(ctx, number, status=exc.status, ack_error=ack,
+                                       note=note)
+        if ack is not None:
+            return await _case_page(ctx, number, status=exc.status, ack_error=ack, note=note)
         # the refusal on the case's own page, with everything else on it
         return await _case_page(ctx, number, status=exc.status,
                                 refusal=_refused_text(exc, ctx.lang))
@@ -754,6 +788,40 @@ async def _act(request: Request, case_id: str, action: str) -> Response:
 @router.post(BASE + "/casos/{case_id}/enviar")
 async def submit_case(request: Request, case_id: str) -> Response:
     return await _act(request, case_id, "submit")
+
+
+async def _confirm_page(ctx: Ctx, case_id: int, *, status: int = 200,
+                        ack_error: str | None = None, note: str = "") -> Response:
+    """"Revise y confirme": the decision and the facts relied on, as the
+    letter states them, the warnings and the note saying they were checked,
+    then the one form that approves (irreversible). A version the user may
+    not approve is shown its case page, which says why."""
+    w = view.words(ctx.lang)
+    try:
+        shown = await run_in_threadpool(workflow.view, ctx.store, ctx.user, case_id)
+    except workflow.Refused as exc:
+        if exc.code == "not_found":
+            return _refusal(ctx, w["page"]["not_found"], 404)
+        return _refused(ctx, exc)
+    if "approve" not in shown.can:
+        why = (view.barred_text(shown.barred, ctx.lang) if shown.barred
+               else w["case"]["no_approve"])
+        return await _case_page(ctx, shown.case_id, status=403, refusal=why)
+    letter = await run_in_threadpool(view.letter_rows, shown, ctx.lang)
+    return _render(ctx.request, "wb_confirm.html", ctx.lang, status, ctx=ctx, case=shown,
+                   sections=view.sections(shown.result), letter=letter, ack_error=ack_error,
+                   note=note, checks=workflow.check_names(shown.checks, ctx.lang))
+
+
+@router.get(BASE + "/casos/{case_id}/aprobar", response_class=HTMLResponse)
+async def confirm_page(request: Request, case_id: str) -> Response:
+    ctx = await _page_ctx(request)
+    if isinstance(ctx, Response):
+        return ctx
+    number = _case_id(case_id)
+    if number is None:
+        return _refusal(ctx, view.words(ctx.lang)["page"]["not_found"], 404)
+    return await _confirm_page(ctx, number)
 
 
 @router.post(BASE + "/casos/{case_id}/aprobar")
@@ -773,6 +841,7 @@ def _application_of(case: workflow.CaseView, lang: str) -> dict[str, str]:
     values.update({"name": case.name or "", "address": case.address or "",
                    "application_date": case.application_date.isoformat()
                    if case.application_date else "", "note": case.note or ""})
+    values["rules"] = case.rules_name or ""  # corrected under the rules set it was decided by
     # each stored date (YYYY-MM-DD) into its three boxes
     lenient.split_whole(values, DATE_FIELDS)
     return values
@@ -943,6 +1012,9 @@ async def audit_page(request: Request) -> Response:
             errors[key] = value
     who = filters["quien"].strip() or None
     action = filters["accion"].strip() or None
+    # the reads are folded into a count per case unless asked for ("mostrar
+    # consultas") or filtered for by name
+    show_reads = q.get("consultas") == "1"
     entries = None
     if errors:
         # the texts too, so that every filter to correct is said at once
@@ -957,7 +1029,7 @@ async def audit_page(request: Request) -> Response:
             entries = await run_in_threadpool(functools.partial(
                 workflow.audit_view, ctx.store, ctx.user, who=who, action=action,
                 case_id=case_number, since=start, until=end,
-                page=_page_number(q.get("pagina")), lang=lang))
+                page=_page_number(q.get("pagina")), lang=lang, fold_reads=not show_reads))
         except workflow.Refused as exc:
             if exc.code != "invalid":
                 return _refused(ctx, exc)
@@ -969,7 +1041,10 @@ async def audit_page(request: Request) -> Response:
         return _refused(ctx, exc)
     return _render(request, "wb_audit.html", lang, 422 if errors else 200, ctx=ctx,
                    filters={k: v[:MAX_FIELD_CHARS] for k, v in filters.items()},
-                   errors=errors, entries=entries, last=last, just=just)
+                   errors=errors, entries=entries, last=last, just=just,
+                   show_reads=show_reads, event_name=view.event_name,
+                   outcome=view.outcome, detail=view.detail_text,
+                   actions=view.audit_actions(lang, filters["accion"].strip()))
 
 
 def _form_key(name: Any) -> str:

@@ -23,12 +23,15 @@ PERSON_FIELDS = ("participant_id", "name", "address")
 FACT_FIELDS = ("birth_date", "entry_date", "separation_date", "creditable_service_years",
                "average_compensation", "group", "refund_requested", "deferred_right_1960",
                "requested_start_date", "as_of")
-CASE_FIELDS = ("application_date", "note")
+CASE_FIELDS = ("application_date", "note", "rules")
 FORM_FIELDS = (*PERSON_FIELDS, *FACT_FIELDS, *CASE_FIELDS)
 CHOICES = {"group": ("general", "police", "firefighter"),
            "refund_requested": ("false", "true"),
            "deferred_right_1960": ("", "true", "false")}
 TEXTAREAS = ("address", "note")
+# the rules set a case is decided under (rules_choices, below): the
+# regulation as written unless the analyst chooses another
+CHOICES["rules"] = ()
 
 
 @cache
@@ -102,3 +105,91 @@ def sections(result: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
         else:
             findings.append(item)
     return {"findings": findings, "warnings": warned, "decisions": decisions}
+
+
+def letter_rows(case: Any, lang: str) -> dict[str, Any] | None:
+    """The decision and the facts relied on, in words, as the version's
+    letter states them (`diferida.letter.view`: the same functions write
+    the letter), or None when its letter cannot be written (the case page
+    says so in its letter section)."""
+    from diferida.letter import LetterError
+    from diferida.letter.view import decision_rows, determination, facts_rows
+    from diferida.service.workflow.letters import _facts
+
+    facts = _facts(case, lang)
+    try:
+        d, rules = determination(facts)
+        return {"headline": d.get("headline"), "decision": decision_rows(facts, d, rules),
+                "facts": facts_rows(facts, d, rules)}
+    except (LetterError, KeyError, ValueError, TypeError):
+        return None
+
+
+def barred_text(codes: tuple[str, ...] | list[str], lang: str) -> str:
+    """Why a supervisor may not approve a version (`CaseView.barred`), in words."""
+    c = words(lang)["case"]
+    written = [code.split(":", 1)[1] for code in codes if code.startswith("version:")]
+    parts = []
+    if written:
+        key = "barred_wrote_one" if len(written) == 1 else "barred_wrote_many"
+        numbers = ", ".join(written[:-1]) + c["and"] + written[-1] if len(written) > 1 \
+            else written[0]
+        parts.append(c[key].format(versions=numbers))
+    if "submitted" in codes:
+        parts.append(c["barred_submitted"])
+    return c["barred"].format(reasons=c["and"].join(parts))
+
+
+def rules_choices(current: str | None = None) -> list[str]:
+    """The rules sets a case may be decided under: the built-in ones that
+    are law (an illustrative reform is the calculator's, never a case's),
+    the regulation as written first; `current` kept when a stored case
+    names another."""
+    from diferida.rules import DEFAULT_RULES, builtin_names, illustrative
+
+    names = [n for n in builtin_names() if not illustrative(n)]
+    names.sort(key=lambda n: (n != DEFAULT_RULES, n))
+    if current and current not in names:
+        names.append(current)
+    return names
+
+
+CHOICES["rules"] = tuple(rules_choices())
+
+
+def queues_of(role: str) -> tuple[str, ...]:
+    """The queues a role's tabs show: an auditor prepares nothing, so has no
+    drafts and nothing returned to them; they see what waits and what was
+    issued."""
+    if role == "auditor":
+        return ("issued", "awaiting")
+    return ("drafts", "returned", "awaiting", "issued")
+
+
+def event_name(action: str, lang: str) -> str:
+    """An event of the audit trail in words (its code stays in the exports
+    and the API): the catalog's words, else the code."""
+    return words(lang)["audit"]["actions"].get(action, action)
+
+
+def audit_actions(lang: str, chosen: str = "") -> list[tuple[str, str]]:
+    """The action filter's choices, (code, words) in the catalog's order; a
+    code typed elsewhere (an old address, the API's) kept as the last one."""
+    names = list(words(lang)["audit"]["actions"].items())
+    if chosen and chosen not in dict(names):
+        names.append((chosen, chosen))
+    return names
+
+
+def outcome(status: int, lang: str) -> str:
+    """An event's HTTP status in words."""
+    o = words(lang)["audit"]["outcomes"]
+    if 200 <= status < 400:
+        return o["done"]
+    return o.get(str(status), o["other"]).format(status=status)
+
+
+def detail_text(detail: str | None) -> str:
+    """An event's detail as shown: nothing for an empty one ("{}")."""
+    text = (detail or "").strip()
+    return "" if text in ("{}", "[]", "null") else text
