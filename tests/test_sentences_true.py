@@ -661,3 +661,21 @@ def test_no_text_offers_a_start_before_the_determination(case, lang, rules):
     asked = p.get("requested_start_date")
     assert ("start_before_determination" in d.warnings) == (
         asked is not None and date.fromisoformat(str(asked)) < as_of)
+
+
+def test_a_rules_table_stored_before_the_hybrid_date_is_still_read_with_its_version():
+    # rules stored with a case before [regime.hybrid_program_from] existed:
+    # read with the built-in key, its version the hash of what was stored
+    import copy
+
+    from diferida.rules import rules_from_resolved
+
+    stored = copy.deepcopy(load_rules().resolved)
+    del stored["regime"]["hybrid_program_from"]
+    old = rules_from_resolved(stored)
+    assert old.hybrid_program_from == date(2013, 7, 1)
+    assert old.version != load_rules().version and old.resolved == stored
+    d = ev(participant(entry_date="2014-01-01", birth_date="1990-01-01",
+                       separation_date="2020-01-01", creditable_service_years="6"),
+           rules=old, as_of=DEC_3)
+    assert d.rules_version == old.version and "programa híbrido" in finding(d, "covered").text
