@@ -198,3 +198,26 @@ def test_the_calculator_reads_03_07_1991_from_its_boxes(browser, base_url, js, l
     finally:
         context.close()
     assert errors == []
+
+
+def test_the_1960_question_follows_the_entry_date_typed_in_its_boxes(browser, base_url):
+    """With the script, Regla 19.6's question shows as soon as an entry date
+    on or before its cut-off date is typed in the boxes (the month by its
+    name too), and hides for a later one: as the server decides."""
+    context = open_context(browser, base_url, True)
+    try:
+        page = context.new_page()
+        page.goto("/")
+        question = page.locator("#q-deferred_right_1960")
+        cutoff = question.get_attribute("data-cutoff")
+        assert question.is_hidden()
+        year = str(int(cutoff[:4]) - 2)
+        for day, month in (("1", "Enero"), ("1", "1"), ("01", "ene.")):
+            type_date(page, "entry_date", day, month, year)
+            assert question.is_visible(), (day, month, year)
+            for part in PARTS:
+                page.fill(f"#f-entry_date-{part}", "")
+        type_date(page, "entry_date", "1", "julio", "1995")
+        assert question.is_hidden()
+    finally:
+        context.close()
