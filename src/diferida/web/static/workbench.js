@@ -134,5 +134,7 @@
   }
 
   setUpWarning();
-  landOnAnswer();
+  // after the browser's own move to #respuesta (which leaves focus nowhere)
+  if (document.readyState === "complete") { landOnAnswer(); }
+  else { window.addEventListener("load", landOnAnswer); }
 }());
