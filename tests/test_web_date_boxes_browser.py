@@ -221,3 +221,29 @@ def test_the_1960_question_follows_the_entry_date_typed_in_its_boxes(browser, ba
         assert question.is_hidden()
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+@pytest.mark.parametrize("js", [True, False], ids=["js", "nojs"])
+def test_the_calculator_with_dates_in_error_and_read_has_no_axe_violation(
+        browser, base_url, lang, js):
+    """The calculator's states with the boxes in both languages (the state
+    list of test_web_accessibility.py checks Spanish under `make test`)."""
+    context = open_context(browser, base_url, js, axe=True)
+    try:
+        page = context.new_page()
+        page.goto(f"/?lang={lang}")
+        fill_calculator(page, {"birth_date": ("31", "feb", "1970"),
+                               "entry_date": ("1", "", "1988"), "as_of": AS_OF})
+        page.click("#calc button.primary")
+        page.wait_for_selector("#error-summary")
+        assert page.get_attribute("#f-birth_date-day", "aria-invalid") == "true"
+        assert page.get_attribute("#f-entry_date-month", "aria-invalid") == "true"
+        no_violations(page, "the calculator with dates in error")
+        page.fill("#f-birth_date-day", "28")
+        page.fill("#f-entry_date-month", "julio" if lang == "es" else "July")
+        page.click("#calc button.primary")
+        page.wait_for_selector("#result-title")
+        no_violations(page, "the calculator's answer of dates typed in boxes")
+    finally:
+        context.close()
