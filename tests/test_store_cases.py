@@ -216,7 +216,7 @@ def test_fifty_concurrent_writers_lose_and_duplicate_no_version(store, analyst):
     assert report.intact, report.lines()
     assert [(c.chain, c.rows) for c in report.chains] == [
         ("cases", 100), ("audit_events", 100), ("users", 1), ("user_passwords", 0),
-        ("case_applications", 0), ("workflow_events", 100)]
+        ("case_applications", 0), ("workflow_events", 100), ("user_profiles", 0)]
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "postgresql"])

@@ -73,7 +73,7 @@ def test_the_migration_gives_existing_rows_their_chain_and_new_rows_continue_it(
             assert report.intact, report.lines()
             assert [(c.chain, c.rows) for c in report.chains] == [
                 ("cases", 3), ("audit_events", 4), ("users", 2), ("user_passwords", 0),
-                ("case_applications", 0), ("workflow_events", 0)]
+                ("case_applications", 0), ("workflow_events", 0), ("user_profiles", 0)]
             # the store writes on from the migrated heads
             ana = store.user_for_token("dfr_a")
             rules = diferida.load_rules()
@@ -92,7 +92,7 @@ def test_the_migration_gives_existing_rows_their_chain_and_new_rows_continue_it(
                 ("cases", 4, 4), ("audit_events", 6, 6), ("users", 2, 2),
                 ("user_passwords", 0, None), ("case_applications", 0, None),
                 # the correction's workflow event
-                ("workflow_events", 1, 1)]
+                ("workflow_events", 1, 1), ("user_profiles", 0, None)]
             # and the old rows are now refused a rewrite like the new ones
             with pytest.raises(DBAPIError):
                 with store.engine.begin() as conn:
@@ -182,7 +182,7 @@ def test_writers_in_several_processes_keep_each_chain_linear(kind, tmp_path,
             assert report.intact, report.lines()
             assert [(c.chain, c.rows) for c in report.chains] == [
                 ("cases", 20), ("audit_events", 100), ("users", 1), ("user_passwords", 0),
-                ("case_applications", 0), ("workflow_events", 20)]
+                ("case_applications", 0), ("workflow_events", 20), ("user_profiles", 0)]
         finally:
             store.dispose()
 

@@ -131,7 +131,8 @@ TRIGGER_ATTACKS: dict[str, dict[str, tuple[tuple[str, ...], str | None, str]]] =
                       "case_applications_append_only, workflow_events_append_only, "
                       "letters_append_only, user_passwords_no_truncate, "
                       "case_applications_no_truncate, workflow_events_no_truncate, "
-                      "letters_no_truncate: its body is now "
+                      "letters_no_truncate, user_profiles_append_only, "
+                      "user_profiles_no_truncate: its body is now "
                       "`BEGIN RETURN COALESCE(NEW, OLD); END` (LANGUAGE plpgsql)")),
         "diferida_users_only_disable() emptied": (
             ("CREATE OR REPLACE FUNCTION diferida_users_only_disable() RETURNS trigger AS $$ "

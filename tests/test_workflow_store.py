@@ -27,12 +27,13 @@ from diferida.service.store.migrate import head_revision, upgrade
 from diferida.service.store.repository import canonical_json
 from diferida.service.testing import database_for_tests
 
-from .workbench_helpers import around_the_triggers
+from .workbench_helpers import around_the_triggers, signer
 
 AS_OF = date(2026, 11, 29)
 PERSON = {"participant_id": "P-1", "birth_date": "1970-05-10", "entry_date": "1988-07-01",
           "separation_date": "2010-06-30", "creditable_service_years": "22",
           "average_compensation": "30000.00", "group": "general", "refund_requested": False}
+ADDRESS = "Calle Luna 12\nSan Juan, PR 00901"
 KINDS = ["sqlite", "postgresql"]
 
 
@@ -112,22 +113,31 @@ def test_migration_0003_keeps_a_release_store_valid_and_its_cases_carry_on(kind,
             assert [(c, i) for c, i, _ in anchors] == [
                 ("audit_events", 5), ("cases", 3), ("users", 3)]
             store.upgrade()
-            assert store.revision() == head_revision() == "0004"
+            assert store.revision() == head_revision() == "0005"
             after = store.verify(anchors)
             assert after.intact, after.lines()
             assert [(c.chain, c.rows) for c in after.chains] == [
                 ("cases", 3), ("audit_events", 5), ("users", 3), ("user_passwords", 0),
-                ("case_applications", 0), ("workflow_events", 0)]
+                ("case_applications", 0), ("workflow_events", 0), ("user_profiles", 0)]
             # the old token still works, the stored cases are drafts in the workbench
             assert store.user_for_token(ana_token).name == "ana"
-            sofia = store.add_user("sofia", "supervisor")[0]
+            sofia = store.add_user("sofia", "supervisor", **signer("sofia"))[0]
+            store.set_profile("ana", **signer("ana"))
             drafts = wf.queue(store, ana, "drafts")
             assert [(c.case_id, c.number, c.version, c.state) for c in drafts.items] == [
                 (other, other, 1, "draft"), (second, first, 2, "draft")]
             h = wf.history(store, ana, first)
             assert [v.state for v in h.versions] == ["draft", "draft"] and h.events == []
-            wf.submit(store, ana, second)
-            approved = wf.approve(store, sofia, second)
+            # a release's case has no addressee: not sent until it has one
+            with pytest.raises(wf.Refused) as info:
+                wf.submit(store, ana, second)
+            assert [p["field"] for p in info.value.problems] == ["name", "address"]
+            third = wf.correct(store, ana, second, {
+                **PERSON, "creditable_service_years": "21", "name": "Persona Uno",
+                "address": "Calle 1\nSan Juan, PR 00901"}, reason="Destinatario",
+                lang="es", as_of=AS_OF).case_id
+            wf.submit(store, ana, third)
+            approved = wf.approve(store, sofia, third)
             assert approved.letter_sha256 and approved.number == first
             with pytest.raises(wf.Refused) as info:
                 wf.submit(store, ana, first)
@@ -149,8 +159,8 @@ def _every_state(store: Store) -> dict[str, int]:
 
     def opened(pid: str) -> int:
         return wf.open_draft(store, ana, {**PERSON, "participant_id": pid,
-                                          "name": f"Persona {pid}"}, lang="es",
-                             as_of=AS_OF).case_id
+                                          "name": f"Persona {pid}", "address": ADDRESS},
+                             lang="es", as_of=AS_OF).case_id
 
     cases = {name: opened(f"P-{name}") for name in (
         "draft", "submitted", "returned", "approved", "corrected", "corrected_approved")}
@@ -162,18 +172,24 @@ def _every_state(store: Store) -> dict[str, int]:
         wf.approve(store, sofia, cases[name])
     for name in ("corrected", "corrected_approved"):
         cases[name] = wf.correct(store, ana, cases[name], {
-            **PERSON, "creditable_service_years": "23", "application_date": "2026-11-02"},
+            **PERSON, "creditable_service_years": "21", "application_date": "2026-11-02",
+            "name": "Persona corregida", "address": ADDRESS},
             reason="Años de servicio revisados", lang="es", as_of=AS_OF).case_id
     return cases
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_migration_0004_keeps_a_store_of_0003_in_every_state_intact(kind, tmp_path):
+def test_migration_0004_keeps_a_store_of_0003_in_every_state_intact(kind, tmp_path,
+                                                                    monkeypatch):
     with database_for_tests(kind, tmp_path) as url:
         store = Store(url)
         try:
             upgrade(store.engine, "0003")
-            cases = _every_state(store)
+            # the workbench of 0003 signed letters with the user's name; a
+            # store of 0003 has no profiles (migration 0005): given here
+            with monkeypatch.context() as m:
+                m.setattr(Store, "profile", lambda self, user_id: ("Firma", "Puesto"))
+                cases = _every_state(store)
             ana = next(u for u in store.users() if u.name == "ana")
             states = {name: wf.view(store, ana, cid).state for name, cid in cases.items()}
             assert states == {"draft": "draft", "submitted": "submitted",
@@ -190,7 +206,7 @@ def test_migration_0004_keeps_a_store_of_0003_in_every_state_intact(kind, tmp_pa
             before = CliRunner().invoke(main, verify, catch_exceptions=False)
             assert before.exit_code == 2 and "run `diferida db upgrade` first" in before.output
             store.upgrade()
-            assert store.revision() == head_revision() == "0004"
+            assert store.revision() == head_revision() == "0005"
             after = CliRunner().invoke(main, verify, catch_exceptions=False)
             assert after.exit_code == 0, after.output
             assert after.output.rstrip().endswith("audit verify: intact")
@@ -203,6 +219,8 @@ def test_migration_0004_keeps_a_store_of_0003_in_every_state_intact(kind, tmp_pa
                                          "ORDER BY case_id")).all() == letters
             # and the workflow carries on from them
             sofia = next(u for u in store.users() if u.name == "sofia")
+            for name in ("ana", "sofia"):
+                store.set_profile(name, **signer(name))
             wf.approve(store, sofia, cases["submitted"])
             wf.submit(store, ana, cases["corrected"])
             final = store.verify()
@@ -221,10 +239,11 @@ def store(request, tmp_path) -> Iterator[Store]:
 
 
 def _issued(store: Store) -> tuple[int, int]:
-    ana = store.add_user("ana", "analyst")[0]
-    sofia = store.add_user("sofia", "supervisor")[0]
+    ana = store.add_user("ana", "analyst", **signer("ana"))[0]
+    sofia = store.add_user("sofia", "supervisor", **signer("sofia"))[0]
     store.set_password("ana", wf.hash_password("la contraseña de ana"))
-    a = wf.open_draft(store, ana, {**PERSON, "name": "Marta Prueba"}, lang="es", as_of=AS_OF)
+    a = wf.open_draft(store, ana, {**PERSON, "name": "Marta Prueba", "address": ADDRESS},
+                      lang="es", as_of=AS_OF)
     wf.submit(store, ana, a.case_id)
     wf.approve(store, sofia, a.case_id)
     b = wf.open_draft(store, ana, {**PERSON, "participant_id": "P-2"}, lang="es", as_of=AS_OF)
@@ -339,3 +358,80 @@ def test_passwords_are_stored_only_as_argon2_hashes_and_the_latest_wins(store, c
         "SELECT detail FROM audit_events WHERE action = 'user.passwd'"))]
     assert [e["name"] for e in passwd_events] == ["sofia", "sofia"]
     assert store.verify().intact
+
+
+# ---- the names and titles letters are signed with (migration 0005) ----------
+
+def test_users_add_and_users_profile_set_the_full_name_and_title_a_letter_signs_with(store):
+    def run(*args: str):
+        return CliRunner().invoke(main, [*args, "--database-url", store.url],
+                                  catch_exceptions=False)
+
+    r = run("users", "add", "sofia", "--role", "supervisor", "--no-password",
+            "--full-name", "Sofía Méndez Ruiz", "--title", "Supervisora de Beneficios")
+    assert r.exit_code == 0, r.output
+    sofia = next(u for u in store.users() if u.name == "sofia")
+    assert store.profile(sofia.id) == ("Sofía Méndez Ruiz", "Supervisora de Beneficios")
+    # a user added without them has none, and the listing says they cannot sign
+    assert run("users", "add", "ana", "--role", "analyst", "--no-password").exit_code == 0
+    listing = run("users", "list").output
+    assert "Sofía Méndez Ruiz, Supervisora de Beneficios" in listing
+    assert "(sin nombre ni puesto: no puede firmar cartas)" in listing
+    # given later, and changed: the latest wins, the earlier stays in the chain
+    assert run("users", "profile", "ana", "--full-name", "Ana Rivera",
+               "--title", "Analista").exit_code == 0
+    r = run("users", "profile", "ana", "--full-name", " Ana Rivera Colón ",
+            "--title", "Analista de Beneficios")
+    assert r.exit_code == 0 and "Ana Rivera Colón, Analista de Beneficios" in r.output
+    assert store.profile_by_name("ana") == ("Ana Rivera Colón", "Analista de Beneficios")
+    report = store.verify()
+    assert report.intact, report.lines()
+    assert ("user_profiles", 3) in [(c.chain, c.rows) for c in report.chains]
+    with store.engine.connect() as conn:
+        actions = [a for (a,) in conn.execute(text(
+            "SELECT action FROM audit_events WHERE action = 'user.profile'"))]
+    assert actions == ["user.profile"] * 3
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--full-name", " ", "--title", "Analista"], ("nombre completo (--full-name): falta",
+                                                   "full name (--full-name): missing")),
+    (["--full-name", "Ana", "--title", "x" * 201], ("puesto (--title): admite como máximo 200",
+                                                    "title (--title): at most 200")),
+    (["--full-name", "Ana\x1b[2J", "--title", "Analista"],
+     ("no puede contener caracteres de control", "must not contain control characters")),
+])
+def test_a_full_name_or_title_that_cannot_be_signed_is_refused_naming_the_option(
+        store, args, words):
+    store.add_user("ana", "analyst")
+    r = CliRunner().invoke(main, ["users", "profile", "ana", *args, "--database-url",
+                                  store.url])
+    assert r.exit_code == 2
+    for w in words:
+        assert w in r.output, r.output
+    added = CliRunner().invoke(main, ["users", "add", "beto", "--role", "analyst",
+                                      "--no-password", *args, "--database-url", store.url])
+    assert added.exit_code == 2 and words[0] in added.output
+    assert [u.name for u in store.users()] == ["ana"]
+    assert store.profile_by_name("ana") is None
+    with pytest.raises(ValueError, match="--full-name|--title"):
+        store.set_profile("ana", *args[1::2])
+    nobody = CliRunner().invoke(main, ["users", "profile", "nadie", "--full-name", "N",
+                                       "--title", "T", "--database-url", store.url])
+    assert nobody.exit_code == 2 and "no user named 'nadie'" in nobody.output
+
+
+def test_a_profile_rewritten_behind_the_stores_back_is_found_and_the_database_refuses_it(
+        store):
+    store.add_user("sofia", "supervisor", full_name="Sofía Méndez Ruiz",
+                   title="Supervisora de Beneficios")
+    for sql in ("UPDATE user_profiles SET title = 'Directora'", "DELETE FROM user_profiles"):
+        with pytest.raises(DBAPIError):
+            with store.engine.begin() as conn:
+                conn.execute(text(sql))
+    around_the_triggers(store, [("UPDATE user_profiles SET full_name = :n",
+                                 {"n": "Otra Persona"})])
+    report = store.verify()
+    assert not report.intact
+    assert any("user_profiles id 1: the stored content does not match its hash" in line
+               for line in report.lines()), report.lines()

@@ -25,13 +25,31 @@ APPLICATION = {
 }
 
 
+# the full names and titles letters are signed with (`diferida users add
+# --full-name --title`); any user name not listed gets one made from it
+SIGNERS = {"ana": ("Ana Rivera Colón", "Analista de Beneficios"),
+           "ana2": ("Ana Luisa Torres", "Analista de Beneficios"),
+           "beto": ("Beto Colón Díaz", "Analista de Beneficios"),
+           "sol": ("Sol Marrero Vega", "Supervisora de Beneficios"),
+           "sofia": ("Sofía Méndez Ruiz", "Supervisora de Beneficios"),
+           "sam": ("Samuel Ortiz Cruz", "Supervisor de Beneficios"),
+           "pedro": ("Pedro Ortiz Santiago", "Supervisor de Beneficios")}
+
+
+def signer(name: str) -> dict[str, str]:
+    """`full_name` and `title` for `Store.add_user`: a user who may sign."""
+    full, title = SIGNERS.get(name, (f"{name.capitalize()} de Prueba", "Técnico de Beneficios"))
+    return {"full_name": full, "title": title}
+
+
 def add_users(store) -> None:
     """The users of the tests, each with a password (as `diferida users add`
-    and `diferida users passwd` make them)."""
+    and `diferida users passwd` make them) and, but the auditor, the full
+    name and title a letter's signature prints."""
     from diferida.service.workflow import hash_password
 
     for name, role in ROLES.items():
-        store.add_user(name, role)
+        store.add_user(name, role, **({} if role == "auditor" else signer(name)))
         store.set_password(name, hash_password(PASSWORDS[name]))
 
 

@@ -103,20 +103,26 @@ def _password(password_stdin: bool) -> str:
               help=help_text("cli.password_stdin"))
 @click.option("--no-password", is_flag=True,
               help=help_text("cli.no_password"))
+@click.option("--full-name", default=None, metavar="TEXT", help=help_text("cli.full_name"))
+@click.option("--title", default=None, metavar="TEXT", help=help_text("cli.title"))
 @database_url_option
 def users_add(name: str, role: str, password_stdin: bool, no_password: bool,
-              database_url: str | None) -> None:
+              full_name: str | None, title: str | None, database_url: str | None) -> None:
     if password_stdin and no_password:
         raise click.UsageError("--password-stdin and --no-password exclude each other")
-    from .usernames import allowed, refusal_in_every_language
+    from .usernames import allowed, profile_problem, refusal_in_every_language
 
     if not allowed(name):  # before the password is asked for
         raise click.UsageError(refusal_in_every_language(name))
+    # both or neither: a user without them exists, but signs no letter
+    if (full_name, title) != (None, None) and (
+            problem := profile_problem(full_name, title)) is not None:
+        raise click.UsageError(problem)
     password = None if no_password else _password(password_stdin)
     store = open_store(database_url)
     upgrade_or_exit(store)
     try:
-        user, token = store.add_user(name, role)
+        user, token = store.add_user(name, role, full_name=full_name, title=title)
         if password is not None:
             from .workflow import hash_password
 
@@ -149,14 +155,43 @@ def users_passwd(name: str, password_stdin: bool, database_url: str | None) -> N
     click.echo(f"password of {name} set")
 
 
+@users_group.command("profile", help=help_text("cmd.users_profile"))
+@click.argument("name")
+@click.option("--full-name", required=True, metavar="TEXT", help=help_text("cli.full_name"))
+@click.option("--title", required=True, metavar="TEXT", help=help_text("cli.title"))
+@database_url_option
+def users_profile(name: str, full_name: str, title: str, database_url: str | None) -> None:
+    from ..i18n import DEFAULT_LANG, catalog
+    from .usernames import profile_problem
+
+    if (problem := profile_problem(full_name, title)) is not None:
+        raise click.UsageError(problem)
+    store = open_store(database_url)
+    upgrade_or_exit(store)
+    try:
+        store.set_profile(name, full_name, title)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    finally:
+        store.dispose()
+    click.echo(catalog(DEFAULT_LANG)["users"]["profile_added"].format(
+        name=name, full_name=full_name.strip(), title=title.strip()))
+
+
 @users_group.command("list", help=help_text("cmd.users_list"))
 @database_url_option
 def users_list(database_url: str | None) -> None:
+    from ..i18n import DEFAULT_LANG, catalog
+
     store = open_store(database_url)
     upgrade_or_exit(store)
     for u in store.users():
         state = f"disabled {u.disabled_at:%Y-%m-%d}" if u.disabled_at else "active"
-        click.echo(f"{u.name:<24} {u.role:<8} {state:<20} since {u.created_at:%Y-%m-%d}")
+        profile = store.profile(u.id)
+        signs = (f"{profile[0]}, {profile[1]}" if profile is not None
+                 else catalog(DEFAULT_LANG)["users"]["no_profile"])
+        click.echo(f"{u.name:<24} {u.role:<8} {state:<20} since {u.created_at:%Y-%m-%d}  "
+                   f"{signs}")
     store.dispose()
 
 

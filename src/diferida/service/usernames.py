@@ -37,3 +37,29 @@ def refusal_in_every_language(name: object) -> str:
     """The message in each language, one line each (Spanish first): the
     `users` commands have no --lang."""
     return "\n".join(refusal(name, lang) for lang in LANGS)
+
+
+MAX_PROFILE_TEXT = 200  # a full name or a title, as a letter's signature prints it
+
+
+def profile_problem(full_name: object, title: object, lang: str | None = None) -> str | None:
+    """What is wrong with a full name and title (each text of 1 to
+    MAX_PROFILE_TEXT characters, no control characters), or None. In `lang`,
+    or in every language, one line each (Spanish first)."""
+    from .participant import control_character
+
+    for field, value in (("full_name", full_name), ("title", title)):
+        text = value.strip() if isinstance(value, str) else ""
+        key = None
+        if not text:
+            key = "profile_required"
+        elif len(text) > MAX_PROFILE_TEXT:
+            key = "profile_too_long"
+        elif "\x00" in text or control_character(text):
+            key = "profile_control"
+        if key is not None:
+            langs = [lang] if lang in LANGS else list(LANGS)
+            return "\n".join(catalog(x)["users"][key].format(
+                field=catalog(x)["users"]["fields"][field], most=MAX_PROFILE_TEXT)
+                for x in langs)
+    return None

@@ -12,6 +12,7 @@ from .models import (
     RulesVersion,
     User,
     UserPassword,
+    UserProfile,
     WorkflowEvent,
 )
 from .repository import (
@@ -36,6 +37,7 @@ __all__ = [
     "CaseState",
     "Letter",
     "UserPassword",
+    "UserProfile",
     "WorkflowConflict",
     "WorkflowEvent",
     "AuditEvent",

@@ -1,7 +1,8 @@
 """The hash chains that make the store tamper-evident.
 
 Every row of `cases`, `audit_events` and `users` (and, from migration 0003,
-`user_passwords`, `case_applications` and `workflow_events`) carries `row_hash`, the
+`user_passwords`, `case_applications` and `workflow_events`; from 0005,
+`user_profiles`) carries `row_hash`, the
 SHA-256 of the canonical JSON of the row's content together with the hash of
 the row before it in the same table (`prev_hash`; the first row follows
 `GENESIS`). Rows are chained in id order; writers take the chain's head row
@@ -44,6 +45,8 @@ CHAINS: dict[str, tuple[str, ...]] = {
                           "created_at"),
     "workflow_events": ("at", "number", "case_id", "version", "action", "user_id", "user_name",
                         "role", "reason", "corrects", "letter_sha256"),
+    # migration 0005: the names and titles letters are signed with
+    "user_profiles": ("user_id", "full_name", "title", "created_at"),
 }
 
 

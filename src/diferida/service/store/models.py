@@ -188,6 +188,24 @@ class UserPassword(Base):
     row_hash: Mapped[str] = mapped_column(String(64))
 
 
+class UserProfile(Base):
+    """A user's full name and title, as their signature on a letter reads;
+    the latest row of a user wins (`diferida users add --full-name --title`
+    and `diferida users profile` append one). Append-only, hash-chained
+    (migration 0005)."""
+
+    __tablename__ = "user_profiles"
+    __table_args__ = (Index(None, "user_id", "id"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    user_id: Mapped[int] = mapped_column(Integer, ForeignKey("users.id"))
+    full_name: Mapped[str] = mapped_column(Text)
+    title: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    prev_hash: Mapped[str] = mapped_column(String(64))
+    row_hash: Mapped[str] = mapped_column(String(64))
+
+
 class CaseApplication(Base):
     """What a case version needs and a determination is not about: the
     person's name and mailing address, the application date, a free note.

@@ -35,6 +35,7 @@ from .models import (
     RulesVersion,
     User,
     UserPassword,
+    UserProfile,
     WorkflowEvent,
 )
 
@@ -191,14 +192,21 @@ class Store:
 
     # -- users -------------------------------------------------------------
 
-    def add_user(self, name: str, role: str) -> tuple[User, str]:
-        """A new user and their token, returned once; only its hash is stored."""
+    def add_user(self, name: str, role: str, *, full_name: str | None = None,
+                 title: str | None = None) -> tuple[User, str]:
+        """A new user and their token, returned once; only its hash is stored.
+        With `full_name` and `title` (both or neither), their profile too, in
+        the same transaction (see `set_profile`)."""
         if role not in ROLES:
             raise ValueError(f"role must be one of {', '.join(ROLES)}")
-        from ..usernames import allowed, refusal
+        from ..usernames import allowed, profile_problem, refusal
 
         if not allowed(name):  # a plain set of characters (service/usernames.py)
             raise ValueError(refusal(name))
+        if (full_name, title) != (None, None):
+            problem = profile_problem(full_name, title)
+            if problem is not None:
+                raise ValueError(problem)
         token = new_token()
         user = User(name=name, role=role, token_hash=hash_token(token), created_at=now())
 
@@ -206,6 +214,10 @@ class Store:
             if session.scalar(select(User.id).where(User.name == name)) is not None:
                 raise ValueError(f"a user named {name!r} already exists")
             _move_head(session, _append(session, user, _lock_head(session, "users")))
+            if full_name is not None and title is not None:
+                session.flush()
+                self._append_profile(session, user, full_name.strip(), title.strip(),
+                                     user.created_at, "diferida users add")
 
         try:
             self._retrying(work)
@@ -253,6 +265,51 @@ class Store:
             return user
 
         return self._retrying(work)
+
+    @staticmethod
+    def _append_profile(session: Session, user: User, full_name: str, title: str,
+                        at: datetime, path: str) -> None:
+        row = UserProfile(user_id=user.id, full_name=full_name, title=title, created_at=at)
+        _move_head(session, _append(session, row, _lock_head(session, "user_profiles")))
+        _move_head(session, _append(session, NewEvent(
+            "user.profile", "CLI", path, 200,
+            detail=canonical_json({"user_id": user.id, "name": user.name}),
+        ).row(at), _lock_head(session, "audit_events")))
+
+    def set_profile(self, name: str, full_name: str, title: str) -> User:
+        """Append a user's full name and title, as their signature on a letter
+        reads (the latest wins); recorded in the audit trail as `user.profile`.
+        Each must be text of 1 to 200 characters without control characters
+        (`usernames.profile_problem`, in every language)."""
+        from ..usernames import profile_problem
+
+        problem = profile_problem(full_name, title)
+        if problem is not None:
+            raise ValueError(problem)
+
+        def work(session: Session) -> User:
+            user = session.scalar(select(User).where(User.name == name))
+            if user is None:
+                raise ValueError(f"no user named {name!r}")
+            self._append_profile(session, user, full_name.strip(), title.strip(), now(),
+                                 "diferida users profile")
+            return user
+
+        return self._retrying(work)
+
+    def profile(self, user_id: int) -> tuple[str, str] | None:
+        """A user's full name and title (their latest profile), or None."""
+        with self._read() as session:
+            row = session.execute(select(UserProfile.full_name, UserProfile.title)
+                                  .where(UserProfile.user_id == user_id)
+                                  .order_by(UserProfile.id.desc()).limit(1)).first()
+        return None if row is None else (row[0], row[1])
+
+    def profile_by_name(self, name: str) -> tuple[str, str] | None:
+        """The profile of the user named `name` (see `profile`)."""
+        with self._read() as session:
+            user_id = session.scalar(select(User.id).where(User.name == name))
+        return None if user_id is None else self.profile(user_id)
 
     def sign_in_record(self, name: str) -> tuple[User | None, str | None]:
         """The active user of this name and their latest password hash."""

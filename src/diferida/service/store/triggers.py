@@ -7,7 +7,7 @@ emptied, a trigger disabled or left to fire only for replication sessions:
 each is reported.
 
 The definitions are those of the newest schema. The text of every SQLite
-trigger is kept as migrations `0001`, `0002` and `0003` first issued it (SQLite keeps
+trigger is kept as migrations `0001`, `0002`, `0003` and `0005` first issued it (SQLite keeps
 that text and reads the trigger from it). A change of a trigger is a new
 migration that drops and recreates it from a new definition here.
 """
@@ -44,11 +44,15 @@ WORKFLOW_KEYS = {
     "workflow_events": ("id = NEW.id",),
     "letters": ("case_id = NEW.case_id",),
 }
+# migration 0005: the users' names and titles (append-only, chained)
+PROFILE_APPEND_ONLY = ("user_profiles",)
+PROFILE_KEYS = {"user_profiles": ("id = NEW.id",)}
 # every table the check looks at (case_states is derived and rewritten, and
 # migration 0004's signed_out_sessions has its old rows deleted: no guard;
 # a trigger put on either is still reported, one that drops the sign-outs
 # written, say)
-STORE_TABLES = (*TABLES, *WORKFLOW_APPEND_ONLY, "case_states", "signed_out_sessions")
+STORE_TABLES = (*TABLES, *WORKFLOW_APPEND_ONLY, "case_states", "signed_out_sessions",
+                *PROFILE_APPEND_ONLY)
 # what disabling a user leaves as it was
 USER_FIXED = ("id", "name", "role", "token_hash", "created_at", "prev_hash", "row_hash")
 
@@ -137,7 +141,14 @@ SQLITE_WORKFLOW = (
 )
 # the triggers of `users` (0002), created again when 0003 rebuilds the table
 SQLITE_USERS = tuple(t for t in SQLITE_GUARDS if t.table == "users")
-SQLITE_TRIGGERS = {t.name: t for t in (*SQLITE_APPEND_ONLY, *SQLITE_GUARDS, *SQLITE_WORKFLOW)}
+# migration 0005: the users' profiles
+SQLITE_PROFILES = (
+    *(_sqlite_no_change(t, v) for t in PROFILE_APPEND_ONLY for v in ("update", "delete")),
+    *(_sqlite_no_replace(t, keys) for t, keys in PROFILE_KEYS.items()),
+    *(_sqlite_hash_required(t) for t in PROFILE_APPEND_ONLY),
+)
+SQLITE_TRIGGERS = {t.name: t for t in (*SQLITE_APPEND_ONLY, *SQLITE_GUARDS, *SQLITE_WORKFLOW,
+                                       *SQLITE_PROFILES)}
 
 
 # -- PostgreSQL ----------------------------------------------------------------
@@ -215,8 +226,16 @@ PG_WORKFLOW = (
     *(PgTrigger(f"{t}_no_truncate", t, "TRUNCATE", "STATEMENT", PG_APPEND_ONLY_FUNCTION.name)
       for t in WORKFLOW_APPEND_ONLY),
 )
+# migration 0005: the users' profiles
+PG_PROFILES = (
+    *(PgTrigger(f"{t}_append_only", t, "DELETE OR UPDATE", "ROW", PG_APPEND_ONLY_FUNCTION.name)
+      for t in PROFILE_APPEND_ONLY),
+    *(PgTrigger(f"{t}_no_truncate", t, "TRUNCATE", "STATEMENT", PG_APPEND_ONLY_FUNCTION.name)
+      for t in PROFILE_APPEND_ONLY),
+)
 PG_FUNCTIONS = {f.name: f for f in (PG_APPEND_ONLY_FUNCTION, *PG_GUARD_FUNCTIONS)}
-PG_TRIGGERS = {(t.table, t.name): t for t in (*PG_APPEND_ONLY, *PG_GUARDS, *PG_WORKFLOW)}
+PG_TRIGGERS = {(t.table, t.name): t for t in (*PG_APPEND_ONLY, *PG_GUARDS, *PG_WORKFLOW,
+                                              *PG_PROFILES)}
 
 # pg_trigger.tgenabled: O fires in ordinary sessions, A always; D (disabled)
 # and R (replica sessions only) never fire for an ordinary client
