@@ -323,8 +323,7 @@ def _start_rows(state: FormState, d: Determination, t: dict[str, Any],
         # a determination dated years ago (an analyst's "as of"): a row for
         # today, so the rows are never all in the past
         days.append((today, t["row_today"], False))
-    if typed is not None and typed not in [x for x, _, _ in days]:
-        days.append((typed, t["row_typed"], True))
+    days = _with_typed(days, typed, t["row_typed"])
     days.sort(key=lambda x: x[0])
     rows = []
     for day, label, was_typed in days:
@@ -381,8 +380,7 @@ def _leave_rows(state: FormState, d: Determination, t: dict[str, Any], service: 
         if grown_service(d, base, day) >= needed:
             label = t["row_needed"].format(needed=plain(Decimal(short.values["needed"])))
             days = [x for x in days if x[0] != day] + [(day, label, False)]
-    if typed is not None and typed not in [x for x, _, _ in days]:
-        days.append((typed, t["row_typed"], True))
+    days = _with_typed(days, typed, t["row_typed"])
     days.sort(key=lambda x: x[0])
     rows = []
     for day, label, was_typed in days:
@@ -393,14 +391,17 @@ def _leave_rows(state: FormState, d: Determination, t: dict[str, Any], service: 
                  requested_start_date="")
         row = {"day": day, "date": fmt_date(day, lang), "label": label, "typed": was_typed,
                "service": grown, "answer": None, "amount": t["no_amount"], "error": None,
-               "determination": None, "warnings": []}
+               "determination": None, "warnings": [], "warning_codes": []}
         if isinstance(a, str):
             row["error"] = a
         else:
             row["determination"] = a
-            # the row's own warnings, as `diferida evaluate` gives them for these facts
-            row["warnings"] = [estimate_words(f.text, lang) for w in a.warnings
-                               for f in a.explanation if f.condition == w]
+            # the row's own warnings, as `diferida evaluate` gives them for these
+            # facts (those every row shares are said once: `_shared_warnings`)
+            said = [(w, estimate_words(f.text, lang)) for w in a.warnings
+                    for f in a.explanation if f.condition == w]
+            row["warning_codes"] = [w for w, _ in said]
+            row["warnings"] = [text for _, text in said]
             status = c["status"][a.status]
             if a.status in ENTITLED:
                 row["answer"] = t["eligible_from"].format(
@@ -413,6 +414,47 @@ def _leave_rows(state: FormState, d: Determination, t: dict[str, Any], service: 
                         "; ".join(reason_texts(a.reasons, rules_of(a), lang)), lang))
         rows.append(row)
     return rows
+
+
+def _with_typed(days: list[tuple[date, str, bool]], typed: date | None,
+                words: str) -> list[tuple[date, str, bool]]:
+    """The table's dates with the typed one: a row of its own, or, when it is
+    already a row's date, that row marked as the typed one too (so that "Ver
+    esa fecha" always has a row to land on)."""
+    if typed is None:
+        return days
+    if typed not in [x for x, _, _ in days]:
+        return [*days, (typed, words, True)]
+    return [(x, f"{label}; {words}" if x == typed else label, x == typed)
+            for x, label, _ in days]
+
+
+def _shared_warnings(rows: list[dict[str, Any]], t: dict[str, Any]) -> list[str]:
+    """The warnings every row of the table gives, said once above it and
+    taken out of the rows (each row keeps only its own): a warning with the
+    same words in every row, as it is; one whose words name each row's own
+    date or amount, in the table's words for all of them (`shared` of the
+    scenario texts), or left in the rows when there are none."""
+    decided = [r for r in rows if r["determination"] is not None]
+    if len(decided) < 2:
+        return []
+    said = [dict(zip(r["warning_codes"], r["warnings"], strict=True)) for r in decided]
+    out = []
+    for code in said[0]:
+        if not all(code in each for each in said[1:]):
+            continue
+        texts = {each[code] for each in said}
+        if len(texts) == 1:
+            out.append(texts.pop())
+        elif code in t.get("shared", {}):
+            out.append(t["shared"][code])
+        else:
+            continue
+        for r in decided:
+            keep = [i for i, c in enumerate(r["warning_codes"]) if c != code]
+            r["warning_codes"] = [r["warning_codes"][i] for i in keep]
+            r["warnings"] = [r["warnings"][i] for i in keep]
+    return out
 
 
 def scenarios(state: FormState, typed_text: str = "") -> dict[str, Any]:
@@ -474,7 +516,8 @@ def scenarios(state: FormState, typed_text: str = "") -> dict[str, Any]:
             assumptions.append(t["leave"]["assumption_plan"].format(
                 separation_date=fmt_date(date.fromisoformat(sep.values["separation_date"]), lang),
                 service=plain(Decimal(service))))
-        leave = {**t["leave"], "rows": rows, "assumptions": assumptions}
+        leave = {**t["leave"], "rows": rows, "assumptions": assumptions,
+                 "shared_warnings": _shared_warnings(rows, t["leave"])}
 
     return {"title": t["title"], "intro": t["intro"], "start": start, "leave": leave,
             "other": {**t["other"], "value": typed_text, "error": error},

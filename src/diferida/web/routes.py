@@ -12,7 +12,8 @@
     GET  /resultado/{token}/imprimir  the printable estimate of that answer
     POST /calcular/escenarios       the answer again, with one more date (typed)
                                     in the scenario panel: 303 to the answer's
-                                    own page, which keeps that date
+                                    own page, which keeps that date and puts
+                                    the focus on its row
     GET  /calcular, /calcular/…     (an address only posted to) 303 to the calculator
     GET  /glosario                  the glossary (`?lang=en`; /glossary in English)
 
@@ -243,7 +244,11 @@ async def scenario_date(request: Request) -> HTMLResponse:
     state.scenario_date = typed.strip()
     state = await run_in_threadpool(forms.evaluate, state)
     if state.determination is not None:
-        return _see_other(f"/resultado/{_remember(state)}#escenarios")
+        # with a date typed, the page itself puts the focus on its row
+        # (autofocus, which a #fragment in the address would stop); without
+        # one, the address lands on the panel
+        where = "" if state.scenario_date else "#escenarios"
+        return _see_other(f"/resultado/{_remember(state)}{where}")
     return _page("index.html", state, 422 if state.errors else 200)
 
 

@@ -77,10 +77,15 @@
 
   // The answer has a page of its own (/resultado/<token>, no personal data
   // in it): put it in the history, so that Back and reload keep the answer.
+  // Already at that address (the page was loaded from it): nothing to put,
+  // and the address keeps its #fragment ("Ver esa fecha" lands on the
+  // scenario panel, its typed row focused, as without the script).
   function rememberAnswer(app) {
     var result = app.querySelector("[data-result-url]");
-    if (result && window.history && window.history.replaceState) {
-      window.history.replaceState(null, "", result.getAttribute("data-result-url"));
+    var url = result ? result.getAttribute("data-result-url") : null;
+    if (url && url !== window.location.pathname && window.history &&
+        window.history.replaceState) {
+      window.history.replaceState(null, "", url);
     }
   }
 
