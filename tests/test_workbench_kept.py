@@ -414,3 +414,59 @@ def test_a_form_given_back_is_spent_for_every_process_of_the_service(wb):
         page = c2.get("/analista/entrar")
         again = _sign_in_with(c2, "ana", page.text, envelope)
         assert again.status_code == 303 and again.headers["location"] == "/analista"
+
+
+# --- a page asked for after the end -----------------------------------------------------------
+
+def test_a_page_asked_for_after_the_end_says_why_and_the_sign_in_leads_back_to_it(wb):
+    app, c = wb
+    sign_in(c, "ana")
+    assert c.get("/analista?lista=returned").status_code == 200
+    app.state.clock.now += IDLE + 1
+    r = c.get("/analista?lista=returned", follow_redirects=False)
+    assert r.status_code == 303
+    location = r.headers["location"]
+    assert "aviso=expired_idle" in location and "volver=%2Fanalista%3Flista%3Dreturned" in location
+    page = c.get(location)
+    assert "Su sesión terminó por inactividad" in page.text
+    assert 'name="volver" value="/analista?lista=returned"' in page.text
+    # its language link keeps why and where
+    en = c.get(_lang_link(page.text))
+    assert "after a time without activity" in en.text and 'name="volver"' in en.text
+    back = c.post("/analista/entrar", data={
+        "name": "ana", "password": PASSWORDS["ana"], "csrf_token": csrf_of(en.text),
+        "lang": "en", "volver": "/analista?lista=returned"}, follow_redirects=False)
+    assert back.status_code == 303
+    assert back.headers["location"] == "/analista?lista=returned&lang=en"
+
+
+def test_the_sign_in_leads_back_only_to_a_workbench_page(wb):
+    app, c = wb
+    for evil in ("//evil.example/analista", "https://evil.example/", "/analista/../admin",
+                 "/analista\\@evil.example", "/analista?lista=x&next=//evil.example",
+                 "/analista/entrar", "/analista/salir", "javascript:alert(1)", "/analistaX"):
+        page = c.get("/analista/entrar", params={"volver": evil})
+        assert 'name="volver"' not in page.text, evil
+        r = c.post("/analista/entrar", data={
+            "name": "ana", "password": PASSWORDS["ana"], "csrf_token": csrf_of(page.text),
+            "volver": evil}, follow_redirects=False)
+        assert r.status_code == 303 and r.headers["location"] == "/analista", evil
+
+
+def test_a_session_past_its_length_or_signed_out_is_said_as_such(wb):
+    app, c = wb
+    sign_in(c, "ana")
+    for _ in range(21):  # active all day, past the 10 hours
+        app.state.clock.now += 1790
+        r = c.get("/analista", follow_redirects=False)
+    assert r.status_code == 303 and "aviso=expired_length" in r.headers["location"]
+    assert "duración máxima" in c.get(r.headers["location"]).text
+    # a copy of a cookie signed out: not "por inactividad"
+    c2 = TestClient(app)
+    sign_in(c2, "ana")
+    cookie = c2.cookies.get(COOKIE)
+    c2.post("/analista/salir", data={"csrf_token": csrf_of(c2.get("/analista").text)})
+    c2.cookies.set(COOKIE, cookie, path="/analista")
+    r = c2.get("/analista", follow_redirects=False)
+    assert "aviso=expired&" in r.headers["location"] or r.headers["location"].endswith(
+        "aviso=expired")

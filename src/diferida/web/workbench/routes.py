@@ -196,7 +196,9 @@ def _here(request: Request) -> str:
             if pattern.fullmatch(path):
                 path = pattern.sub(target, path)
                 break
-    params = {k: v for k, v in request.query_params.items() if k in ("lista", "pagina")}
+    keep = ("lista", "pagina", "aviso", "volver") if path == f"{BASE}/entrar" else (
+        "lista", "pagina")
+    params = {k: v for k, v in request.query_params.items() if k in keep}
     return path + ("?" + urlencode(params) if params else "")
 
 
@@ -209,8 +211,13 @@ async def _signed_in(request: Request, lang: str) -> Ctx | Response:
         user, hashed = await run_in_threadpool(_user, store_of(request), sessions, session)
     if (user is None or session is None
             or user_fingerprint(user, hashed) != session.fingerprint):
-        notice = "expired" if request.cookies.get("diferida_wb") else None
-        response = _see(href(f"{BASE}/entrar", lang, aviso=notice))
+        notice = None
+        if request.cookies.get("diferida_wb"):  # said on the sign-in page: why
+            why = sessions.ended_by_time(request) if session is None else None
+            notice = f"expired_{why}" if why else "expired"
+        # a page asked for by GET is where the sign-in leads back to
+        back = _here(request) if request.method == "GET" else None
+        response = _see(href(f"{BASE}/entrar", lang, aviso=notice, volver=back))
         if session is not None or request.cookies.get("diferida_wb"):
             sessions.clear(response, request)
         return response
@@ -269,15 +276,28 @@ def _texts(items: Mapping[str, Any]) -> dict[str, str]:
 async def signin_page(request: Request) -> Response:
     # shown even to a signed-in browser: signing in again (as someone else)
     # makes a new session, never continues the one the browser brought
-    return _signin(request, _lang_of(request), notice=request.query_params.get("aviso"))
+    return _signin(request, _lang_of(request), notice=request.query_params.get("aviso"),
+                   back=_back(request.query_params.get("volver")))
 
 
-NOTICES = ("expired", "signed_out", "kept_idle", "kept_length")
+# where a sign-in may lead back to: a workbench page's own address (its path
+# and its list and page), never another site's (no open redirect)
+BACK = re.compile(rf"{BASE}(/[a-z0-9]+)*(\?(lista|pagina)=[a-z0-9]+(&(lista|pagina)=[a-z0-9]+)?)?")
+
+
+def _back(raw: Any) -> str | None:
+    if not isinstance(raw, str) or len(raw) > 200 or not BACK.fullmatch(raw):
+        return None
+    return None if raw.startswith(f"{BASE}/entrar") or raw.startswith(f"{BASE}/salir") else raw
+
+
+NOTICES = ("expired", "expired_idle", "expired_length", "signed_out", "kept_idle",
+           "kept_length")
 
 
 def _signin(request: Request, lang: str, *, notice: str | None = None,
             error: str | None = None, status: int = 200, kept: str | None = None,
-            name: str = "") -> HTMLResponse:
+            name: str = "", back: str | None = None) -> HTMLResponse:
     sessions = sessions_of(request)
     w = view.words(lang)["signin"]
     # a fresh pre-session value for each sign-in form: the form's token is tied to it
@@ -285,7 +305,7 @@ def _signin(request: Request, lang: str, *, notice: str | None = None,
     response = _render(request, "wb_signin.html", lang, status,
                        notice=w.get(notice) if notice in NOTICES else None,
                        notice_kind=notice, error=error, csrf=sessions.pre_csrf_token(value),
-                       kept=kept, name=name[:200],
+                       kept=kept, name=name[:200], back=back,
                        # with a kept form the switch posts the sign-in form, which carries it
                        switch_form="signin-form" if kept else None)
     sessions.put_pre_session(response, request, value)
@@ -351,6 +371,7 @@ async def signin(request: Request) -> Response:
     sessions = sessions_of(request)
     w = view.words(lang)
     kept = form.get("conservado") or None
+    back = _back(form.get("volver"))
     if _switching(form):  # the language switch: the same page, nothing tried
         notice = form.get("aviso")
         return _signin(request, lang, kept=kept, name=form.get("name", ""),
@@ -395,7 +416,11 @@ async def signin(request: Request) -> Response:
         else "workbench"))
     if given is not None:
         return given  # the session's cookie is set by the page itself
-    response = _see(href(BASE, lang))
+    if back is not None:  # the page that asked for the sign-in, in this language
+        response = _see(back + ("" if lang == "es" else ("&" if "?" in back else "?")
+                                + "lang=" + lang))
+    else:
+        response = _see(href(BASE, lang))
     sessions.put(response, request, session)
     return response
 

@@ -303,6 +303,21 @@ class Sessions:
         return Lapsed(session=s, reason="length" if self.clock() - s.signed_in > self.max
                       else "idle")
 
+    def ended_by_time(self, request: Request) -> str | None:
+        """Why the request's session is no longer good, when time alone ended
+        it: "idle" or "length"; None when there is no such cookie, or it is
+        still good by its times (signed out, a user disabled or a new password:
+        the caller's to say)."""
+        raw = request.cookies.get(COOKIE)
+        data = self._loads(self._session, raw, self.max) if raw else None
+        if not isinstance(data, dict) or self.read(request) is not None:
+            return None
+        try:
+            signed_in = float(data["t"])
+        except (KeyError, TypeError, ValueError):
+            return None
+        return "length" if self.clock() - signed_in > self.max else "idle"
+
     def keep(self, lapsed: Lapsed, path: str, values: dict[str, str]) -> str | None:
         """The signed envelope of a form posted after its session ended, for
         the sign-in form to carry; None when the form is too big to keep."""
