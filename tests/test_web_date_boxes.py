@@ -344,3 +344,22 @@ def test_the_workbench_names_the_box_of_a_date_it_cannot_read(workbench, field, 
         assert invalid_boxes(r.text, field) == bad
         assert f'href="#f-{field}-{bad[0]}"' in r.text
         assert [box_value(r.text, field, p) for p in lenient.PARTS] == list(parts)
+
+
+def test_the_api_keeps_its_format_the_boxes_are_the_pages_only(client):
+    """The API takes YYYY-MM-DD only: a day/month/year text is refused, and
+    the page's box names are unknown fields there, never read."""
+    strict = {"birth_date": "1970-05-10", "entry_date": "1988-07-01",
+              "separation_date": "2010-06-30", "as_of": AS_OF, **FACTS}
+    assert client.post("/api/v1/determinations", json=strict).status_code == 200
+    r = client.post("/api/v1/determinations", json={**strict, "birth_date": "10/05/1970"})
+    assert r.status_code == 422
+    assert [e["code"] for e in r.json()["errors"]] == ["not_a_date"]
+    del strict["birth_date"]
+    r = client.post("/api/v1/determinations", json={**strict, **boxes("birth_date", "10", "5",
+                                                                       "1970")})
+    assert r.status_code == 422
+    codes = {(e["field"], e["code"]) for e in r.json()["errors"]}
+    assert ("birth_date", "missing") in codes
+    assert {f for f, c in codes if c != "missing"} == {
+        "birth_date-day", "birth_date-month", "birth_date-year"}
