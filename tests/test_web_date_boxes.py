@@ -363,3 +363,21 @@ def test_the_api_keeps_its_format_the_boxes_are_the_pages_only(client):
     assert ("birth_date", "missing") in codes
     assert {f for f, c in codes if c != "missing"} == {
         "birth_date-day", "birth_date-month", "birth_date-year"}
+
+
+def test_a_form_with_every_box_typed_is_kept_for_its_answers_page(client):
+    """Three boxes a date: the whole form, every box and the scenario
+    panel's date typed, is within what one kept answer holds (web/drafts.py)."""
+    from diferida.web import drafts, forms
+
+    inputs = forms.KNOWN - set(lenient.DATE_FIELDS)
+    assert len(inputs) + 1 <= drafts.MAX_VALUES
+    data = {**typed(), **boxes("requested_start_date", "1", "jun", "2030"),
+            "participant_id": "P-1", "deferred_right_1960": "", "svc_years": "",
+            "svc_months": "", "rules": "article19", "compare": ""}
+    assert set(data) | {"lang"} >= inputs | {"lang"}
+    r = client.post("/calcular/escenarios", data={**data, "scenario_date": "15/08/2031",
+                                                  "lang": "es"}, follow_redirects=False)
+    assert r.status_code == 303
+    page = client.get(r.headers["location"]).text
+    assert box_value(page, "requested_start_date", "month") == "jun"

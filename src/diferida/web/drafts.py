@@ -29,7 +29,8 @@ MAX_ITEMS = 10_000
 # What all the answers kept may take of the process's memory, as Python
 # counts it (sys.getsizeof of the strings and the dict, plus the entry).
 MAX_BYTES = 16 * 1024 * 1024
-# One answer: the form's inputs (16 today), each as long as a person types one.
+# One answer: the form's inputs (25 today, each date in its three boxes, and the
+# scenario panel's date), each as long as a person types one.
 MAX_VALUES = 32
 MAX_VALUE_CHARS = 200
 # The token, the entry of the ordered dict and the Draft itself.
