@@ -257,7 +257,14 @@ def submit(store: Store, user: User, case_id: int, *, acknowledgement: str | Non
     was checked, chained as an `acknowledged` workflow event."""
     _require(store, user, "submit", PREPARERS, case_id)
     lang = lang if lang in LANGS else DEFAULT_LANG
-    checks = _checks_of(store.case(case_id))
+    with store.reading() as session:
+        case = session.get(Case, case_id)
+        st = None if case is None else session.scalar(
+            select(CaseState).where(CaseState.participant_id == case.participant_id))
+    # a version that cannot be submitted is refused for that (the transition's
+    # stale or wrong_state), not for a missing note
+    sendable = _precheck(case, st, case_id, ("draft",), "submit") is None
+    checks = _checks_of(case) if sendable else ()
     note = _acknowledgement(store, user, "submit", acknowledgement, lang, case_id, checks)
     try:
         store.transition(case_id, user, "submitted", from_states=("draft",),
