@@ -192,8 +192,8 @@ def test_a_role_with_exactly_the_documented_grants_runs_the_whole_workflow(kind,
                     _done(sol.post(f"{page}/devolver", data={
                         "reason": "Revisar los años de servicio",
                         "csrf_token": _token(sol, page)}), "returned")
-            _done(sol.post(f"{page}/aprobar", data={"csrf_token": _token(sol, page)}),
-                  "approved")
+            _done(sol.post(f"{page}/aprobar", data={"csrf_token": _token(sol, page),
+                                                    "confirmado": "1"}), "approved")
             pdf = ana.get(f"/analista/casos/{case}/carta.pdf")
             assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF")
             # the queues, a search, the audit trail and the exports
