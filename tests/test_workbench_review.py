@@ -249,6 +249,11 @@ def test_warnings_asking_for_a_check_need_a_note_before_submission_and_approval(
     v = workflow.view(store, _user(store, "sol"), case_id)
     assert [a.note for a in v.acknowledgements] == [note_ana, note_sol]
     assert v.to_dict()["acknowledgements"][0]["warnings"] == ["act_3_2013_accruals_frozen"]
+    # the case's timeline names the checks in words, with their notes
+    timeline = _text(re.search(r'<ol class="wb-timeline" id="timeline">(.*?)</ol>',
+                               sol.get(f"/analista/casos/{case_id}").text, re.S).group(1))
+    assert timeline.count("Advertencias verificadas") == 2 and note_sol in timeline
+    assert "acknowledged" not in timeline
     # the letter says who checked
     with store.reading() as session:
         names = workflow.people(session, [_user(store, n).id for n in ("ana", "sol")])
