@@ -243,7 +243,7 @@ def examples_cmd(as_of, rules_name, lang) -> None:
         click.echo(name)
         click.echo(render_text(d))
         parts = [status[d.status]]
-        if d.status != "not_entitled":
+        if d.status != "not_entitled" and d.route is not None:
             parts += [f"{labels['route']}: {cite(r.route(d.route).citation, lang)}",
                       f"{labels['eligibility_date']}: {fmt_date(d.eligibility_date, lang)}",
                       f"{labels['annual']}: {format_money(d.annual_amount)}",
