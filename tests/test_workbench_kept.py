@@ -470,3 +470,37 @@ def test_a_session_past_its_length_or_signed_out_is_said_as_such(wb):
     r = c2.get("/analista", follow_redirects=False)
     assert "aviso=expired&" in r.headers["location"] or r.headers["location"].endswith(
         "aviso=expired")
+
+
+def test_an_action_posted_after_the_end_leads_back_to_its_case_not_to_the_action(wb):
+    app, c = wb
+    sign_in(c, "ana")
+    page = c.get("/analista/nuevo")
+    made = c.post("/analista/nuevo", data={**APPLICATION, "action": "save",
+                                           "csrf_token": csrf_of(page.text)},
+                  follow_redirects=False)
+    case = made.headers["location"].split("/")[3].split("?")[0]
+    token = csrf_of(c.get(f"/analista/casos/{case}").text)
+    app.state.clock.now += IDLE + 1
+    r = c.post(f"/analista/casos/{case}/enviar", data={"csrf_token": token},
+               follow_redirects=False)
+    assert r.status_code == 303 and "aviso=expired_idle" in r.headers["location"]
+    assert f"volver=%2Fanalista%2Fcasos%2F{case}" in r.headers["location"]
+    assert "enviar" not in r.headers["location"]
+
+
+@pytest.mark.parametrize("minutes, left, warn", [("2", 120, 60), ("0.5", 30, 20)])
+def test_the_warning_follows_the_configured_lifetime(tmp_path, monkeypatch, minutes, left,
+                                                      warn):
+    """DIFERIDA_SESSION_IDLE_MINUTES, as an administrator sets it: the page
+    tells its script that lifetime, and warns half of it before the end when
+    that is under two minutes, never with less than 20 seconds to act."""
+    monkeypatch.setenv("DIFERIDA_SESSION_IDLE_MINUTES", minutes)
+    app = create_app(Settings(database_url=f"sqlite:///{tmp_path / 'wb.db'}",
+                              rate_limit_public="off"))
+    with TestClient(app) as c:
+        add_users(app.state.store)
+        sign_in(c, "ana")
+        page = c.get("/analista/nuevo")
+        assert f'data-session-left="{left}"' in page.text
+        assert f'data-session-warn="{warn}"' in page.text

@@ -215,8 +215,9 @@ async def _signed_in(request: Request, lang: str) -> Ctx | Response:
         if request.cookies.get("diferida_wb"):  # said on the sign-in page: why
             why = sessions.ended_by_time(request) if session is None else None
             notice = f"expired_{why}" if why else "expired"
-        # a page asked for by GET is where the sign-in leads back to
-        back = _here(request) if request.method == "GET" else None
+        # where the sign-in leads back to: the page asked for, or the page
+        # that answers GET for a post (the case of an action): never the action
+        back = _back(_here(request))
         response = _see(href(f"{BASE}/entrar", lang, aviso=notice, volver=back))
         if session is not None or request.cookies.get("diferida_wb"):
             sessions.clear(response, request)
