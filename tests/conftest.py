@@ -53,6 +53,22 @@ def examples(n: int) -> int:
 # cost sets its own.
 os.environ.setdefault("DIFERIDA_PASSWORD_PROFILE", "CHEAPEST")
 
+# the administrator's letter texts (the office's address, telephone and
+# hours, the time limit to ask for reconsideration): no letter is issued
+# without them (tests/admin_texts.py); servers the tests start inherit them.
+# A test of their absence points DIFERIDA_WEB_TEXTS_DIR elsewhere.
+if not os.environ.get("DIFERIDA_WEB_TEXTS_DIR"):
+    import atexit
+    import shutil
+    import tempfile
+    from pathlib import Path as _Path
+
+    from .admin_texts import write_admin_texts
+
+    _ADMIN_DIR = tempfile.mkdtemp(prefix="diferida-admin-texts-")
+    atexit.register(shutil.rmtree, _ADMIN_DIR, True)
+    os.environ["DIFERIDA_WEB_TEXTS_DIR"] = str(write_admin_texts(_Path(_ADMIN_DIR)))
+
 
 # ---- CPU-seconds per test (bench/suite_time.py --cpu) ----------------------
 

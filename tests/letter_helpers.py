@@ -78,6 +78,7 @@ def facts(inputs: dict[str, str], result: dict, lang: str, **more: Any) -> Lette
     base: dict[str, Any] = dict(
         case_id=4711, version=2, lang=lang, inputs=inputs, result=result, as_of=AS_OF,
         rules_version=result["rules_version"], prepared_by="Ana Analista",
+        prepared_title="Analista de Beneficios", approved_title="Supervisora de Beneficios",
         prepared_at=PREPARED_AT, addressee_name="María del Carmen Rivera Ortiz",
         addressee_address="Calle Luna 12\nSan Juan, PR 00901",
         application_date=date(2026, 10, 15))
@@ -121,12 +122,16 @@ class Letter:
                 and tr.find(f"{XHTML}td") is not None}
 
     def grounds(self) -> list[dict[str, str]]:
+        """The conditions examined, each with the group it is listed in
+        (held, pending, not-held, na, amount, info) and that group's heading."""
         out = []
-        for tr in self.one("table", "grounds-table").iter(f"{XHTML}tr"):
-            cells = tr.findall(f"{XHTML}td")
-            if cells:
-                out.append({"mark": text_of(cells[0]), "rule": text_of(cells[1]),
-                            "text": text_of(cells[2]), "kind": tr.get("class")})
+        kind = heading = None
+        for el in self.section("grounds"):
+            if el.tag == f"{XHTML}h3":
+                kind, heading = el.get("class"), text_of(el)
+            elif el.tag == f"{XHTML}ul":
+                out += [{"kind": kind, "heading": heading, "text": text_of(li)}
+                        for li in el.iter(f"{XHTML}li")]
         return out
 
     def items(self, section_cls: str) -> list[str]:

@@ -21,6 +21,8 @@ from diferida.service.settings import Settings
 from diferida.service.store import Store
 from diferida.service.testing import running_server
 
+from .workbench_helpers import signer
+
 AS_OF = date(2026, 11, 29)
 W = "/api/v1/workbench"
 APPLICATION = {"participant_id": "A-0", "birth_date": "1970-05-10", "entry_date": "1988-07-01",
@@ -66,7 +68,8 @@ def office(tmp_path_factory):
         tokens, users = {}, {}
         for name, role in (("ana", "analyst"), ("sofia", "supervisor"),
                            ("pedro", "supervisor"), ("ines", "auditor"), ("old", "analyst")):
-            users[name], tokens[name] = store.add_user(name, role)
+            users[name], tokens[name] = store.add_user(
+                name, role, **({} if role == "auditor" else signer(name)))
         store.disable_user("old")
         issued = wf.open_draft(store, users["ana"], {**APPLICATION, "participant_id": "A-ISS"},
                                lang="es", as_of=AS_OF).case_id
@@ -228,9 +231,8 @@ def test_no_name_address_birth_date_or_amount_reaches_the_server_log(tmp_path):
     url = f"sqlite:///{tmp_path / 'cases.db'}"
     store = Store(url)
     store.upgrade()
-    tokens = {n: store.add_user(n, r)[1] for n, r in (("ana", "analyst"),
-                                                      ("sofia", "supervisor"),
-                                                      ("ines", "auditor"))}
+    tokens = {n: store.add_user(n, r, **({} if r == "auditor" else signer(n)))[1]
+              for n, r in (("ana", "analyst"), ("sofia", "supervisor"), ("ines", "auditor"))}
     store.dispose()
     person = {**APPLICATION, "participant_id": PID, "name": NAME, "birth_date": BIRTH,
               "address": f"{ADDRESS}\nSan Juan", "average_compensation": PAY,

@@ -17,6 +17,8 @@ from diferida.service import workflow as wf
 from diferida.service.store import AuditQuery, Store
 from diferida.service.testing import database_for_tests
 
+from .workbench_helpers import SIGNERS, signer
+
 AS_OF = date(2026, 11, 29)
 APPLICATION = {"participant_id": "P-1", "birth_date": "1970-05-10", "entry_date": "1988-07-01",
                "separation_date": "2010-06-30", "creditable_service_years": "22",
@@ -29,10 +31,10 @@ APPLICATION = {"participant_id": "P-1", "birth_date": "1970-05-10", "entry_date"
 class Office:
     def __init__(self, store: Store):
         self.store = store
-        self.ana = store.add_user("ana", "analyst")[0]
-        self.beto = store.add_user("beto", "analyst")[0]
-        self.sofia = store.add_user("sofia", "supervisor")[0]
-        self.pedro = store.add_user("pedro", "supervisor")[0]
+        self.ana = store.add_user("ana", "analyst", **signer("ana"))[0]
+        self.beto = store.add_user("beto", "analyst", **signer("beto"))[0]
+        self.sofia = store.add_user("sofia", "supervisor", **signer("sofia"))[0]
+        self.pedro = store.add_user("pedro", "supervisor", **signer("pedro"))[0]
         self.ines = store.add_user("ines", "auditor")[0]
 
 
@@ -72,7 +74,7 @@ def test_a_case_goes_from_application_to_issued_letter_and_is_corrected(office):
     # returned with a reason, corrected as a new version naming the one it corrects
     returned = wf.return_case(s, o.sofia, draft.case_id, reason="Falta el certificado")
     assert (returned.state, returned.return_reason, returned.returned_by) == (
-        "returned", "Falta el certificado", "sofia")
+        "returned", "Falta el certificado", SIGNERS["sofia"][0])
     assert [c.case_id for c in wf.queue(s, o.ana, "returned").items] == [draft.case_id]
     v2 = wf.correct(s, o.ana, draft.case_id, {**APPLICATION, "creditable_service_years": "23"},
                     reason="Certificado de servicio recibido", lang="es", as_of=AS_OF)
@@ -84,7 +86,7 @@ def test_a_case_goes_from_application_to_issued_letter_and_is_corrected(office):
     wf.submit(s, o.ana, v2.case_id, acknowledgement="Servicios previos acreditados: verificado")
     # the four-eyes rule does not stop a supervisor who did not touch the case
     approved = wf.approve(s, o.sofia, v2.case_id, acknowledgement="Certificado revisado")
-    assert (approved.state, approved.approved_by) == ("approved", "sofia")
+    assert (approved.state, approved.approved_by) == ("approved", SIGNERS["sofia"][0])
     pdf = wf.letter(s, o.ines, v2.case_id)
     assert pdf.startswith(b"%PDF")
     assert hashlib.sha256(pdf).hexdigest() == approved.letter_sha256
@@ -108,11 +110,13 @@ def test_a_case_goes_from_application_to_issued_letter_and_is_corrected(office):
     h = wf.history(s, o.ines, draft.case_id)
     assert [v.version for v in h.versions] == [1, 2, 3]
     assert h.current.case_id == v3.case_id and h.current.state == "approved"
+    n = {k: v[0] for k, v in SIGNERS.items()}  # as pages and letters name them
     assert [(e.action, e.version, e.user) for e in h.events] == [
-        ("created", 1, "ana"), ("submitted", 1, "ana"), ("returned", 1, "sofia"),
-        ("corrected", 2, "ana"), ("submitted", 2, "ana"), ("approved", 2, "sofia"),
-        ("letter_stored", 2, "sofia"), ("corrected", 3, "beto"), ("submitted", 3, "beto"),
-        ("approved", 3, "pedro"), ("letter_stored", 3, "pedro")]
+        ("created", 1, n["ana"]), ("submitted", 1, n["ana"]), ("returned", 1, n["sofia"]),
+        ("corrected", 2, n["ana"]), ("submitted", 2, n["ana"]), ("approved", 2, n["sofia"]),
+        ("letter_stored", 2, n["sofia"]), ("corrected", 3, n["beto"]),
+        ("submitted", 3, n["beto"]), ("approved", 3, n["pedro"]),
+        ("letter_stored", 3, n["pedro"])]
     assert all(e.at.utcoffset().total_seconds() == 0 for e in h.events)
     words = {(c.from_version, c.to_version): c.lines for c in h.changes}
     assert any("«22» → «23»" in line for line in words[(1, 2)])
@@ -239,7 +243,8 @@ def test_refusals_and_letters_name_the_case_by_its_number_and_version(office):
     wf.approve(s, o.pedro, v2.case_id)
     issued = " ".join(wf.letter_html(s, o.ines, number, 2, lang="en").split())
     assert f"Caso {number} · versión 2" in issued and "BORRADOR" not in issued
-    assert "pedro" in issued  # the approval as issued, in the letter's own language
+    # signed with the approver's full name and title, in the letter's own language
+    assert SIGNERS["pedro"][0] in issued and SIGNERS["pedro"][1] in issued
 
 
 def test_the_queues_list_each_users_work_in_pages(office):

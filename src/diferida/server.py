@@ -73,6 +73,10 @@ def serve_cmd(host: str, port: int, workers: int, database_url: str | None,
     except (TextsError, LetterTextsError) as exc:
         click.echo(f"cannot start: {exc}", err=True)
         sys.exit(1)
+    from diferida.letter.texts import setup_report
+
+    for line in setup_report():  # the letter texts an administrator must still write
+        click.echo(line, err=True)
     url = database_url or default_database_url()
     store = open_store(url)
     upgrade_or_exit(store)

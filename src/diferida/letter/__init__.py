@@ -40,13 +40,15 @@ class LetterFacts:
     result: Mapping[str, Any]    # the stored determination (Determination.to_dict())
     as_of: date
     rules_version: str
-    prepared_by: str
+    prepared_by: str             # the full name the signature block prints
     prepared_at: datetime        # timezone-aware; printed in Puerto Rico time (AST, UTC-4)
+    prepared_title: str | None = None      # their title (required once approved)
     addressee_name: str | None = None
     addressee_address: str | None = None   # lines separated by "\n"
     application_date: date | None = None
     approved_by: str | None = None
     approved_at: datetime | None = None
+    approved_title: str | None = None      # the approver's title (required with approved_by)
     corrects_version: int | None = None    # a correction: the version it corrects ...
     correction_reason: str | None = None   # ... and why
     # the notes saying the warnings that ask for a check were checked:
@@ -82,12 +84,14 @@ def _css(lang: str, draft: bool, footer: str) -> str:
     if draft:
         margins.append(f"@top-center {{ content: {_css_string(L['draft_mark'])}; "
                        "font-size: 11pt; font-weight: bold; color: #8a1c1c; }")
-    page = "@page { size: letter; margin: 2.2cm 2cm 2.4cm 2cm; " + " ".join(margins) + " }"
+    page = "@page { size: letter; margin: 1.8cm 1.9cm 2cm 1.9cm; " + " ".join(margins) + " }"
     return page + "\n" + (_FILES / "letter.css").read_text("utf-8")
 
 
-def _render(facts: LetterFacts) -> tuple[str, str]:
+def _render(facts: LetterFacts, back: str | None = None) -> tuple[str, str]:
     v = view(facts)
+    if back is not None:  # on screen only: the print CSS hides it, the PDF never has it
+        v["back"] = {"href": back, "text": v["L"]["back"].format(number=facts.case_id)}
     css = _css(facts.lang, v["draft"], v["footer"])
     from markupsafe import Markup
 
@@ -95,11 +99,12 @@ def _render(facts: LetterFacts) -> tuple[str, str]:
     return _template().render(v=v, L=v["L"], css=Markup(css)), css
 
 
-def letter_html(facts: LetterFacts) -> str:
+def letter_html(facts: LetterFacts, *, back: str | None = None) -> str:
     """The whole letter as one HTML document (print CSS); marked "BORRADOR —
     sin validez" ("DRAFT — not valid") on every page iff `approved_by` is None.
+    `back`: the address of the case's page, a link shown on screen only.
     Raises `LetterError` (naming the field) for facts it cannot be written from."""
-    return _render(facts)[0]
+    return _render(facts, back)[0]
 
 
 def style_source(html: str) -> str:

@@ -2,6 +2,11 @@
 block ([letter_office]) and what the person may do next, with their right to
 ask for reconsideration or review ([letter_next]).
 
+Four of them are shipped empty and required: the office's address,
+telephone and hours, and the time limit to ask for reconsideration
+(`REQUIRED`). No letter is issued while any is empty in the letter's
+language (`missing_texts`); `diferida serve` says at start which are.
+
 The shipped texts are sections of the catalog i18n/<lang>/letter.toml. An
 administrator replaces them with a file `letter_<lang>.toml` in the directory
 named by DIFERIDA_WEB_TEXTS_DIR (the directory of the calculator's editable
@@ -72,6 +77,32 @@ def editable(section: str, lang: str) -> dict[str, Any]:
     return catalog(lang)[section]
 
 
+# The administrator's texts without which no letter is issued: the office's
+# address, telephone and hours, and the time limit to ask for reconsideration
+# (empty as shipped: only the System knows them).
+REQUIRED = (("letter_office", "address"), ("letter_office", "telephone"),
+            ("letter_office", "hours"), ("letter_next", "reconsideration"))
+
+
+def missing_texts(lang: str) -> list[str]:
+    """The required administrator's texts that are empty in `lang`
+    ("letter_office.telephone", …), in the order of REQUIRED."""
+    out = []
+    for section, key in REQUIRED:
+        value = editable(section, lang).get(key)
+        given = ([x for x in value if isinstance(x, str) and x.strip()]
+                 if isinstance(value, list) else str(value or "").strip())
+        if not given:
+            out.append(f"{section}.{key}")
+    return out
+
+
+def missing_everywhere() -> dict[str, list[str]]:
+    """For each language, the required texts that are empty (only those
+    with some missing)."""
+    return {lang: m for lang in LANGS if (m := missing_texts(lang))}
+
+
 def check_letter_texts() -> list[Path]:
     """Read every administrator's letter file now, so that a mistake stops
     the service at start with its name and key. Returns the files in use."""
@@ -83,3 +114,17 @@ def check_letter_texts() -> list[Path]:
         if path is not None:
             used.append(path)
     return used
+
+
+def setup_report() -> list[str]:
+    """What `diferida serve` says at start about the required texts: for
+    each language with some empty, which (no letter is issued in that
+    language until they are written), in that language; nothing when all
+    are written."""
+    out = []
+    for lang, missing in missing_everywhere().items():
+        t = catalog(lang)["letter_requirements"]
+        out.append(t["setup_missing"].format(
+            lang=t["langs"][lang], file=f"letter_{lang}.toml", env=TEXTS_DIR_ENV,
+            missing=", ".join(t["texts"][m] for m in missing)))
+    return out

@@ -18,7 +18,7 @@ from ..i18n import LANGS, catalog, fmt_date, fmt_wait
 from ..money import format_money
 from ..rules import DEFAULT_RULES, Rules, builtin_names, load_rules
 from ..words import law_words
-from .texts import editable
+from .texts import editable, missing_texts
 
 if TYPE_CHECKING:
     from . import LetterFacts
@@ -71,6 +71,17 @@ def check(facts: LetterFacts) -> None:
         raise LetterError("approved_by: empty name")
     if facts.approved_at is not None:
         in_puerto_rico(facts.approved_at, "approved_at")
+    if facts.approved_by is not None:
+        # an issued letter is addressed and signed with names and titles
+        for name in ("addressee_name", "addressee_address", "prepared_title",
+                     "approved_title"):
+            v = getattr(facts, name)
+            if not isinstance(v, str) or not v.strip():
+                raise LetterError(f"{name}: required in an approved letter")
+        missing = missing_texts(facts.lang)
+        if missing:
+            raise LetterError("the administrator's letter texts are empty: "
+                              + ", ".join(missing))
     if facts.corrects_version is None and facts.correction_reason is not None:
         raise LetterError("correction_reason: given without corrects_version, the version "
                           "it corrects")
@@ -199,8 +210,7 @@ def facts_rows(facts: LetterFacts, d: Mapping[str, Any], rules: Rules) -> list[d
         rows.append({"label": label[:1].upper() + label[1:], "value": shown})
     rows.append({"label": L["as_of"], "value": fmt_date(facts.as_of, lang)})
     title = d.get("rules_title") or rules.title
-    rows.append({"label": L["rules_set"], "value": L["rules_line"].format(
-        name=d.get("rules_name") or rules.name, title=title, version=facts.rules_version)})
+    rows.append({"label": L["rules_set"], "value": title})
     return rows
 
 
@@ -231,16 +241,14 @@ def decision_rows(facts: LetterFacts, d: Mapping[str, Any],
         said = "; ".join(reason_texts(reasons, rules, lang))
         rows.append({"label": L["reasons"], "value": said[:1].upper() + said[1:]})
     rows.append({"label": L["regime"], "value": regime_text(regime, rules, lang)})
-    na = L["not_applicable"]
-    if status == "not_entitled":
-        for key in ("route", "eligibility_date", "start_date", "annual", "monthly"):
-            rows.append({"label": L[key], "value": na})
+    if status == "not_entitled":  # no route, date or amount to state
         return rows
     route = _route_citation(d, d["route"], rules, lang)
-    met = ", ".join(_route_citation(d, r, rules, lang) for r in d["routes_met"])
+    others = [_route_citation(d, r, rules, lang) for r in d["routes_met"] if r != d["route"]]
+    rows.append({"label": L["route"], "value": route})
+    if others:
+        rows.append({"label": L["routes_met"], "value": _listing(others, lang)})
     rows += [
-        {"label": L["route"], "value": route},
-        {"label": L["routes_met"], "value": met},
         {"label": L["eligibility_date"], "value": fmt_date(_iso(d["eligibility_date"]), lang)},
         {"label": L["start_date"], "value": _start(facts, d, words)},
         {"label": L["annual"], "value": _money(d["annual_amount"])},
@@ -312,11 +320,45 @@ def mark(f: Mapping[str, Any], lang: str) -> dict[str, str]:
     return {"symbol": "✗", "word": L["mark_not_held"], "kind": "not-held"}
 
 
-def grounds(d: Mapping[str, Any], lang: str) -> list[dict[str, str]]:
+# findings about one route (their values name it) and about the amount
+ROUTE_CONDITIONS = ("service", "age", "route_applies")
+AMOUNT_CONDITIONS = ("amount", "minimum", "totals")
+GROUPS = ("held", "pending", "not-held", "na", "amount", "info")
+# said in the decision block and the next steps already: the start (Regla
+# 19.3) and the amounts once rounded
+SAID_ABOVE = ("start", "totals")
+
+
+def grounds(d: Mapping[str, Any], lang: str) -> list[dict[str, Any]]:
+    """The conditions examined, in groups, each with its heading: met,
+    pending (a date still to come), not met, not applicable, how the amount
+    is reckoned, other facts. A letter that grants a pension (or will) states
+    the conditions of the route that grants it and the common ones: another
+    route's conditions, met or not, are not its grounds (rules §4: one route
+    is enough), so no route it did not need shows as not met. Each finding's
+    own sentence cites its rule."""
+    L = catalog(lang)["letter"]
     warned = set(d["warnings"])
-    return [{**mark(f, lang), "rule": f["rule"], "text": f["text"]}
-            for f in d["explanation"]
-            if f["condition"] not in warned and f["condition"] not in OWN_PART]
+    entitled = d["status"] != "not_entitled"
+    formula = d.get("formula") or {}
+    found: dict[str, list[str]] = {g: [] for g in GROUPS}
+    for f in d["explanation"]:
+        c = f["condition"]
+        if c in warned or c in OWN_PART:
+            continue
+        if c in SAID_ABOVE:
+            continue
+        route = f["values"].get("route") if c in ROUTE_CONDITIONS else None
+        if entitled and route is not None and route != d["route"]:
+            continue
+        if c in AMOUNT_CONDITIONS:
+            if c == "minimum" and formula.get("minimum_amount") is None:
+                continue  # rules §6: not this member's; the decisions say why when it matters
+            found["amount"].append(f["text"])
+            continue
+        found[mark(f, lang)["kind"]].append(f["text"])
+    return [{"kind": g, "title": L[f"grounds_{g.replace('-', '_')}"], "items": found[g]}
+            for g in GROUPS if found[g]]
 
 
 def warnings(d: Mapping[str, Any], rules: Rules, lang: str) -> list[dict[str, str | None]]:
@@ -365,7 +407,7 @@ def decisions(facts: LetterFacts, d: Mapping[str, Any], rules: Rules) -> list[st
             out.append(text[:1].upper() + text[1:])
     reading = _finding(d, "reading_19_4")
     if reading is not None:
-        out.append(reading["text"])
+        out.append(doubt(facts, reading, rules))
     birth = _iso(_input(facts.inputs, "birth_date"))
     if birth is not None and (birth.month, birth.day) == (2, 29) and any(
             f["condition"] == "age" and (a := _iso(f["values"].get("age_date"))) is not None
@@ -409,6 +451,69 @@ def checked(facts: LetterFacts) -> str | None:
     return L["checked_by"].format(people=_listing(people, lang))
 
 
+def doubt(facts: LetterFacts, reading: Mapping[str, Any], rules: Rules) -> str:
+    """The doubt about Regla 19.4 in one plain sentence: which reading this
+    determination applies and what the other would give (rules §4)."""
+    lang = facts.lang
+    t = catalog(lang)["letter_decisions"]
+    v = reading["values"]
+    key = "doubt_19_4_both" if v.get("reading") == "both_regimes" else "doubt_19_4_strict"
+    other = _iso(v.get("other_eligibility_date"))
+    text = t[key].format(**law_words(rules, lang),
+                         other_date=fmt_date(other, lang) if other else _na(lang),
+                         other_route=cite(rules.route(v["other_route"]).citation, lang)
+                         if v.get("other_route") else _na(lang))
+    return text[:1].upper() + text[1:]
+
+
+def _na(lang: str) -> str:
+    return catalog(lang)["letter"]["not_applicable"]
+
+
+def opening(facts: LetterFacts, d: Mapping[str, Any], rules: Rules) -> dict[str, str]:
+    """The salutation and the one plain paragraph that says the decision:
+    what was asked, the determination's headline and, when a pension is
+    granted (or will be), its amount and the rule that grants it."""
+    lang = facts.lang
+    L = catalog(lang)["letter"]
+    name = (facts.addressee_name or "").strip()
+    parts = [L["opening"], d["headline"].rstrip(".") + "."]
+    if d["status"] != "not_entitled" and d.get("annual_amount") is not None:
+        parts.append(L["opening_amount"].format(
+            monthly=_money(d["monthly_amount"]), annual=_money(d["annual_amount"]),
+            route=_route_citation(d, d["route"], rules, lang)))
+    parts.append(L["opening_close"])
+    return {"salutation": (L["salutation"].format(name=name) if name
+                           else L["salutation_plain"]),
+            "paragraph": " ".join(parts)}
+
+
+def reference(facts: LetterFacts, d: Mapping[str, Any]) -> str:
+    """The short line at the end for the System's records: the rules
+    version the determination was made with (and, where Regla 19.4 was
+    read, which reading), the case and version, the date it refers to."""
+    L = catalog(facts.lang)["letter"]
+    reading = _finding(d, "reading_19_4")
+    line = L["reference"].format(case_id=facts.case_id, version=facts.version,
+                                 rules_version=facts.rules_version,
+                                 as_of=facts.as_of.isoformat())
+    if reading is not None:
+        line += " " + L["reference_reading"].format(reading=reading["values"].get("reading"))
+    return line
+
+
+def signature(name: str | None, title: str | None, when: datetime | None, field: str,
+              lang: str) -> dict[str, str] | None:
+    """A signature: the full name, the title, the date (Puerto Rico time)."""
+    if name is None or when is None:
+        return None
+    L = catalog(lang)["letter"]
+    local = in_puerto_rico(when, field)
+    return {"name": name, "title": (title or "").strip(),
+            "date": L["signed_date"].format(date=fmt_date(local.date(), lang),
+                                            time=f"{local:%H:%M} {L['time_zone']}")}
+
+
 def _listing(items: list[str], lang: str) -> str:
     join = catalog(lang)["wait"]["join"]
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + join + items[-1]
@@ -424,18 +529,20 @@ def next_steps(facts: LetterFacts, d: Mapping[str, Any], rules: Rules) -> dict[s
              "case_id": str(facts.case_id), "version": str(facts.version)}
     fill = lambda items: [x.format_map(words) for x in items]  # noqa: E731
     return {"title": t["title"], "steps": fill(t[d["status"]]),
-            "review_title": t["review_title"], "review": fill(t["review"])}
+            "review_title": t["review_title"], "review": fill(t["review"]),
+            "deadline": str(t.get("reconsideration") or "").strip() or None}
 
 
 def office(lang: str) -> dict[str, Any]:
-    return dict(editable("letter_office", lang))
-
-
-def signed(name: str, when: datetime, field: str, lang: str) -> str:
-    L = catalog(lang)["letter"]
-    local = in_puerto_rico(when, field)
-    return L["signed_on"].format(name=name, date=fmt_date(local.date(), lang),
-                                 time=f"{local:%H:%M} {L['time_zone']}")
+    """The letterhead and the contact block: the administrator's texts (or
+    the shipped ones); the office's address also on one line."""
+    out = dict(editable("letter_office", lang))
+    address = [x.strip() for x in out.get("address") or [] if x.strip()]
+    out["address"] = address
+    out["address_line"] = ", ".join(address)
+    out["telephone"] = str(out.get("telephone") or "").strip()
+    out["hours"] = str(out.get("hours") or "").strip()
+    return out
 
 
 def view(facts: LetterFacts) -> dict[str, Any]:
@@ -463,6 +570,7 @@ def view(facts: LetterFacts) -> dict[str, Any]:
                               if facts.correction_reason else None),
         "addressee_name": (facts.addressee_name or "").strip() or None,
         "addressee_address": address,
+        "opening": opening(facts, d, rules),
         "headline": d["headline"],
         "denial": denial(facts, d, rules),
         "decision": decision_rows(facts, d, rules),
@@ -473,8 +581,11 @@ def view(facts: LetterFacts) -> dict[str, Any]:
         "decisions": decisions(facts, d, rules),
         "scope": scope["text"] if scope is not None else None,
         "next": next_steps(facts, d, rules),
-        "prepared": signed(facts.prepared_by, facts.prepared_at, "prepared_at", lang),
-        "approved": (signed(facts.approved_by, facts.approved_at, "approved_at", lang)
-                     if not draft and facts.approved_at is not None else None),
+        "prepared": signature(facts.prepared_by, facts.prepared_title, facts.prepared_at,
+                              "prepared_at", lang),
+        "approved": (signature(facts.approved_by, facts.approved_title, facts.approved_at,
+                               "approved_at", lang) if not draft else None),
+        "reference": reference(facts, d),
+        "back": None,
         "footer": L["footer"].format(case_id=facts.case_id, version=facts.version),
     }

@@ -46,7 +46,7 @@ from .common import (
     user_lang,
 )
 from .imports import _decide_import, _store_imported
-from .letters import _render
+from .letters import _render, ready, signers
 from .views import view
 
 
@@ -257,6 +257,7 @@ def submit(store: Store, user: User, case_id: int, *, acknowledgement: str | Non
     was checked, chained as an `acknowledged` workflow event."""
     _require(store, user, "submit", PREPARERS, case_id)
     lang = lang if lang in LANGS else DEFAULT_LANG
+    ready(store, user, "submit", case_id, lang, ("draft",))  # addressee, who signs
     with store.reading() as session:
         case = session.get(Case, case_id)
         st = None if case is None else session.scalar(
@@ -311,6 +312,9 @@ def approve(store: Store, user: User, case_id: int, *, lang: str | None = None,
                       case_id=case_id)
     at = datetime.now(UTC)
     letter_lang = lang if lang in LANGS else case.lang
+    # addressee, names and titles of who signs, the administrator's texts
+    ready(store, user, "approve", case_id, user_lang(lang or case.lang), ("submitted",),
+          approver=user, letter_lang=letter_lang)
     checks = _checks_of(case)
     note = _acknowledgement(store, user, "approve", acknowledgement, user_lang(lang), case_id,
                             checks)
@@ -323,7 +327,8 @@ def approve(store: Store, user: User, case_id: int, *, lang: str | None = None,
     from ...letter import LetterError
 
     try:
-        pdf = _render(v, letter_lang, approved_by=user.name, approved_at=at)
+        pdf = _render(v, letter_lang, approved_by=user.name, approved_at=at,
+                      signed=(signers(store, case_id)[0], store.profile(user.id)))
     except LetterError as exc:  # the facts cannot be written as a letter: nothing issued
         raise _refuse(store, user, "approve", Refused("invalid", problems=[{
             "field": None, "code": "letter_unavailable",

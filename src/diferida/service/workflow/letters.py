@@ -14,6 +14,7 @@ from sqlalchemy import select
 
 from ..store import (
     Case,
+    CaseState,
     Letter,
     Store,
     User,
@@ -72,16 +73,95 @@ def reproduce(store: Store, user: User, case_id: int) -> dict[str, Any]:
 # -- letters --------------------------------------------------------------------------
 
 
+Signer = tuple[str, str]  # a full name and a title, as a signature prints them
+
+
+def signers(store: Store, case_id: int) -> tuple[Signer | None, Signer | None]:
+    """Who signs the letter of version `case_id`: its author (who prepared
+    it) and, once approved, its approver, each as their profile (`diferida
+    users profile`) gives them; None for one without a profile, or not yet."""
+    with store.reading() as session:
+        author = session.scalar(select(Case.author_id).where(Case.id == case_id))
+        approver = session.scalar(select(WorkflowRow.user_id).where(
+            WorkflowRow.case_id == case_id, WorkflowRow.action == "approved").limit(1))
+    return (store.profile(author) if author is not None else None,
+            store.profile(approver) if approver is not None else None)
+
+
+def ready(store: Store, user: User, action: str, case_id: int, lang: str,
+          states: tuple[str, ...], *, approver: User | None = None,
+          letter_lang: str | None = None) -> None:
+    """Refuse (422, recorded; each problem naming its field) to submit or
+    approve a version that lacks what its letter needs (`requirements`).
+    A version that does not exist or is not in `states` is left to the
+    action's own refusal."""
+    with store.reading() as session:
+        case = session.get(Case, case_id)
+        st = None if case is None else session.scalar(
+            select(CaseState).where(CaseState.participant_id == case.participant_id))
+    if case is None or st is None or st.case_id != case_id or st.state not in states:
+        return
+    v = view(store, user, case_id, _audit_read=False)
+    problems = requirements(store, v, lang, approver=approver, letter_lang=letter_lang)
+    if problems:
+        raise _refuse(store, user, action, Refused("invalid", problems=problems),
+                      case_id=case_id)
+
+
+def requirements(store: Store, v: CaseView, lang: str, *, approver: User | None = None,
+                 letter_lang: str | None = None) -> list[dict[str, Any]]:
+    """What a version still needs before it may be submitted (`approver`
+    None) or approved and its letter issued: the addressee's name and postal
+    address; the full name and title of whoever signs (the version's author,
+    and the approver); for an approval, the administrator's letter texts in
+    the letter's language. Each as a problem naming its field, in `lang`."""
+    from ...i18n import catalog
+    from ...letter.texts import missing_texts
+
+    t = catalog(user_lang(lang))["letter_requirements"]
+    out: list[dict[str, Any]] = []
+    for field in ("name", "address"):
+        if not (getattr(v, field) or "").strip():
+            out.append({"field": field, "code": "required", "value": None,
+                        "message": t[f"{field}_required"]})
+    with store.reading() as session:
+        author = session.get(User, session.scalar(select(Case.author_id)
+                                                  .where(Case.id == v.case_id)))
+    signing = [("prepared_by", author)]
+    if approver is not None:
+        signing.append(("approved_by", approver))
+    for field, who in signing:
+        if who is not None and store.profile(who.id) is None:
+            out.append({"field": field, "code": "profile_required", "value": None,
+                        "message": t["profile_required"].format(name=who.name)})
+    if approver is not None:
+        issued = user_lang(letter_lang or v.lang)
+        missing = missing_texts(issued)
+        if missing:
+            out.append({"field": "letter_texts", "code": "letter_texts_missing",
+                        "value": None, "message": t["texts_missing"].format(
+                            lang=t["langs"][issued],
+                            missing=", ".join(t["texts"][m] for m in missing))})
+    return out
+
+
 def _facts(v: CaseView, lang: str, *, approved_by: str | None = None,
-           approved_at: datetime | None = None):
-    """The facts of one version's letter, as approval gives them."""
+           approved_at: datetime | None = None,
+           signed: tuple[Signer | None, Signer | None] = (None, None)):
+    """The facts of one version's letter, as approval gives them; `signed`:
+    the profiles of who prepared and who approved it (`signers`)."""
     from ...letter import LetterFacts
 
+    prepared, approved = signed
     return LetterFacts(
         case_id=v.number, version=v.version, lang=lang, inputs=v.inputs, result=v.result,
-        as_of=v.as_of, rules_version=v.rules_version, prepared_by=v.changed_by,
+        as_of=v.as_of, rules_version=v.rules_version,
+        prepared_by=prepared[0] if prepared else v.changed_by,
+        prepared_title=prepared[1] if prepared else None,
         prepared_at=v.created_at, addressee_name=v.name, addressee_address=v.address,
-        application_date=v.application_date, approved_by=approved_by,
+        application_date=v.application_date,
+        approved_by=(approved[0] if approved else approved_by) if approved_by else None,
+        approved_title=approved[1] if approved and approved_by else None,
         approved_at=approved_at, corrects_version=v.corrects_version,
         correction_reason=(v.correction_reason or _text(lang, "no_reason_recorded"))
         if v.corrects_version else None,
@@ -91,10 +171,12 @@ def _facts(v: CaseView, lang: str, *, approved_by: str | None = None,
 
 
 def _render(v: CaseView, lang: str, *, approved_by: str | None = None,
-            approved_at: datetime | None = None) -> bytes:
+            approved_at: datetime | None = None,
+            signed: tuple[Signer | None, Signer | None] = (None, None)) -> bytes:
     from ...letter import letter_pdf
 
-    return letter_pdf(_facts(v, lang, approved_by=approved_by, approved_at=approved_at))
+    return letter_pdf(_facts(v, lang, approved_by=approved_by, approved_at=approved_at,
+                             signed=signed))
 
 
 def _version_id(store: Store, user: User, action: str, case_id: int,
@@ -113,11 +195,33 @@ def _version_id(store: Store, user: User, action: str, case_id: int,
     return found
 
 
+def _other_language(store: Store, user: User, target: int, issued: str,
+                    asked: str | None) -> None:
+    """An issued letter asked for in another language than it was issued in:
+    refused in words, in the language asked (422, field `lang`): the letter
+    issued is the only one, and is not written again in another language."""
+    if asked is None or asked == issued:
+        return
+    from ...i18n import catalog
+
+    v = view(store, user, target, _audit_read=False)
+    t = catalog(user_lang(asked))["letter_requirements"]
+    raise _refuse(store, user, "letter", Refused("invalid", problems=[{
+        "field": "lang", "code": "letter_issued_in_other_language", "value": asked,
+        "message": t["issued_in"].format(number=v.number, version=v.version,
+                                         issued=t["langs"][user_lang(issued)],
+                                         issued_code=issued)}]), case_id=target)
+
+
 def letter_html(store: Store, user: User, case_id: int, version: int | None = None, *,
-                lang: str | None = None) -> str:
+                lang: str | None = None, asked_lang: str | None = None,
+                back: str | None = None) -> str:
     """The letter of one version as HTML. For an approved version: the letter
-    as issued (its language, its approval), whatever `lang`; otherwise the
-    draft, marked as such, in `lang` (default: the case's). Refused
+    as issued (its language, its approval); asked for in another language
+    (`asked_lang`, a language the request itself named) it is refused in
+    words (`_other_language`). Otherwise the draft, marked as such, in
+    `asked_lang` or `lang` (default: the case's). `back`: the address of
+    the case's page, linked on screen only (never printed). Refused
     ("invalid", letter_unavailable) when it cannot be written."""
     from ...letter import LetterError
     from ...letter import letter_html as write_html
@@ -129,15 +233,18 @@ def letter_html(store: Store, user: User, case_id: int, version: int | None = No
         issued_lang = stored.lang if stored is not None else None
     if stored is not None and pdf is None:  # the letter as issued is in doubt
         raise _letter_refused(store, user, "letter", target)
+    if issued_lang is not None:
+        _other_language(store, user, target, issued_lang, asked_lang)
     v = view(store, user, target, _audit_read=False)
     if issued_lang is not None:
         chosen = user_lang(issued_lang)
-        facts = _facts(v, chosen, approved_by=v.approved_by, approved_at=v.approved_at)
+        facts = _facts(v, chosen, approved_by=v.approved_by, approved_at=v.approved_at,
+                       signed=signers(store, target))
     else:
-        chosen = user_lang(lang or v.lang)
-        facts = _facts(v, chosen)
+        chosen = user_lang(asked_lang or lang or v.lang)
+        facts = _facts(v, chosen, signed=(signers(store, target)[0], None))
     try:
-        html = write_html(facts)
+        html = write_html(facts, back=back)
     except LetterError as exc:
         raise _refuse(store, user, "letter", Refused("invalid", problems=[{
             "field": "lang", "code": "letter_unavailable",
@@ -151,7 +258,8 @@ def letter_html(store: Store, user: User, case_id: int, version: int | None = No
 def letter(store: Store, user: User, case_id: int, version: int | None = None, *,
            lang: str | None = None) -> bytes:
     """The letter of one version as PDF: for an approved version the bytes
-    stored at approval, exactly (whatever `lang`); otherwise rendered now,
+    stored at approval, exactly (`lang`, when given, must be the language it
+    was issued in: another is refused in words); otherwise rendered now,
     marked as a draft, never stored. `version` picks a version of the case by
     its number (default: the version whose id is `case_id`)."""
     _require(store, user, "read", READERS, case_id)
@@ -160,13 +268,15 @@ def letter(store: Store, user: User, case_id: int, version: int | None = None, *
         stored, pdf = _issued_letter(session, target)
     if stored is not None and pdf is None:
         raise _letter_refused(store, user, "letter", target)
+    if stored is not None:
+        _other_language(store, user, target, stored.lang, lang)
     if pdf is None:
         from ...letter import LetterError
 
         v = view(store, user, target, _audit_read=False)
         chosen = user_lang(lang or v.lang)
         try:
-            pdf = _render(v, chosen)
+            pdf = _render(v, chosen, signed=(signers(store, target)[0], None))
         except LetterError as exc:  # e.g. no letter in that language for this version
             raise _refuse(store, user, "letter", Refused("invalid", problems=[{
                 "field": "lang", "code": "letter_unavailable",

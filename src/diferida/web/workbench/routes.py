@@ -260,7 +260,10 @@ def _refused(ctx: Ctx, exc: workflow.Refused) -> HTMLResponse:
 
 def _refused_text(exc: workflow.Refused, lang: str) -> str:
     try:
-        return exc.message(lang)
+        text = exc.message(lang)
+        # what to correct, each naming its field (a letter's addressee, say)
+        said = [str(p["message"]) for p in exc.problems if p.get("message")]
+        return " ".join([text, *said]) if said else text
     except NotImplementedError:  # the workflow's catalog not written yet
         return exc.code
     except Exception:  # a message that cannot be formatted is still a refusal, not a 500
@@ -924,7 +927,9 @@ async def letter_html_page(request: Request, case_id: str) -> Response:
 
     try:
         html = await run_in_threadpool(functools.partial(
-            workflow.letter_html, ctx.store, ctx.user, case.case_id, lang=ctx.lang))
+            workflow.letter_html, ctx.store, ctx.user, case.case_id, lang=ctx.lang,
+            asked_lang=request.query_params.get("lang"),
+            back=href(f"{BASE}/casos/{case.case_id}", ctx.lang)))
     except workflow.Refused as exc:  # a letter that cannot be written: said, never a 500
         return _refusal(ctx, _refused_text(exc, ctx.lang), exc.status)
     # one self-contained document: its one style block allowed by its hash
