@@ -286,3 +286,28 @@ def test_every_printout_is_at_most_two_pages_in_nine_point_type(browser, base_ur
     sizes = text_sizes(pdf)
     assert len(sizes) > 200  # the whole determination was read
     assert min(sizes) >= 9 - 0.01, sorted(set(round(s, 2) for s in sizes))[:5]
+
+
+@pytest.mark.parametrize("person", ["police", "general"])
+def test_a_printout_with_another_reading_compared_is_in_nine_point_type(browser, base_url,
+                                                                        tmp_path, person):
+    # the analyst's "Comparar con": the comparison's section on paper was 8.5 pt
+    from .test_web_compare import GENERAL, POLICE, posted
+
+    values = {"police": POLICE, "general": GENERAL}[person]
+    context = browser.new_context(base_url=base_url, viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        r = context.request.post("/calcular/escenarios", max_redirects=0,
+                                 form={**posted(values), "scenario_date": "30/06/2031"})
+        page.goto(r.headers["location"].split("#")[0] + "/imprimir")
+        page.wait_for_selector("#comparison")
+        page.emulate_media(media="print")
+        pdf = page.pdf(prefer_css_page_size=True)
+    finally:
+        context.close()
+    assert min(text_sizes(pdf)) >= 9 - 0.01
+    if person == "general":  # the same answer under both readings: two pages
+        path = tmp_path / "printout.pdf"
+        path.write_bytes(pdf)
+        assert pdf_pages(path) <= 2
