@@ -314,6 +314,19 @@ def test_the_rules_set_is_chosen_per_case_stored_and_named(site):
     assert r.status_code == 422 and 'id="e-rules"' in r.text
 
 
+def test_an_illustrative_reform_decides_no_case(site):
+    """A letter is issued under law: the reform the calculator compares with
+    is refused as a case's rules set, naming the field, in words."""
+    store = site.state.store
+    with pytest.raises(workflow.Refused) as refused:
+        workflow.open_draft(store, _user(store, "ana"),
+                            {**APPLICATION, "rules": "reform-19_2-age-67"}, lang="es")
+    [problem] = refused.value.problems
+    assert (problem["field"], problem["code"]) == ("rules", "illustrative_rules")
+    assert "reforma ilustrativa" in problem["message"] and "article19" in problem["message"]
+    assert workflow.search(store, _user(store, "ana"), participant_id="W-0001").total == 0
+
+
 def workflow_rules_illustrative(name: str) -> bool:
     from diferida.rules import illustrative
 

@@ -75,6 +75,16 @@ def _parse_application(application: Mapping[str, Any], lang: str,
         applied = None
     app = Application(name=texts.get("name"), address=texts.get("address"),
                       application_date=applied, note=texts.get("note"))
+    if getattr(parsed.rules, "illustrative", False):
+        # a case is decided, and its letter issued, under law: an illustrative
+        # reform is the calculator's and the comparisons', never a case's
+        from ...rules import builtin_names, illustrative
+
+        lawful = [n for n in builtin_names() if not illustrative(n)]
+        problems.append({"field": "rules", "code": "illustrative_rules",
+                         "value": parsed.rules.name,
+                         "message": _text(lang, "illustrative_rules", value=parsed.rules.name,
+                                          names=", ".join(lawful))})
     return _Parsed(dict(parsed.fields), app, parsed.rules, problems)
 
 
