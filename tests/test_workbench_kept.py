@@ -504,3 +504,20 @@ def test_the_warning_follows_the_configured_lifetime(tmp_path, monkeypatch, minu
         page = c.get("/analista/nuevo")
         assert f'data-session-left="{left}"' in page.text
         assert f'data-session-warn="{warn}"' in page.text
+
+
+def test_asking_how_long_is_left_renews_nothing_and_sees_another_tabs_renewal(wb):
+    app, c = wb
+    clock = app.state.clock
+    sign_in(c, "ana")
+    c.get("/analista/nuevo")
+    clock.now += 200
+    r = c.get("/analista/sesion")
+    assert r.status_code == 200 and r.json() == {"seconds": IDLE - 200, "extendable": True}
+    assert "set-cookie" not in r.headers  # nothing renewed by asking
+    clock.now += 100  # another tab loads a page: the session goes on
+    c.get("/analista")
+    assert c.get("/analista/sesion").json()["seconds"] == IDLE
+    clock.now += IDLE + 1
+    late = c.get("/analista/sesion")
+    assert late.status_code == 401 and late.json() == {"ended": True}

@@ -9,7 +9,8 @@ waits for anything but the page.
 
 - An analyst types an application; two minutes before the end the warning
   opens (an alertdialog, focus on "Seguir trabajando"); Enter keeps the
-  session going, focus goes back where it was, and the session lasts.
+  session going, focus goes back where it was, and the session lasts. While
+  another tab keeps the session going, no warning.
 - She types again and goes away: the session ends; she presses Save; the
   sign-in page says why; she signs in and is on the same form, every value
   as typed. Another analyst signing in with that page gets the queue.
@@ -202,6 +203,27 @@ def test_the_warning_comes_before_the_end_and_keep_working_keeps_the_session(
         ana.click("#preview")
         ana.wait_for_selector("#answer .wb-headline")
         assert typed(ana) == before
+    finally:
+        office.close()
+    assert office.errors == []
+
+
+def test_no_warning_while_another_tab_keeps_the_session_going(browser, server):
+    office = Office(browser, server)
+    try:
+        ana = office.person("ana")
+        ana.wait_for_selector("#list-title")
+        _new_application(ana, "K-tabs")
+        other = ana.context.new_page()  # a second tab of the same browser
+        office.later(IDLE - 150, ana)
+        other.goto("/analista")  # the session renewed there
+        other.wait_for_selector("#list-title")
+        office.later(40, ana)  # this tab's own count says two minutes are left
+        ana.wait_for_selector("#session-warning[data-asked='1']", state="attached")
+        assert not ana.locator("#session-warning").is_visible()
+        office.later(150, ana)  # two minutes before the end renewed by the other tab
+        ana.locator("#session-warning").wait_for(state="visible")
+        assert ana.get_attribute("#session-warning", "data-asked") == "2"
     finally:
         office.close()
     assert office.errors == []

@@ -226,7 +226,7 @@ ROUTES = {
     ("GET", "/analista/casos/{case_id}/carta"), ("GET", "/analista/casos/{case_id}/carta.pdf"),
     ("GET", "/analista/auditoria"), ("POST", "/analista/auditoria"),
     ("GET", "/analista/auditoria/exportar/{name}"),
-    ("POST", "/analista/sesion"),
+    ("POST", "/analista/sesion"), ("GET", "/analista/sesion"),
 }
 
 
@@ -269,7 +269,7 @@ def _expected(who: str, route: tuple[str, str]) -> set[int]:
         return {200}
     if route == ("POST", "/analista/entrar"):
         return {403}  # posted without the sign-in page's own token
-    if route == ("POST", "/analista/sesion"):  # the warning's "keep working" (JSON)
+    if route[1] == "/analista/sesion":  # the warning's questions and "keep working" (JSON)
         return {401} if who in ("anonymous", "disabled") else {200}
     if who in ("anonymous", "disabled"):
         return {303}  # to the sign-in page

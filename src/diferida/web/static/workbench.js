@@ -2,7 +2,9 @@
    - The warning before the session ends (WCAG 2.2.1): a modal alertdialog
      opens `data-session-warn` seconds before the end (at least 20 s to act),
      with "Keep working", which renews the session (POST /analista/sesion)
-     and needs one key or click; Escape does the same. When the session
+     and needs one key or click (before it opens, and before it says the
+     session ended, it asks, by a GET that renews nothing, whether another
+     tab kept the session going); Escape does the same. When the session
      cannot be extended (its absolute lifetime), it says so. Whatever is
      posted after the end is kept by the server and shown again after
      signing in (docs/workbench.md).
@@ -49,7 +51,29 @@
       ends = Date.now() + left * 1000;
       extendable = canExtend;
       clearTimeout(warnTimer);
-      warnTimer = setTimeout(open, Math.max(0, (left - warnBefore) * 1000));
+      warnTimer = setTimeout(ask, Math.max(0, (left - warnBefore) * 1000));
+    }
+
+    // Another tab may have kept the session going: ask the server (GET, which
+    // renews nothing) before warning, and before saying it ended.
+    function ask() {
+      fetch(form.getAttribute("action"), {
+        headers: { "Accept": "application/json" }, credentials: "same-origin"
+      }).then(function (response) {
+        return response.json().then(function (data) {
+          return response.ok ? data : { seconds: 0, extendable: false };
+        });
+      }).then(function (data) {
+        dialog.dataset.asked = String((Number(dialog.dataset.asked) || 0) + 1);
+        if (data.seconds > warnBefore + 5) {
+          shut(true);
+          schedule(data.seconds, data.extendable);
+        } else {
+          ends = Date.now() + data.seconds * 1000;
+          extendable = data.extendable;
+          open();
+        }
+      }).catch(open);  // no answer: the page's own count
     }
 
     function remaining() { return (ends - Date.now()) / 1000; }
@@ -64,11 +88,16 @@
       if (!dialog.open) {
         before = document.activeElement;
         var left = remaining();
-        show(dialog.dataset[extendable ? "leftText" : "finalText"].replace(
-          "{time}", spoken(left)), extendable);
+        if (left <= 0) {  // already over (the computer slept, say)
+          show(dialog.dataset.endedText, false);
+        } else {
+          show(dialog.dataset[extendable ? "leftText" : "finalText"].replace(
+            "{time}", spoken(left)), extendable);
+        }
         clockNode.textContent = clock(left);
         dialog.showModal();
-        (extendable ? extend : close).focus();
+        (extend.hidden ? close : extend).focus();
+        if (left <= 0) { return; }
       }
       clearInterval(tick);
       tick = setInterval(function () {
@@ -76,16 +105,29 @@
         clockNode.textContent = clock(left);
         if (left <= 0) {
           clearInterval(tick);
-          show(dialog.dataset.endedText, false);
-          close.focus();
+          fetch(form.getAttribute("action"), {
+            headers: { "Accept": "application/json" }, credentials: "same-origin"
+          }).then(function (response) {
+            return response.ok ? response.json() : { seconds: 0 };
+          }).catch(function () { return { seconds: 0 }; }).then(function (data) {
+            if (data.seconds > 0) {  // kept going elsewhere
+              shut();
+              schedule(data.seconds, data.extendable);
+            } else {
+              show(dialog.dataset.endedText, false);
+              close.focus();
+            }
+          });
         }
       }, 1000);
     }
 
-    function shut() {
+    function shut(quietly) {
       clearInterval(tick);
-      if (dialog.open) { dialog.close(); }
-      if (before && typeof before.focus === "function") { before.focus(); }
+      if (dialog.open) {
+        dialog.close();
+        if (!quietly && before && typeof before.focus === "function") { before.focus(); }
+      }
     }
 
     function renew() {
@@ -114,7 +156,7 @@
       event.preventDefault();
       renew();
     });
-    close.addEventListener("click", shut);
+    close.addEventListener("click", function () { shut(false); });
     // Escape: the same as the button in view (keep working, or close)
     dialog.addEventListener("cancel", function (event) {
       event.preventDefault();

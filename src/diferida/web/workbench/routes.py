@@ -22,6 +22,7 @@ read forms, call it and show what it returns.
     GET  /analista/casos/{case_id}/carta.pdf  the letter as PDF (the stored one once approved)
     GET  /analista/auditoria              the audit trail with filters, the chains verified
     GET  /analista/auditoria/exportar/{kind}.{fmt}   cases, events or summary as csv or xlsx
+    GET  /analista/sesion                 how long the session has left (nothing renewed)
     POST /analista/sesion                 keep the session going (the warning before it ends)
 
 `?lang=en` (or the hidden `lang` field of a form) for English. Every form
@@ -427,6 +428,26 @@ async def signin(request: Request) -> Response:
         response = _see(href(BASE, lang))
     sessions.put(response, request, session)
     return response
+
+
+@router.get(f"{BASE}/sesion")
+async def session_left(request: Request) -> Response:
+    """How long the session has left, without renewing it: the warning asks
+    before it opens and before it says the session ended, since another tab
+    may have kept the session going. `{"seconds": …, "extendable": …}`, or
+    401 `{"ended": true}`."""
+    sessions = sessions_of(request)
+    session = sessions.read(request)
+    user = hashed = None
+    if session is not None:
+        user, hashed = await run_in_threadpool(_user, store_of(request), sessions, session)
+    headers = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
+    if user is None or session is None or user_fingerprint(user, hashed) != session.fingerprint:
+        return JSONResponse({"ended": True}, status_code=401, headers=headers)
+    left = sessions.seconds_left_now(request, session)
+    return JSONResponse({"seconds": int(left),
+                         "extendable": session.signed_in + sessions.max - sessions.clock()
+                         > sessions.idle}, headers=headers)
 
 
 @router.post(f"{BASE}/sesion")

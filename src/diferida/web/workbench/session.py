@@ -275,6 +275,19 @@ class Sessions:
         """How long the session lasts from now without another request."""
         return max(0.0, min(self.idle, session.signed_in + self.max - self.clock()))
 
+    def seconds_left_now(self, request: Request, session: Session) -> float:
+        """How long the request's session lasts without another request,
+        counted from its cookie's last renewal (which another tab of the same
+        browser may have made): nothing is renewed by asking."""
+        raw = request.cookies.get(COOKIE)
+        try:
+            _, renewed = self._session.loads(raw, return_timestamp=True)
+        except (BadSignature, SignatureExpired, ValueError, TypeError):
+            return 0.0
+        now = self.clock()
+        return max(0.0, min(renewed.timestamp() + self.idle - now,
+                            session.signed_in + self.max - now))
+
     def warn_seconds(self) -> int:
         """How long before the end the page warns: two minutes, or half the
         idle time when that is shorter, and never less than 20 seconds to act
