@@ -349,16 +349,24 @@ def test_every_page_reached_by_a_post_has_a_language_link_that_works(wb):
                                                          "confirmado": "1"}),
         aud.post(f"/analista/casos/{case}/enviar", data={"csrf_token": aud_token}),
         aud.post(f"/analista/casos/{case}/devolver", data={"csrf_token": aud_token}),
-        aud.post("/analista/buscar", data={"csrf_token": aud_token, "caso": case}),
         c.post("/analista/importar", data={"csrf_token": token}),
     ]
-    for answer, client in zip(answers, (aud, aud, aud, aud, c), strict=True):
+    for answer, client in zip(answers, (aud, aud, aud, c), strict=True):
         assert answer.request.method == "POST" and answer.status_code < 500
         link = _lang_link(answer.text)
         assert "lang=en" in link
         other = client.get(link)
         assert other.status_code == 200, (answer.request.url, link, other.text[:200])
         assert '<html lang="en">' in other.text and "method_not_allowed" not in other.text
+    # the search results: the switch posts the search again, which finds the same
+    found = aud.post("/analista/buscar", data={"csrf_token": aud_token, "caso": case,
+                                               "lang": "es"})
+    assert re.search(r'<button[^>]*form="search-form"[^>]*name="idioma"[^>]*value="en"',
+                     found.text)
+    again = aud.post("/analista/buscar", data={**controls(found.text, "search-form"),
+                                               "idioma": "en"})
+    assert again.status_code == 200 and '<html lang="en">' in again.text
+    assert 'id="results-title"' in again.text and "W-0001" in again.text
 
 
 # --- the warning's "keep working" -----------------------------------------------------------

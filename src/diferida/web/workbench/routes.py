@@ -548,7 +548,9 @@ async def search_page(request: Request) -> Response:
                    kind=None, listing=None, refusal=refusal, search=results,
                    tabs=view.queues_of(ctx.user.role),
                    search_values={"caso": number_text, "participante": participant},
-                   search_errors=errors, done=None)
+                   search_errors=errors, done=None,
+                   # the results' language switch posts the search again
+                   switch_form="search-form")
 
 
 # --- opening and correcting a case --------------------------------------------------
