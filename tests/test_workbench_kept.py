@@ -529,3 +529,26 @@ def test_asking_how_long_is_left_renews_nothing_and_sees_another_tabs_renewal(wb
     clock.now += IDLE + 1
     late = c.get("/analista/sesion")
     assert late.status_code == 401 and late.json() == {"ended": True}
+
+
+def test_an_address_only_posted_to_asked_for_by_get_leads_to_its_page(wb):
+    """The address of a page reached by a post, copied or bookmarked: a GET
+    used to be answered with FastAPI's JSON "method not allowed"."""
+    app, c = wb
+    sign_in(c, "ana")
+    page = c.get("/analista/nuevo")
+    made = c.post("/analista/nuevo", data={**APPLICATION, "action": "save",
+                                           "csrf_token": csrf_of(page.text)},
+                  follow_redirects=False)
+    case = made.headers["location"].split("/")[3].split("?")[0]
+    for path, target in ((f"/analista/casos/{case}/enviar", f"/analista/casos/{case}"),
+                         (f"/analista/casos/{case}/devolver", f"/analista/casos/{case}"),
+                         ("/analista/buscar", "/analista"),
+                         ("/analista/importar", "/analista/nuevo"),
+                         ("/analista/salir", "/analista")):
+        r = c.get(path + "?lang=en", follow_redirects=False)
+        assert r.status_code == 303 and r.headers["location"] == target + "?lang=en", path
+        shown = c.get(r.headers["location"])
+        assert shown.status_code == 200 and '<html lang="en">' in shown.text
+    # nothing was done: the case is still a draft, and ana still signed in
+    assert 'data-state="draft"' in c.get(f"/analista/casos/{case}").text

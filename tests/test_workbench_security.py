@@ -227,6 +227,9 @@ ROUTES = {
     ("GET", "/analista/auditoria"), ("POST", "/analista/auditoria"),
     ("GET", "/analista/auditoria/exportar/{name}"),
     ("POST", "/analista/sesion"), ("GET", "/analista/sesion"),
+    # addresses only posted to, asked for by GET: to the page for them
+    ("GET", "/analista/casos/{case_id}/enviar"), ("GET", "/analista/casos/{case_id}/devolver"),
+    ("GET", "/analista/buscar"), ("GET", "/analista/importar"), ("GET", "/analista/salir"),
 }
 
 
@@ -262,6 +265,9 @@ PREPARE = {("GET", "/analista/nuevo"), ("POST", "/analista/nuevo"),
            ("POST", "/analista/casos/{case_id}/corregir")}
 AUDIT = {("GET", "/analista/auditoria"), ("POST", "/analista/auditoria")}
 EXPORT = {("GET", "/analista/auditoria/exportar/{name}")}
+POSTED_ONLY = {("GET", "/analista/casos/{case_id}/enviar"),
+               ("GET", "/analista/casos/{case_id}/devolver"), ("GET", "/analista/buscar"),
+               ("GET", "/analista/importar"), ("GET", "/analista/salir")}
 
 
 def _expected(who: str, route: tuple[str, str]) -> set[int]:
@@ -271,6 +277,8 @@ def _expected(who: str, route: tuple[str, str]) -> set[int]:
         return {403}  # posted without the sign-in page's own token
     if route[1] == "/analista/sesion":  # the warning's questions and "keep working" (JSON)
         return {401} if who in ("anonymous", "disabled") else {200}
+    if route in POSTED_ONLY:
+        return {303}  # to the page for it (or to the sign-in page first)
     if who in ("anonymous", "disabled"):
         return {303}  # to the sign-in page
     if route in READ_ONLY:

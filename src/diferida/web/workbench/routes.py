@@ -472,6 +472,30 @@ async def extend_session(request: Request) -> Response:
     return response
 
 
+# Addresses that are only posted to: a GET (a bookmark, the address copied
+# from a page reached by a post) goes to the page that answers GET for it,
+# in its language, never to a bare "405" (as the calculator's do); nothing
+# is done. Without a session, to the sign-in page first.
+@router.get(BASE + "/casos/{case_id}/enviar")
+@router.get(BASE + "/casos/{case_id}/devolver")
+@router.get(f"{BASE}/buscar")
+@router.get(f"{BASE}/importar")
+@router.get(f"{BASE}/salir")
+async def posted_only(request: Request) -> Response:
+    lang = _lang_of(request)
+    ctx = await _signed_in(request, lang)
+    if isinstance(ctx, Response):
+        return ctx
+    path = BASE
+    for pattern, target in GET_OF_POST:
+        if pattern.fullmatch(request.url.path):
+            path = pattern.sub(target, request.url.path)
+            break
+    if path == f"{BASE}/entrar":  # "salir" by GET signs no one out
+        path = BASE
+    return _see(href(path, lang))
+
+
 @router.post(f"{BASE}/salir")
 async def signout(request: Request) -> Response:
     ctx, _ = await _posted(request)
