@@ -552,3 +552,15 @@ def test_an_address_only_posted_to_asked_for_by_get_leads_to_its_page(wb):
         assert shown.status_code == 200 and '<html lang="en">' in shown.text
     # nothing was done: the case is still a draft, and ana still signed in
     assert 'data-state="draft"' in c.get(f"/analista/casos/{case}").text
+
+
+def test_a_wrong_password_keeps_the_kept_form_on_the_page(wb):
+    app, c = wb
+    r = _typed_then_expired(app, c)
+    envelope = _envelope(r.text)
+    wrong = c.post("/analista/entrar", data={
+        "name": "ana", "password": "not it", "csrf_token": csrf_of(r.text), "lang": "es",
+        "conservado": envelope}, follow_redirects=False)
+    assert wrong.status_code == 401 and _envelope(wrong.text) == envelope
+    back = _sign_in_with(c, "ana", wrong.text, envelope)
+    assert back.status_code == 200 and controls(back.text)["note"] == TYPED["note"]
