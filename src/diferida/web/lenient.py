@@ -112,7 +112,7 @@ def date_boxes(values: Mapping[str, str], name: str) -> tuple[str, str, str] | N
     keys = [box_name(name, p) for p in PARTS]
     if not any(k in values for k in keys):
         return None
-    return tuple(values.get(k, "") for k in keys)  # type: ignore[return-value]
+    return tuple(values.get(k, "") for k in keys)
 
 
 def typed_date(values: Mapping[str, str], name: str) -> str:
@@ -304,7 +304,7 @@ def date_choices(text: str, m: dict) -> list[tuple[str, str]] | None:
     (ISO, in words). None when the text has one reading only."""
     if not _swappable(text):
         return None
-    a, b, y = (int(x) for x in _DMY.match(text).groups())  # type: ignore[union-attr]
+    a, b, y = (int(x) for x in _DMY.match(text).groups())
     days = (date(y, b, a), date(y, a, b))
     return [(d.isoformat(), date_words(d, m)) for d in days]
 
