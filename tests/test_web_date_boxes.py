@@ -84,9 +84,10 @@ def invalid_boxes(html: str, name: str) -> list[str]:
 
 # ---- the month box: every form of every month -----------------------------------------
 
-MONTH_FORMS = [(number, form) for number, words in lenient.MONTH_WORDS.items()
-               for word in words
-               for form in {word, word.upper(), word.capitalize(), word + "."}] + [
+# sorted: xdist's workers must collect the same tests in the same order
+MONTH_FORMS = [(number, form) for number, words in sorted(lenient.MONTH_WORDS.items())
+               for word in sorted(words)
+               for form in sorted({word, word.upper(), word.capitalize(), word + "."})] + [
     (number, form) for number in range(1, 13) for form in (str(number), f"{number:02d}")]
 
 
