@@ -27,6 +27,7 @@ from diferida.service.store import Store
 from diferida.service.testing import running_server
 
 from .conftest import examples
+from .workbench_helpers import signer
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
           response_schema_conformance]
@@ -69,7 +70,8 @@ def server(tmp_path_factory):
     store.upgrade()
     users, tokens = {}, {}
     for role in ("analyst", "supervisor", "auditor"):
-        users[role], tokens[role] = store.add_user(role, role)
+        users[role], tokens[role] = store.add_user(
+            role, role, **({} if role == "auditor" else signer(role)))
     _seed_cases(store, users)
     store.dispose()
     # generated requests come from one client far faster than any person:

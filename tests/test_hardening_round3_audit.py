@@ -35,7 +35,7 @@ from diferida.service.store.chain import VerifyReport
 from diferida.service.store.models import AuditEvent
 from diferida.service.testing import database_for_tests, running_server
 
-from .workbench_helpers import APPLICATION, PASSWORDS, add_users, csrf_of, sign_in
+from .workbench_helpers import APPLICATION, PASSWORDS, add_users, csrf_of, sign_in, signer
 
 W = "/api/v1/workbench"
 # what staff type: a participant's name and birth date (in three shapes)
@@ -56,7 +56,8 @@ def site(request, tmp_path):
         with TestClient(app) as c:
             store = app.state.store
             add_users(store)
-            tokens = {role: store.add_user(f"api-{role}", role)[1]
+            tokens = {role: store.add_user(f"api-{role}", role, **(
+                {} if role == "auditor" else signer(f"api-{role}")))[1]
                       for role in ("analyst", "supervisor", "auditor")}
             app.state.test_tokens = tokens
             yield app, c
@@ -372,7 +373,8 @@ def test_marker_values_typed_anywhere_reach_neither_the_audit_trail_nor_the_log(
         store = Store(url)
         store.upgrade()
         add_users(store)
-        tokens = {role: store.add_user(f"api-{role}", role)[1]
+        tokens = {role: store.add_user(f"api-{role}", role, **(
+                {} if role == "auditor" else signer(f"api-{role}")))[1]
                   for role in ("analyst", "supervisor", "auditor")}
         store.dispose()
         _walk(url, log, tokens)

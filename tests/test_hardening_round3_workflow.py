@@ -26,7 +26,7 @@ from diferida.service.testing import database_for_tests
 
 from .test_workflow_lifecycle import APPLICATION, AS_OF, refused
 from .test_workflow_lifecycle import Office as LifecycleOffice
-from .workbench_helpers import around_the_triggers
+from .workbench_helpers import around_the_triggers, signer
 
 KINDS = ["sqlite", "postgresql"]
 
@@ -266,7 +266,7 @@ def api(request, tmp_path):
             store: Store = app.state.store
             users, tokens = {}, {}
             for name, role in (("ana", "analyst"), ("sofia", "supervisor")):
-                users[name], tokens[name] = store.add_user(name, role)
+                users[name], tokens[name] = store.add_user(name, role, **signer(name))
             yield client, store, users, tokens
 
 

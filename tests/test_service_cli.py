@@ -96,6 +96,12 @@ def test_serve_creates_its_sqlite_database_under_var_on_first_start(tmp_path):
         proc.terminate()
         proc.wait(timeout=20)
         log.close()
+    # the setup check: no administrator's letter texts yet, said at start by name
+    said = (tmp_path / "serve.log").read_text("utf-8")
+    for needle in ("no se emitirá ninguna carta en español", "letter_office.telephone",
+                   "letter_office.hours", "letter_office.address",
+                   "letter_next.reconsideration", "no letter will be issued in English"):
+        assert needle in said, said
 
 
 def test_a_database_url_that_is_neither_sqlite_nor_postgresql_is_refused():

@@ -350,3 +350,118 @@ def test_a_disabled_user_can_do_nothing_through_the_service_layer(office):
     refused("not_allowed", wf.view, s, beto, case.case_id)
     refused("not_allowed", wf.queue, s, beto, "drafts")
     assert wf.view(s, o.ana, case.case_id).state == "draft"
+
+
+# ---- what a letter needs before it is sent for approval and issued -----------
+
+def test_a_case_without_its_addressees_name_and_address_is_not_submitted(office):
+    s, o = office.store, office
+    bare = {k: v for k, v in APPLICATION.items() if k not in ("name", "address")}
+    draft = wf.open_draft(s, o.ana, bare, lang="es", as_of=AS_OF)  # a draft may lack them
+    r = refused("invalid", wf.submit, s, o.ana, draft.case_id, lang="es")
+    assert [(p["field"], p["code"]) for p in r.problems] == [
+        ("name", "required"), ("address", "required")]
+    assert "«Nombre del solicitante»" in r.problems[0]["message"]
+    assert "«Dirección postal»" in r.problems[1]["message"]
+    english = refused("invalid", wf.submit, s, o.ana, draft.case_id, lang="en")
+    assert "\"Applicant's name\"" in english.problems[0]["message"]
+    assert wf.view(s, o.ana, draft.case_id).state == "draft"
+    # a name but a blank address: the address is still missing
+    v2 = wf.correct(s, o.ana, draft.case_id, {**bare, "name": "Juana del Pueblo",
+                                               "address": "   "},
+                    reason="Nombre", lang="es", as_of=AS_OF)
+    r = refused("invalid", wf.submit, s, o.ana, v2.case_id)
+    assert [p["field"] for p in r.problems] == ["address"]
+    v3 = wf.correct(s, o.ana, v2.case_id, APPLICATION, reason="Dirección", lang="es",
+                    as_of=AS_OF)
+    assert wf.submit(s, o.ana, v3.case_id).state == "submitted"
+    refusals = [e for e in events(s, "workflow.submit") if e.status_code == 422]
+    assert len(refusals) == 3
+
+
+def test_an_older_case_submitted_without_an_addressee_is_not_approved(office, monkeypatch):
+    """A case sent before the addressee was required (here: around the check)
+    is refused at approval, naming the fields; no letter is stored."""
+    s, o = office.store, office
+    bare = {k: v for k, v in APPLICATION.items() if k not in ("name", "address")}
+    draft = wf.open_draft(s, o.ana, bare, lang="es", as_of=AS_OF)
+    with monkeypatch.context() as m:
+        m.setattr("diferida.service.workflow.actions.ready", lambda *a, **k: None)
+        wf.submit(s, o.ana, draft.case_id)
+    r = refused("invalid", wf.approve, s, o.sofia, draft.case_id)
+    assert [p["field"] for p in r.problems] == ["name", "address"]
+    v = wf.view(s, o.sofia, draft.case_id)
+    assert (v.state, v.letter_sha256) == ("submitted", None)
+
+
+def test_whoever_signs_needs_a_full_name_and_title_and_is_told_the_command(office):
+    s, o = office.store, office
+    carla = s.add_user("carla", "analyst")[0]          # no name or title yet
+    mario = s.add_user("mario", "supervisor")[0]
+    draft = wf.open_draft(s, carla, {**APPLICATION, "participant_id": "P-9"}, lang="es",
+                          as_of=AS_OF)
+    r = refused("invalid", wf.submit, s, carla, draft.case_id)
+    assert [p["field"] for p in r.problems] == ["prepared_by"]
+    assert ('diferida users profile carla --full-name "…" --title "…"'
+            in r.problems[0]["message"])
+    s.set_profile("carla", "Carla Soto Rivera", "Analista de Beneficios")
+    wf.submit(s, carla, draft.case_id)
+    # the supervisor approving without them is refused, saying what and how
+    r = refused("invalid", wf.approve, s, mario, draft.case_id, lang="en")
+    assert [p["field"] for p in r.problems] == ["approved_by"]
+    assert "The user mario has no full name or title" in r.problems[0]["message"]
+    assert "diferida users profile mario" in r.problems[0]["message"]
+    assert wf.view(s, mario, draft.case_id).state == "submitted"
+    s.set_profile("mario", "Mario Vélez Cruz", "Supervisor de Beneficios")
+    issued = wf.approve(s, mario, draft.case_id)
+    letter = " ".join(wf.letter_html(s, o.ines, issued.case_id).split())
+    for words in ("Carla Soto Rivera", "Analista de Beneficios", "Mario Vélez Cruz",
+                  "Supervisor de Beneficios"):
+        assert words in letter, words
+    assert ">carla<" not in letter and ">mario<" not in letter
+
+
+def test_no_letter_is_issued_while_the_administrators_texts_are_empty(office, monkeypatch,
+                                                                     tmp_path):
+    s, o = office.store, office
+    draft = wf.open_draft(s, o.ana, APPLICATION, lang="es", as_of=AS_OF)
+    wf.submit(s, o.ana, draft.case_id)
+    monkeypatch.setenv("DIFERIDA_WEB_TEXTS_DIR", str(tmp_path))  # none written
+    r = refused("invalid", wf.approve, s, o.sofia, draft.case_id)
+    assert [p["field"] for p in r.problems] == ["letter_texts"]
+    message = r.problems[0]["message"]
+    assert message.startswith("No se puede emitir la carta en español")
+    for key in ("letter_office.address", "letter_office.telephone", "letter_office.hours",
+                "letter_next.reconsideration"):
+        assert key in message, key
+    # in English too, for a letter issued in English
+    r = refused("invalid", wf.approve, s, o.sofia, draft.case_id, lang="en")
+    assert r.problems[0]["message"].startswith("The letter cannot be issued in English")
+    assert wf.view(s, o.sofia, draft.case_id).state == "submitted"
+    # the draft is still written: its letter is only a draft
+    assert "BORRADOR" in wf.letter_html(s, o.ana, draft.case_id)
+    monkeypatch.delenv("DIFERIDA_WEB_TEXTS_DIR")
+    from .admin_texts import write_admin_texts
+
+    monkeypatch.setenv("DIFERIDA_WEB_TEXTS_DIR", str(write_admin_texts(tmp_path / "ok")))
+    assert wf.approve(s, o.sofia, draft.case_id).state == "approved"
+
+
+def test_an_issued_letter_asked_for_in_another_language_is_refused_in_that_language(office):
+    s, o = office.store, office
+    draft = wf.open_draft(s, o.ana, APPLICATION, lang="es", as_of=AS_OF)
+    wf.submit(s, o.ana, draft.case_id)
+    issued = wf.approve(s, o.sofia, draft.case_id)
+    pdf = wf.letter(s, o.ines, issued.case_id)
+    assert wf.letter(s, o.ines, issued.case_id, lang="es") == pdf  # its own language
+    for fn, kwargs in ((wf.letter, {"lang": "en"}), (wf.letter_html, {"asked_lang": "en"})):
+        r = refused("invalid", fn, s, o.ines, issued.case_id, **kwargs)
+        [p] = r.problems
+        assert (p["field"], p["code"], p["value"]) == (
+            "lang", "letter_issued_in_other_language", "en")
+        assert p["message"].startswith(f"The letter of case {issued.number} (version 1) was "
+                                       "issued in Spanish and exists only in that language")
+    # the draft of another case may be read in either language
+    other = wf.open_draft(s, o.ana, {**APPLICATION, "participant_id": "P-2"}, lang="es",
+                          as_of=AS_OF)
+    assert 'lang="en"' in wf.letter_html(s, o.ines, other.case_id, asked_lang="en")

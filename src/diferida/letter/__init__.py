@@ -84,7 +84,7 @@ def _css(lang: str, draft: bool, footer: str) -> str:
     if draft:
         margins.append(f"@top-center {{ content: {_css_string(L['draft_mark'])}; "
                        "font-size: 11pt; font-weight: bold; color: #8a1c1c; }")
-    page = "@page { size: letter; margin: 1.8cm 1.9cm 2cm 1.9cm; " + " ".join(margins) + " }"
+    page = "@page { size: letter; margin: 1.6cm 1.8cm 1.9cm 1.8cm; " + " ".join(margins) + " }"
     return page + "\n" + (_FILES / "letter.css").read_text("utf-8")
 
 
