@@ -58,7 +58,7 @@ def site(request, tmp_path):
             add_users(store)
             tokens = {role: store.add_user(f"api-{role}", role, **(
                 {} if role == "auditor" else signer(f"api-{role}")))[1]
-                      for role in ("analyst", "supervisor", "auditor")}
+                for role in ("analyst", "supervisor", "auditor")}
             app.state.test_tokens = tokens
             yield app, c
 
@@ -374,8 +374,8 @@ def test_marker_values_typed_anywhere_reach_neither_the_audit_trail_nor_the_log(
         store.upgrade()
         add_users(store)
         tokens = {role: store.add_user(f"api-{role}", role, **(
-                {} if role == "auditor" else signer(f"api-{role}")))[1]
-                  for role in ("analyst", "supervisor", "auditor")}
+            {} if role == "auditor" else signer(f"api-{role}")))[1]
+            for role in ("analyst", "supervisor", "auditor")}
         store.dispose()
         _walk(url, log, tokens)
         store = Store(url)
