@@ -90,8 +90,11 @@ def test_a_case_goes_from_application_to_issued_letter_and_is_corrected(office):
     pdf = wf.letter(s, o.ines, v2.case_id)
     assert pdf.startswith(b"%PDF")
     assert hashlib.sha256(pdf).hexdigest() == approved.letter_sha256
-    # later prints are the issued bytes, whatever language is asked for
-    assert wf.letter(s, o.ana, v2.case_id, lang="en") == pdf
+    # later prints are the issued bytes, in the language it was issued in; in
+    # another it is refused in words (docs/workbench.md)
+    assert wf.letter(s, o.ana, v2.case_id, lang="es") == pdf
+    assert refused("invalid", wf.letter, s, o.ana, v2.case_id, lang="en").problems[0][
+        "field"] == "lang"
     assert wf.letter(s, o.ana, draft.case_id, version=2) == pdf
     # an approved version never changes
     refused("wrong_state", wf.approve, s, o.pedro, v2.case_id)
@@ -113,9 +116,11 @@ def test_a_case_goes_from_application_to_issued_letter_and_is_corrected(office):
     n = {k: v[0] for k, v in SIGNERS.items()}  # as pages and letters name them
     assert [(e.action, e.version, e.user) for e in h.events] == [
         ("created", 1, n["ana"]), ("submitted", 1, n["ana"]), ("returned", 1, n["sofia"]),
-        ("corrected", 2, n["ana"]), ("submitted", 2, n["ana"]), ("approved", 2, n["sofia"]),
+        ("corrected", 2, n["ana"]), ("acknowledged", 2, n["ana"]), ("submitted", 2, n["ana"]),
+        ("acknowledged", 2, n["sofia"]), ("approved", 2, n["sofia"]),
         ("letter_stored", 2, n["sofia"]), ("corrected", 3, n["beto"]),
-        ("submitted", 3, n["beto"]), ("approved", 3, n["pedro"]),
+        ("acknowledged", 3, n["beto"]), ("submitted", 3, n["beto"]),
+        ("acknowledged", 3, n["pedro"]), ("approved", 3, n["pedro"]),
         ("letter_stored", 3, n["pedro"])]
     assert all(e.at.utcoffset().total_seconds() == 0 for e in h.events)
     words = {(c.from_version, c.to_version): c.lines for c in h.changes}
