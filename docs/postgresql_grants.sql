@@ -18,10 +18,11 @@ GRANT USAGE ON SCHEMA :"schema" TO :"role";
 -- the schema's revision: `serve` checks it is the newest before starting
 GRANT SELECT ON :"schema".alembic_version TO :"role";
 
--- the record: read and appended to, never changed (`diferida users add`
--- and `passwd` append a user and a password hash)
+-- the record: read and appended to, never changed (`diferida users add`,
+-- `passwd` and `profile` append a user, a password hash, a name and title)
 GRANT SELECT, INSERT ON :"schema".users TO :"role";
 GRANT SELECT, INSERT ON :"schema".user_passwords TO :"role";
+GRANT SELECT, INSERT ON :"schema".user_profiles TO :"role";
 GRANT SELECT, INSERT ON :"schema".rules_versions TO :"role";
 GRANT SELECT, INSERT ON :"schema".cases TO :"role";
 GRANT SELECT, INSERT ON :"schema".audit_events TO :"role";

@@ -36,7 +36,7 @@ from diferida.service.store.models import Base
 from diferida.service.testing import database_for_tests, with_search_path
 from diferida.web.workbench.session import COOKIE
 
-from .workbench_helpers import APPLICATION, PASSWORDS, csrf_of
+from .workbench_helpers import APPLICATION, PASSWORDS, csrf_of, signer
 
 GRANTS = Path(__file__).resolve().parents[1] / "docs" / "postgresql_grants.sql"
 SERVICE_DOC = Path(__file__).resolve().parents[1] / "docs" / "service.md"
@@ -154,7 +154,9 @@ def test_a_role_with_exactly_the_documented_grants_runs_the_whole_workflow(kind,
         # the operator's commands, with the service's credentials
         tokens = {}
         for name, role in USERS.items():
-            r = cli("users", "add", name, "--role", role, "--password-stdin",
+            signs = [] if role == "auditor" else [
+                "--full-name", signer(name)["full_name"], "--title", signer(name)["title"]]
+            r = cli("users", "add", name, "--role", role, "--password-stdin", *signs,
                     "--database-url", url, stdin=PASSWORDS[name] + "\n")
             assert r.exit_code == 0, r.output
             tokens[name] = r.stdout.strip().splitlines()[-1]
@@ -165,7 +167,7 @@ def test_a_role_with_exactly_the_documented_grants_runs_the_whole_workflow(kind,
         assert cli("users", "disable", "gone", "--database-url", url).exit_code == 0
         assert cli("users", "list", "--database-url", url).exit_code == 0
         r = cli("db", "current", "--database-url", url)
-        assert r.exit_code == 0 and "database: 0004" in r.output, r.output
+        assert r.exit_code == 0 and "database: 0005" in r.output, r.output
 
         answers: list[tuple[str, str, int]] = []
         app = create_app(Settings(database_url=url, rate_limit_auth_failures="off",
@@ -186,14 +188,18 @@ def test_a_role_with_exactly_the_documented_grants_runs_the_whole_workflow(kind,
                     "reason": f"Corrección {step + 1}", "action": "save",
                     "csrf_token": _token(ana, path)}), "corrected")
                 page = f"/analista/casos/{case}"
-                _done(ana.post(f"{page}/enviar", data={"csrf_token": _token(ana, page)}),
+                # more years than the span: the warning asks for a check, noted
+                _done(ana.post(f"{page}/enviar", data={"csrf_token": _token(ana, page),
+                                                       "acknowledgement": "Verificado"}),
                       "submitted")
                 if step == 0:
                     _done(sol.post(f"{page}/devolver", data={
                         "reason": "Revisar los años de servicio",
                         "csrf_token": _token(sol, page)}), "returned")
             _done(sol.post(f"{page}/aprobar", data={"csrf_token": _token(sol, page),
-                                                    "confirmado": "1"}), "approved")
+                                                    "confirmado": "1",
+                                                    "acknowledgement": "Revisado"}),
+                  "approved")
             pdf = ana.get(f"/analista/casos/{case}/carta.pdf")
             assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF")
             # the queues, a search, the audit trail and the exports
@@ -224,11 +230,13 @@ def test_a_role_with_exactly_the_documented_grants_runs_the_whole_workflow(kind,
                     "reason": f"Corrección {step + 1}"})
                 assert r.status_code == 201, r.text
                 v = r.json()["case_id"]
-                assert ana.post(f"{W}/cases/{v}/submit", headers=api("ana")).status_code == 200
+                assert ana.post(f"{W}/cases/{v}/submit", headers=api("ana"),
+                                json={"acknowledgement": "Verificado"}).status_code == 200
                 if step == 0:
                     assert sol.post(f"{W}/cases/{v}/return", headers=api("sol"), json={
                         "reason": "Revisar"}).status_code == 200
-            assert sol.post(f"{W}/cases/{v}/approve", headers=api("sol")).status_code == 200
+            assert sol.post(f"{W}/cases/{v}/approve", headers=api("sol"),
+                            json={"acknowledgement": "Revisado"}).status_code == 200
             assert ana.get(f"{W}/cases/{v}/letter", headers=api("ana")).status_code == 200
             for kind_ in ("drafts", "returned", "awaiting", "issued"):
                 assert sol.get(f"{W}/queues/{kind_}", headers=api("sol")).status_code == 200
