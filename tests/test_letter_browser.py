@@ -73,3 +73,78 @@ def test_the_served_letter_is_styled_accessible_and_marked_on_every_printed_page
     pages = [words(p) for p in text.split("\f") if p.strip()]
     assert len(pages) >= 2
     assert all(L["draft_mark"] in p for p in pages)
+
+
+# ---- the workbench's draft letter page, on a phone -------------------------------
+
+@pytest.fixture(scope="module")
+def workbench(tmp_path_factory):
+    """The whole site in this process (uvicorn in a thread), with the
+    workbench's users and one draft case of ana's."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    from diferida.server import create_app
+    from diferida.service import workflow as wf
+    from diferida.service.settings import Settings
+
+    from .workbench_helpers import APPLICATION, add_users
+
+    db = tmp_path_factory.mktemp("letter-page") / "wb.db"
+    app = create_app(Settings(database_url=f"sqlite:///{db}", rate_limit_public="off"))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
+                                           log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "no web server"
+        time.sleep(0.05)
+    store = app.state.store
+    add_users(store)
+    ana = next(u for u in store.users() if u.name == "ana")
+    case = wf.open_draft(store, ana, APPLICATION, lang="es", as_of=None).case_id
+    yield f"http://127.0.0.1:{port}", case
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_the_draft_letter_page_fits_a_phone_is_accessible_and_leads_back_to_the_case(
+        browser, workbench, lang):
+    from .workbench_helpers import PASSWORDS
+
+    base, case = workbench
+    context = browser.new_context(base_url=base, viewport={"width": 375, "height": 740})
+    page = context.new_page()
+    try:
+        page.goto(f"/analista/entrar?lang={lang}")
+        page.fill("#f-name", "ana")
+        page.fill("#f-password", PASSWORDS["ana"])
+        page.click("form.wb-signin button[type=submit]")
+        page.wait_for_selector("#list-title")
+        suffix = "?lang=en" if lang == "en" else ""
+        r = page.goto(f"/analista/casos/{case}/carta{suffix}")
+        assert r is not None and r.status == 200
+        # laid out for the phone's width, not a desktop's 980 px
+        assert page.evaluate("window.innerWidth") == 375
+        width = page.evaluate("[document.documentElement.scrollWidth, "
+                              "document.documentElement.clientWidth]")
+        assert width[0] <= width[1], width
+        violations = axe_violations(page)
+        assert not violations, [(v["id"], v["help"]) for v in violations]
+        back = catalog(lang)["letter"]["back"].format(number=case)
+        page.get_by_role("link", name=back).click()
+        page.wait_for_url(f"**/analista/casos/{case}{suffix}")
+        # printed, the link is not there
+        page.go_back()
+        page.emulate_media(media="print")
+        assert not page.get_by_role("link", name=back).is_visible()
+    finally:
+        context.close()
