@@ -127,3 +127,11 @@ def test_an_issued_letter_asked_for_in_another_language_is_answered_in_words(sit
     r = c.get(f"{W}/cases/{case}/letter?lang=es", headers=h)
     assert r.status_code == 200 and r.content == issued
     assert c.get(f"{W}/cases/{case}/letter", headers=h).content == issued
+    # the older API's print route says the same
+    r = c.get(f"/api/v1/cases/{case}/print?lang=en", headers=h)
+    assert r.status_code == 422
+    [p] = r.json()["errors"]
+    assert (p["field"], p["code"]) == ("lang", "letter_issued_in_other_language")
+    assert "issued in Spanish" in p["message"]
+    assert c.get(f"/api/v1/cases/{case}/print", headers=h).content == issued
+    assert c.get(f"/api/v1/cases/{case}/print?lang=es", headers=h).content == issued

@@ -372,7 +372,8 @@ async def print_case(
 ) -> Response:
     """The determination letter of one stored case version (`diferida.letter`).
     An approved version answers with its letter as issued at approval (PDF,
-    the stored bytes, whatever `lang`). Any other: its draft letter
+    the stored bytes; `lang`, when given, must be the language it was issued
+    in: another is refused in words, 422). Any other: its draft letter
     with its case id and version, written from the store as recorded (never
     recomputed), marked as a draft on every page; in the language it was
     decided in, or in `lang`."""
@@ -387,6 +388,12 @@ async def print_case(
     except workflow.Refused as exc:  # the stored bytes fail their chained SHA-256
         raise APIError(exc.status, exc.to_problems(_lang(request))) from None
     if pdf is not None:
+        from .workflow.letters import refuse_other_language
+
+        try:  # issued in one language only: another asked for is answered in words
+            await run_in_threadpool(refuse_other_language, store, user, case.id, lang)
+        except workflow.Refused as exc:
+            raise APIError(exc.status, exc.to_problems(_lang(request))) from None
         await run_in_threadpool(store.audit, NewEvent(
             "case.print", request.method, request.url.path, 200, user=user, case_id=case.id,
             participant_id=case.participant_id, detail="issued letter"))

@@ -213,6 +213,17 @@ def _other_language(store: Store, user: User, target: int, issued: str,
                                          issued_code=issued)}]), case_id=target)
 
 
+def refuse_other_language(store: Store, user: User, case_id: int, asked: str | None) -> None:
+    """For the older API's print route: version `case_id`'s issued letter
+    asked for in `asked` (None: not asked) is refused in words when it was
+    issued in another language (`_other_language`); nothing when it was not
+    issued."""
+    with store.reading() as session:
+        stored = session.get(Letter, case_id)
+    if stored is not None:
+        _other_language(store, user, case_id, stored.lang, asked)
+
+
 def letter_html(store: Store, user: User, case_id: int, version: int | None = None, *,
                 lang: str | None = None, asked_lang: str | None = None,
                 back: str | None = None) -> str:
