@@ -169,6 +169,17 @@ def participant(**changes: object) -> dict[str, object]:
     return {k: v for k, v in p.items() if v is not None}
 
 
+def run_async(coro):
+    """`asyncio.run(coro)` in a thread of its own. In a test process where
+    the browser fixture is open, Playwright's sync API keeps an event loop
+    running in the main thread, and `asyncio.run` there refuses to start."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
 def cli_command() -> list[str]:
     """The installed `diferida` command, or the module when not installed."""
     import shutil

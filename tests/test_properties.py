@@ -135,7 +135,8 @@ def reference(p: dict, as_of: date = AS_OF) -> dict:
     elig, first = min(opens)  # ties: the first route of the table
     route = holding[first]
     start = req if req is not None and req >= elig else None
-    if start is not None and start < as_of:  # rules §5: a start asked for in the past
+    # rules §5 and §7: every start asked for before as_of, premature or not
+    if req is not None and req < as_of:
         warnings.insert(1 if span else 0, "start_before_determination")
     if sep >= reaching_age(birth, route[3]):
         warnings.append("retirement_annuity_may_apply")

@@ -6,11 +6,11 @@ adds and what the wrapper keeps."""
 
 from __future__ import annotations
 
-import asyncio
-
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from diferida.service.proxies import ForwardedClient, forwarded_client, parse_proxies
+
+from .conftest import run_async
 
 PROXIES = parse_proxies("DIFERIDA_TRUSTED_PROXIES", "10.0.0.0/8, 127.0.0.1")
 
@@ -23,7 +23,7 @@ def _through(peer: str, headers: list[tuple[bytes, bytes]]) -> dict:
                     headers=list(scope["headers"]), keys=set(scope))
 
     scope = {"type": "http", "scheme": "http", "client": (peer, 5000), "headers": headers}
-    asyncio.run(ForwardedClient(app, PROXIES)(scope, None, None))
+    run_async(ForwardedClient(app, PROXIES)(scope, None, None))
     return {**seen, "scope": scope}
 
 

@@ -12,6 +12,8 @@ import pytest
 from diferida.service.evaluator import Evaluator, evaluate_many
 from diferida.service.participant import RequestProblems, determine, parse
 
+from .conftest import run_async
+
 OPTIONAL = ("participant_id", "separation_date", "deferred_right_1960", "requested_start_date",
             "as_of")
 
@@ -88,7 +90,7 @@ def test_concurrent_requests_through_the_evaluator_are_answered_each_with_its_ow
         return await asyncio.gather(*[ev(parse(b)) for b in bodies],
                                     return_exceptions=True)
 
-    results = asyncio.run(all_at_once())
+    results = run_async(all_at_once())
     for body, result in zip(bodies, results):
         alone = outcome(determine, parse(body))
         got = (("refused", result.problems) if isinstance(result, RequestProblems)

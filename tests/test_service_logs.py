@@ -3,7 +3,6 @@ reach them, whether the request succeeds, fails validation, or breaks."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 import httpx
@@ -15,6 +14,8 @@ from sqlalchemy.exc import IntegrityError
 from diferida.service.errors import GuardMiddleware
 from diferida.service.store import Store, make_engine
 from diferida.service.testing import running_server
+
+from .conftest import run_async
 
 BIRTH = "1967-08-23"
 BAD_BIRTH = "1967-08-32"
@@ -71,7 +72,7 @@ def test_an_unexpected_error_is_logged_by_type_and_place_never_by_its_message(ca
             return await c.post("/boom", json=PERSON)
 
     with caplog.at_level(logging.DEBUG):
-        r = asyncio.run(call())
+        r = run_async(call())
     assert r.status_code == 500 and r.json()["errors"][0]["code"] == "server_error"
     logged = "\n".join(rec.getMessage() for rec in caplog.records)
     assert "ValueError" in logged and "/boom" in logged

@@ -349,14 +349,19 @@ def agree(client, person: dict[str, str], lang: str) -> None:
             why["under_b"] or t["not_checked"], lang)
     # and the answer above is the command's determination under A; for someone
     # still in service the headline says what leaving now gives, and the
-    # command's reasons are listed under it
+    # command's other reasons (those leaving would not change) are listed
+    # under it, never "not separated" itself
     a = cli["a"]
     if a["status"] == "not_entitled" and "not_separated" in a["reasons"] and (
             "not_covered" not in a["reasons"]):
         assert (labels(lang)["result"]["in_service_status"] + ": ") in section(
             page.text, "result-title")
-        for text in reason_texts(a["reasons"], load_rules(a["rules_name"]), lang):
+        rules_a = load_rules(a["rules_name"])
+        others = [r for r in a["reasons"] if r != "not_separated"]
+        for text in reason_texts(others, rules_a, lang):
             assert estimate_words(text, lang)[1:] in page.text
+        not_separated = reason_texts(["not_separated"], rules_a, lang)[0]
+        assert estimate_words(not_separated, lang)[1:] not in page.text
     else:
         assert a["headline"] in section(page.text, "result-title")
 
