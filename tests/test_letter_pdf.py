@@ -133,6 +133,8 @@ def page_count(pdf: bytes, tmp_path) -> int:
                     if line.startswith("Pages:")))
 
 
+# 32 real PDFs (about 0.5 CPU-s each): make test, not the loop of make check
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(PERSONAS))
 def test_every_letter_is_at_most_three_pages_and_signed_by_the_page_after_the_decision(
         name, tmp_path):
