@@ -20,6 +20,8 @@ import subprocess
 import threading
 import time
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
 
@@ -253,17 +255,12 @@ def need_part(present: bool, what: str, install: str) -> None:
     pytest.skip(message)
 
 
-@pytest.fixture(scope="module")
-def base_url(tmp_path_factory):
-    """The real application (`create_app`) under uvicorn on a free loopback
-    port, with a throw-away SQLite database."""
+@contextmanager
+def serving(app) -> Iterator[str]:
+    """`app` under uvicorn, in a thread, on a free loopback port: its address
+    while the block runs, then the server stopped."""
     import uvicorn
 
-    from diferida.server import create_app
-    from diferida.service.settings import Settings
-
-    db = tmp_path_factory.mktemp("web-browser") / "web.db"
-    app = create_app(Settings(database_url=f"sqlite:///{db}"))
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -275,9 +272,23 @@ def base_url(tmp_path_factory):
         if not thread.is_alive() or time.monotonic() > deadline:
             raise RuntimeError("the web server did not start")
         time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory):
+    """The real application (`create_app`) under uvicorn on a free loopback
+    port, with a throw-away SQLite database."""
+    from diferida.server import create_app
+    from diferida.service.settings import Settings
+
+    db = tmp_path_factory.mktemp("web-browser") / "web.db"
+    with serving(create_app(Settings(database_url=f"sqlite:///{db}"))) as url:
+        yield url
 
 
 class ReducedMotionBrowser:

@@ -17,7 +17,7 @@ from diferida.service.store import Store
 from diferida.service.testing import database_for_tests, running_server
 
 from .axe_helpers import axe_violations
-from .conftest import need_part
+from .conftest import need_part, serving
 from .letter_helpers import spec_examples, words
 
 
@@ -81,11 +81,6 @@ def test_the_served_letter_is_styled_accessible_and_marked_on_every_printed_page
 def workbench(tmp_path_factory):
     """The whole site in this process (uvicorn in a thread), with the
     workbench's users and one draft case of ana's."""
-    import socket
-    import threading
-    import time
-
-    import uvicorn
 
     from diferida.server import create_app
     from diferida.service import workflow as wf
@@ -95,24 +90,12 @@ def workbench(tmp_path_factory):
 
     db = tmp_path_factory.mktemp("letter-page") / "wb.db"
     app = create_app(Settings(database_url=f"sqlite:///{db}", rate_limit_public="off"))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
-                                           log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "no web server"
-        time.sleep(0.05)
-    store = app.state.store
-    add_users(store)
-    ana = next(u for u in store.users() if u.name == "ana")
-    case = wf.open_draft(store, ana, APPLICATION, lang="es", as_of=None).case_id
-    yield f"http://127.0.0.1:{port}", case
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serving(app) as url:
+        store = app.state.store
+        add_users(store)
+        ana = next(u for u in store.users() if u.name == "ana")
+        case = wf.open_draft(store, ana, APPLICATION, lang="es", as_of=None).case_id
+        yield url, case
 
 
 @pytest.mark.parametrize("lang", ["es", "en"])

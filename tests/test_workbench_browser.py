@@ -19,14 +19,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-import socket
-import threading
-import time
 
 import pytest
 
 from .axe_helpers import SCRIPT_ONLY_PARTS, axe_violations, context_without_page_script, describe
-from .conftest import SHOTS, screenshot
+from .conftest import SHOTS, screenshot, serving
 from .date_boxes import in_boxes
 from .workbench_helpers import PASSWORDS, add_users
 
@@ -37,29 +34,14 @@ WIDTHS = {"1280": {"width": 1280, "height": 900}, "375": {"width": 375, "height"
 @pytest.fixture(scope="module")
 def wb_url(tmp_path_factory):
     """The application under uvicorn, its store holding the tests' users."""
-    import uvicorn
-
     from diferida.server import create_app
     from diferida.service.settings import Settings
 
     db = tmp_path_factory.mktemp("workbench-browser") / "wb.db"
     app = create_app(Settings(database_url=f"sqlite:///{db}", rate_limit_public="off"))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
-                                           log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the web server did not start")
-        time.sleep(0.05)
-    add_users(app.state.store)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serving(app) as url:
+        add_users(app.state.store)
+        yield url
 
 
 class Walk:

@@ -27,16 +27,12 @@ sign-in page that says why, in Spanish and English, at 1280 and 375 px."""
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
-
 import pytest
 
 from diferida.web.workbench.session import Sessions
 
 from .axe_helpers import axe_violations, context_without_page_script, describe
-from .conftest import SHOTS, screenshot
+from .conftest import SHOTS, screenshot, serving
 from .workbench_helpers import PASSWORDS, add_users
 
 IDLE = 300  # five minutes without a request; the warning two minutes before
@@ -58,33 +54,18 @@ class Clock:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """The application under uvicorn, its sessions on the test's clock."""
-    import uvicorn
-
     from diferida.server import create_app
     from diferida.service.settings import Settings
 
     db = tmp_path_factory.mktemp("workbench-kept") / "wb.db"
     app = create_app(Settings(database_url=f"sqlite:///{db}", rate_limit_public="off",
                               rate_limit_auth_failures="off"))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
-                                           log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the web server did not start")
-        time.sleep(0.05)
-    add_users(app.state.store)
-    app.state.clock = Clock()
-    app.state.workbench_sessions = Sessions("the browser test's key", idle_seconds=IDLE,
-                                            max_seconds=36000, clock=app.state.clock)
-    yield app, f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serving(app) as url:
+        add_users(app.state.store)
+        app.state.clock = Clock()
+        app.state.workbench_sessions = Sessions("the browser test's key", idle_seconds=IDLE,
+                                                max_seconds=36000, clock=app.state.clock)
+        yield app, url
 
 
 class Office:

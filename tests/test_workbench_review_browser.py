@@ -11,15 +11,12 @@ without; nothing overflows at 320 px."""
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
-
 import pytest
 
 from diferida.service import workflow
 
 from .axe_helpers import axe_violations, context_without_page_script, describe
+from .conftest import serving
 from .test_workbench_review import CHECKED, _profiles
 from .workbench_helpers import APPLICATION, PASSWORDS, add_users
 
@@ -29,30 +26,15 @@ WIDTHS = {"1280": {"width": 1280, "height": 900}, "375": {"width": 375, "height"
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     """The application under uvicorn; its store with the tests' users."""
-    import uvicorn
-
     from diferida.server import create_app
     from diferida.service.settings import Settings
 
     db = tmp_path_factory.mktemp("review-browser") / "wb.db"
     app = create_app(Settings(database_url=f"sqlite:///{db}", rate_limit_public="off"))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
-                                           log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the web server did not start")
-        time.sleep(0.05)
-    add_users(app.state.store)
-    _profiles(app.state.store)
-    yield f"http://127.0.0.1:{port}", app.state.store
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serving(app) as url:
+        add_users(app.state.store)
+        _profiles(app.state.store)
+        yield url, app.state.store
 
 
 def _page(browser, base: str, name: str, lang: str, js: bool, errors: list[str]):
