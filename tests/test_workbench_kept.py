@@ -18,6 +18,7 @@ Through the real application (TestClient) on SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import re
+from html import unescape
 from html.parser import HTMLParser
 
 import pytest
@@ -564,3 +565,213 @@ def test_a_wrong_password_keeps_the_kept_form_on_the_page(wb):
     assert wrong.status_code == 401 and _envelope(wrong.text) == envelope
     back = _sign_in_with(c, "ana", wrong.text, envelope)
     assert back.status_code == 200 and controls(back.text)["note"] == TYPED["note"]
+
+
+# --- the text typed for an action: a return's reason, a note of verification -----------------
+#
+# The finding: a supervisor types why a case goes back, or an analyst or a
+# supervisor types the note saying the warnings were checked; the session ends;
+# they press "Devolver", "Enviar" or "Aprobar". The post led back to the case
+# (never to the action, rightly) but the text typed was gone. Now it is kept
+# like the application form and given back on the page the form was on, in
+# its box, with a line saying the action was not done; the action is never
+# done from the envelope.
+
+# rules §8 example 1, separated in 2020: a warning that asks for a check
+# (Act 3-2013 froze accruals), so submission and approval need a note
+CHECKED = {**APPLICATION, "participant_id": "W-0002", "separation_date": "2020-06-30",
+           "creditable_service_years": "30"}
+REASON = 'Falta la certificación de servicios <2013> & la "firma" del patrono\nsegunda línea'
+NOTE_ANA = "Certificación del 30/06/2013 revisada: 25 años & <nada> después"
+NOTE_SOL = 'Revisé la certificación con la nota de la analista "ana"'
+NOT_DONE = ("Su sesión terminó; lo escrito se conservó. No se hizo la acción: revise y vuelva "
+            "a enviarla.")
+
+
+def _box(html: str, box_id: str) -> str | None:
+    """What a textarea of the page holds, as the browser shows it."""
+    found = re.search(rf'<textarea id="{box_id}"[^>]*>(.*?)</textarea>', html, re.S)
+    return unescape(found.group(1)) if found else None
+
+
+def _state_of(app, case: str) -> str:
+    from diferida.service import workflow
+
+    store = app.state.store
+    return workflow.view(store, store.sign_in_record("aud")[0], int(case)).state
+
+
+def _case_of(app, c, application: dict[str, str], *, submit: bool) -> str:
+    """Ana opens a case (and submits it, with its note when it asks for one)."""
+    sign_in(c, "ana")
+    token = csrf_of(c.get("/analista/nuevo").text)
+    made = c.post("/analista/nuevo", data={**application, "action": "save",
+                                           "csrf_token": token}, follow_redirects=False)
+    assert made.status_code == 303, made.text[:300]
+    case = made.headers["location"].split("/")[3].split("?")[0]
+    if submit:
+        page = c.get(f"/analista/casos/{case}").text
+        data = {"csrf_token": csrf_of(page)}
+        if 'id="f-acknowledgement"' in page:
+            data["acknowledgement"] = NOTE_ANA
+        r = c.post(f"/analista/casos/{case}/enviar", data=data, follow_redirects=False)
+        assert r.status_code == 303, r.text[:300]
+    return case
+
+
+def _expired_post(app, c, name: str, page: str, action: str, data: dict[str, str]):
+    """`name` opens `page`, types, goes away past the idle time, presses the button."""
+    c.cookies.clear()
+    sign_in(c, name)
+    token = csrf_of(c.get(page).text)
+    app.state.clock.now += IDLE + 60
+    return c.post(action, data={**data, "csrf_token": token, "lang": "es"},
+                  follow_redirects=False)
+
+
+def _sign_in_on(c, name: str, page_html: str, envelope: str):
+    """Sign in on the page as a browser posts its form (every hidden field)."""
+    data = {**controls(page_html, "signin-form"), "conservado": envelope}
+    return c.post("/analista/entrar", data={**data, "name": name, "password": PASSWORDS[name]},
+                  follow_redirects=False)
+
+
+def _kept_notice(html: str) -> str:
+    found = re.search(r'id="kept"[^>]*>\s*<p>([^<]*)', html)
+    assert found, "the page does not say the text was kept"
+    return unescape(found.group(1)).strip()
+
+
+def test_a_return_reason_typed_before_the_end_is_given_back_on_the_case_not_done(wb):
+    app, c = wb
+    case = _case_of(app, c, APPLICATION, submit=True)
+    page = f"/analista/casos/{case}"
+    r = _expired_post(app, c, "sol", page, f"{page}/devolver", {"reason": REASON})
+    # the sign-in page says why, and that the action was not done
+    assert r.status_code == 200 and _state_of(app, case) == "submitted"
+    assert "lo escrito se conservó y la acción no se hizo" in unescape(r.text)
+    envelope = _envelope(r.text)
+    assert all("certificación" not in v for v in r.headers.get_list("set-cookie"))
+    back = _sign_in_on(c, "sol", r.text, envelope)
+    # the case page, the reason back in its box, the action not done
+    assert back.status_code == 200, back.text[:300]
+    assert 'id="case-state"' in back.text and 'id="list-title"' not in back.text
+    assert _kept_notice(back.text) == NOT_DONE
+    assert _box(back.text, "f-return-reason") == REASON
+    assert _state_of(app, case) == "submitted"
+    # the language link leads to the case itself, not to the sign-in page
+    assert _lang_link(back.text) == f"{page}?lang=en"
+    # sent again from that page, by the user: now it is done
+    again = c.post(f"{page}/devolver", data={"csrf_token": csrf_of(back.text),
+                                             "reason": _box(back.text, "f-return-reason")},
+                   follow_redirects=False)
+    assert again.status_code == 303 and _state_of(app, case) == "returned"
+
+
+def test_a_note_typed_at_submission_is_given_back_on_the_case_not_submitted(wb):
+    app, c = wb
+    case = _case_of(app, c, CHECKED, submit=False)
+    page = f"/analista/casos/{case}"
+    r = _expired_post(app, c, "ana", page, f"{page}/enviar", {"acknowledgement": NOTE_ANA})
+    assert r.status_code == 200 and _state_of(app, case) == "draft"
+    back = _sign_in_on(c, "ana", r.text, _envelope(r.text))
+    assert back.status_code == 200 and 'id="case-state"' in back.text
+    assert _kept_notice(back.text) == NOT_DONE
+    assert _box(back.text, "f-acknowledgement") == NOTE_ANA
+    assert 'href="#f-acknowledgement" id="kept-go"' in back.text
+    assert _state_of(app, case) == "draft"
+
+
+def test_a_note_typed_at_approval_is_given_back_on_the_confirmation_page_not_approved(wb):
+    app, c = wb
+    case = _case_of(app, c, CHECKED, submit=True)
+    page = f"/analista/casos/{case}/aprobar"
+    r = _expired_post(app, c, "sol", page, page,
+                      {"confirmado": "1", "acknowledgement": NOTE_SOL})
+    assert r.status_code == 200 and _state_of(app, case) == "submitted"
+    back = _sign_in_on(c, "sol", r.text, _envelope(r.text))
+    assert back.status_code == 200
+    assert "Revise y confirme" in back.text and 'id="confirm-approve"' in back.text
+    assert _kept_notice(back.text) == NOT_DONE
+    assert _box(back.text, "f-acknowledgement") == NOTE_SOL
+    assert _state_of(app, case) == "submitted"  # nothing approved, no letter stored
+    assert _lang_link(back.text) == f"{page}?lang=en"
+    # in English too, the notice in the page's language
+    en = _expired_post(app, c, "sol", page + "?lang=en", page,
+                       {"confirmado": "1", "acknowledgement": NOTE_SOL, "lang": "en"})
+    back = c.post("/analista/entrar", data={
+        "name": "sol", "password": PASSWORDS["sol"], "csrf_token": csrf_of(en.text),
+        "lang": "en", "conservado": _envelope(en.text)}, follow_redirects=False)
+    assert back.status_code == 200 and '<html lang="en">' in back.text
+    assert _kept_notice(back.text) == ("Your session ended; what you typed was kept. The "
+                                       "action was not done: check it and send it again.")
+    assert _box(back.text, "f-acknowledgement") == NOTE_SOL
+
+
+def test_another_user_never_gets_a_kept_reason_and_its_owner_gets_it_once(wb):
+    app, c = wb
+    case = _case_of(app, c, APPLICATION, submit=True)
+    page = f"/analista/casos/{case}"
+    r = _expired_post(app, c, "sol", page, f"{page}/devolver", {"reason": REASON})
+    envelope = _envelope(r.text)
+    # another supervisor signs in on that page: led to the case, without the reason
+    other = _sign_in_on(c, "sam", r.text, envelope)
+    assert other.status_code == 303 and other.headers["location"] == page
+    shown = c.get(page).text
+    assert "certificación de servicios" not in unescape(shown) and 'id="kept"' not in shown
+    assert _box(shown, "f-return-reason") == ""
+    # left for sol: she gets it, once
+    c.cookies.clear()
+    back = _sign_in_on(c, "sol", c.get("/analista/entrar").text, envelope)
+    assert back.status_code == 200 and _box(back.text, "f-return-reason") == REASON
+    c.cookies.clear()
+    again = _sign_in_on(c, "sol", c.get("/analista/entrar").text, envelope)
+    assert again.status_code == 303 and again.headers["location"] == "/analista"
+    assert _box(c.get(page).text, "f-return-reason") == ""
+    assert _state_of(app, case) == "submitted"
+
+
+def test_a_kept_reason_never_after_a_sign_out_nor_after_the_idle_time(wb):
+    app, c = wb
+    case = _case_of(app, c, APPLICATION, submit=True)
+    page = f"/analista/casos/{case}"
+    # signed out, then the copy of the cookie posts: refused as before, nothing kept
+    c.cookies.clear()
+    sign_in(c, "sol")
+    token = csrf_of(c.get(page).text)
+    cookie = c.cookies.get(COOKIE)
+    c.post("/analista/salir", data={"csrf_token": token})
+    c.cookies.set(COOKIE, cookie, path="/analista")
+    app.state.clock.now += IDLE + 1
+    r = c.post(f"{page}/devolver", data={"csrf_token": token, "reason": REASON},
+               follow_redirects=False)
+    assert r.status_code == 303 and "conservado" not in r.text
+    # kept, but signed in again too late: the case, without it
+    r = _expired_post(app, c, "sol", page, f"{page}/devolver", {"reason": REASON})
+    envelope = _envelope(r.text)
+    app.state.clock.now += IDLE + 1
+    late = _sign_in_on(c, "sol", r.text, envelope)
+    assert late.status_code == 303 and late.headers["location"] == page
+    assert _state_of(app, case) == "submitted"
+
+
+def test_a_kept_note_for_an_approval_no_longer_possible_is_still_shown(wb):
+    """Another supervisor approved the case while the session was over: the
+    confirmation page is gone, the note typed is shown on the case, said."""
+    app, c = wb
+    case = _case_of(app, c, CHECKED, submit=True)
+    page = f"/analista/casos/{case}/aprobar"
+    r = _expired_post(app, c, "sol", page, page,
+                      {"confirmado": "1", "acknowledgement": NOTE_SOL})
+    sam = TestClient(app)
+    app.state.clock.now += 60
+    sign_in(sam, "sam")
+    done = sam.post(page, data={"csrf_token": csrf_of(sam.get(page).text), "confirmado": "1",
+                                "acknowledgement": "Revisado por Samuel"},
+                    follow_redirects=False)
+    assert done.status_code == 303 and _state_of(app, case) == "approved"
+    back = _sign_in_on(c, "sol", r.text, _envelope(r.text))
+    assert back.status_code == 403 and 'id="case-state"' in back.text
+    assert _kept_notice(back.text) == NOT_DONE
+    assert unescape(re.search(r'<blockquote id="kept-text">(.*?)</blockquote>', back.text,
+                              re.S).group(1)) == NOTE_SOL

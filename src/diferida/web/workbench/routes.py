@@ -31,7 +31,10 @@ nothing needs JavaScript. A participant's details travel only in posted
 forms, never in an address. Sessions and CSRF: session.py.
 
 Nothing typed is lost: an application form posted after its session ended
-is kept for the same user through the sign-in (`_keep`, `_give_back`); the
+is kept for the same user through the sign-in (`_keep`, `_give_back`), and
+so is the text typed for an action (a return's reason, the note saying the
+warnings were checked), given back on the page its form was on with the
+action not done (`_action_given_back`); the
 language switch of a page with a form posts that form (`idioma`), and on a
 page reached by any other post it is a link to a page that answers GET
 (`_here`).
@@ -142,6 +145,11 @@ SWITCH_FIELD = "idioma"
 # the forms kept when posted after their session ended (an application,
 # a correction), and where the rest of the posts go back to as GET
 KEPT_PATHS = re.compile(rf"{BASE}/(nuevo|casos/[0-9]{{1,19}}/corregir)")
+# the actions whose typed text is kept when posted after their session ended,
+# and the field that text is in: given back on the page the form was on (the
+# case, or the confirmation page for an approval), the action never done
+KEPT_ACTIONS = re.compile(rf"{BASE}/casos/([0-9]{{1,19}})/(enviar|aprobar|devolver)")
+ACTION_TEXT = {"enviar": "acknowledgement", "aprobar": "acknowledgement", "devolver": "reason"}
 GET_OF_POST = ((re.compile(rf"({BASE}/casos/[0-9]{{1,19}})/(enviar|aprobar|devolver)"), r"\1"),
                (re.compile(rf"{BASE}/buscar"), BASE),
                (re.compile(rf"{BASE}/importar"), f"{BASE}/nuevo"),
@@ -174,11 +182,13 @@ def _render(request: Request, template: str, lang: str, status: int = 200,
         timing = {"session_left": int(left), "session_warn": sessions.warn_seconds(),
                   "session_extendable": left >= sessions.idle}
     values.setdefault("switch_form", None)
+    # the language link's page: this one, or the one a page given back stands for
+    here = values.pop("here", None) or _here(request)
     html = env.get_template(template).render(
         lang=lang, other_lang=next_lang(lang), w=w, ctx=ctx, user=ctx.user if ctx else None,
         csrf=ctx.csrf if ctx else values.pop("csrf", ""), csrf_field=CSRF_FIELD,
         href=lambda path, **p: href(path, lang, **p), base=BASE, switch_field=SWITCH_FIELD,
-        here=_here(request), **timing, **values)
+        here=here, **timing, **values)
     response = HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
     if ctx is not None:
         sessions.put(response, request, ctx.session)  # renewed: idle expiry
@@ -297,7 +307,7 @@ def _back(raw: Any) -> str | None:
 
 
 NOTICES = ("expired", "expired_idle", "expired_length", "signed_out", "kept_idle",
-           "kept_length")
+           "kept_length", "kept_action_idle", "kept_action_length")
 
 
 def _signin(request: Request, lang: str, *, notice: str | None = None,
@@ -325,9 +335,14 @@ async def _keep(request: Request, items: Mapping[str, Any], lang: str) -> HTMLRe
     verifies against the session's cookie (from that session's own page),
     the session was not signed out, and its user is active with the same
     name, role and password (a sign-out, a disabled user or a new password
-    ends a session for good: such a post is refused as before)."""
-    if not KEPT_PATHS.fullmatch(request.url.path):
+    ends a session for good: such a post is refused as before). An action's
+    post (KEPT_ACTIONS) keeps only its text, when one was typed; nothing else
+    of it, and the action is never done from the envelope."""
+    action = KEPT_ACTIONS.fullmatch(request.url.path)
+    if not KEPT_PATHS.fullmatch(request.url.path) and action is None:
         return None
+    if action is not None and not str(items.get(ACTION_TEXT[action.group(2)], "")).strip():
+        return None  # nothing typed: the sign-in leads back to the case, as for a page
     sessions = sessions_of(request)
     token = items.get(CSRF_FIELD)
     lapsed = sessions.lapsed(request, token if isinstance(token, str) else None)
@@ -338,10 +353,15 @@ async def _keep(request: Request, items: Mapping[str, Any], lang: str) -> HTMLRe
         return None
     values = {k: v for k, v in _texts(items).items()
               if k not in (CSRF_FIELD, SWITCH_FIELD, "action")}
+    if action is not None:  # the typed text only
+        values = {k: v for k, v in values.items() if k == ACTION_TEXT[action.group(2)]}
     envelope = sessions.keep(lapsed, request.url.path, values)
     if envelope is None:
         return None
-    response = _signin(request, lang, notice=f"kept_{lapsed.reason}", kept=envelope)
+    response = _signin(request, lang, kept=envelope,
+                       notice=f"kept_action_{lapsed.reason}" if action else f"kept_{lapsed.reason}",
+                       # whoever else signs in on that page is led to the case, without it
+                       back=_back(_here(request)) if action else None)
     sessions.clear(response, request)
     return response
 
@@ -349,11 +369,15 @@ async def _keep(request: Request, items: Mapping[str, Any], lang: str) -> HTMLRe
 async def _give_back(request: Request, ctx: Ctx, kept: Kept) -> Response | None:
     """The form kept for this user, shown again with every value (once)."""
     store = ctx.store
-    if kept.user_id != ctx.user.id or not KEPT_PATHS.fullmatch(kept.path):
+    action = KEPT_ACTIONS.fullmatch(kept.path)
+    if kept.user_id != ctx.user.id or not (KEPT_PATHS.fullmatch(kept.path) or (
+            action is not None and _case_id(action.group(1)) is not None)):
         return None  # another user's: never shown, and left unspent
     if await run_in_threadpool(sessions_of(request).spent, store, kept):
         return None
     await run_in_threadpool(sessions_of(request).spend, store, kept)
+    if action is not None:
+        return await _action_given_back(ctx, int(action.group(1)), action.group(2), kept)
     values = dict(kept.values)
     values.pop("lang", None)
     reason = values.pop("reason", "")
@@ -369,6 +393,23 @@ async def _give_back(request: Request, ctx: Ctx, kept: Kept) -> Response | None:
     return _form_page(ctx, app, case, restored=True)
 
 
+async def _action_given_back(ctx: Ctx, case_id: int, action: str, kept: Kept) -> Response:
+    """The text typed for an action posted after its session ended, back in
+    its box on the page its form was on (the case page; the confirmation page
+    for an approval), with a line saying it was kept and the action was not
+    done: the action is never done from a kept envelope, the user checks and
+    sends it again. The page's language link leads to that page by GET."""
+    name = ACTION_TEXT[action]
+    given = {"field": name, "text": kept.values.get(name, "")}
+    here = f"{BASE}/casos/{case_id}" + ("/aprobar" if action == "aprobar" else "")
+    if action == "aprobar":
+        return await _confirm_page(ctx, case_id, note=given["text"], kept=given, here=here)
+    if action == "devolver":
+        return await _case_page(ctx, case_id, typed_reason=given["text"], kept=given,
+                                here=here)
+    return await _case_page(ctx, case_id, note=given["text"], kept=given, here=here)
+
+
 @router.post(f"{BASE}/entrar", response_class=HTMLResponse)
 async def signin(request: Request) -> Response:
     form = _texts(await request.form())
@@ -380,7 +421,7 @@ async def signin(request: Request) -> Response:
     if _switching(form):  # the language switch: the same page, nothing tried
         notice = form.get("aviso")
         return _signin(request, lang, kept=kept, name=form.get("name", ""),
-                       notice=notice if notice in NOTICES else None)
+                       notice=notice if notice in NOTICES else None, back=back)
     if not sessions.check_pre_csrf(sessions.pre_session(request), form.get(CSRF_FIELD)):
         return _signin(request, lang, error=w["page"]["csrf"], status=403, kept=kept)
     limiter = request.app.state.limiter
@@ -773,7 +814,9 @@ def _case_id(raw: str) -> int | None:
 
 async def _case_page(ctx: Ctx, case_id: int, *, status: int = 200, refusal: str | None = None,
                      done: str | None = None, reason_error: str | None = None,
-                     ack_error: str | None = None, note: str = "") -> Response:
+                     ack_error: str | None = None, note: str = "", typed_reason: str = "",
+                     kept: Mapping[str, str] | None = None, here: str | None = None
+                     ) -> Response:
     w = view.words(ctx.lang)
     try:
         shown = await run_in_threadpool(workflow.view, ctx.store, ctx.user, case_id)
@@ -789,6 +832,7 @@ async def _case_page(ctx: Ctx, case_id: int, *, status: int = 200, refusal: str 
                    story=story, sections=view.sections(shown.result), reproduced=again,
                    refusal=refusal, done=done if done in DONE else None,
                    reason_error=reason_error, letter=letter, ack_error=ack_error, note=note,
+                   typed_reason=typed_reason, kept=kept, here=here,
                    barred=view.barred_text(shown.barred, ctx.lang) if shown.barred else None,
                    checks=workflow.check_names(shown.checks, ctx.lang))
 
@@ -814,7 +858,8 @@ async def case_page(request: Request, case_id: str) -> Response:
 
 
 async def _act(request: Request, case_id: str, action: str) -> Response:
-    ctx, items = await _posted(request)
+    # after the session's end its typed text is kept (`_keep`), never acted on
+    ctx, items = await _posted(request, keep=True)
     if isinstance(ctx, Response):
         return ctx
     w = view.words(ctx.lang)
@@ -867,7 +912,9 @@ async def submit_case(request: Request, case_id: str) -> Response:
 
 
 async def _confirm_page(ctx: Ctx, case_id: int, *, status: int = 200,
-                        ack_error: str | None = None, note: str = "") -> Response:
+                        ack_error: str | None = None, note: str = "",
+                        kept: Mapping[str, str] | None = None,
+                        here: str | None = None) -> Response:
     """"Revise y confirme": the decision and the facts relied on, as the
     letter states them, the warnings and the note saying they were checked,
     then the one form that approves (irreversible). A version the user may
@@ -882,11 +929,14 @@ async def _confirm_page(ctx: Ctx, case_id: int, *, status: int = 200,
     if "approve" not in shown.can:
         why = (view.barred_text(shown.barred, ctx.lang) if shown.barred
                else w["case"]["no_approve"])
-        return await _case_page(ctx, shown.case_id, status=403, refusal=why)
+        # a note kept for an approval no longer possible is shown there, said
+        return await _case_page(ctx, shown.case_id, status=403, refusal=why, kept=kept,
+                                here=f"{BASE}/casos/{shown.case_id}" if kept else None)
     letter = await run_in_threadpool(view.letter_rows, shown, ctx.lang)
     return _render(ctx.request, "wb_confirm.html", ctx.lang, status, ctx=ctx, case=shown,
                    sections=view.sections(shown.result), letter=letter, ack_error=ack_error,
-                   note=note, checks=workflow.check_names(shown.checks, ctx.lang))
+                   note=note, checks=workflow.check_names(shown.checks, ctx.lang),
+                   kept=kept, here=here)
 
 
 @router.get(BASE + "/casos/{case_id}/aprobar", response_class=HTMLResponse)
