@@ -341,3 +341,54 @@ def test_at_375_px_the_answer_is_shown_where_the_analyst_looks(browser, server, 
     finally:
         office.close()
     assert office.errors == []
+
+
+NOT_DONE = {"es": "Su sesión terminó; lo escrito se conservó. No se hizo la acción: revise y "
+                  "vuelva a enviarla.",
+            "en": "Your session ended; what you typed was kept. The action was not done: "
+                  "check it and send it again."}
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_a_return_reason_typed_before_the_end_comes_back_in_its_box(browser, server, lang):
+    """A supervisor types why a case goes back; the session ends; she
+    presses "Devolver"; she signs in: the case page, the reason in its box,
+    a line saying it was kept and the case was not returned."""
+    office = Office(browser, server)
+    try:
+        ana = office.person("ana")
+        ana.wait_for_selector("#list-title")
+        _new_application(ana, f"K-return-{lang}")
+        ana.click("#save")
+        ana.wait_for_selector("#submit")
+        if ana.locator("#f-acknowledgement").count():  # warnings that ask for a check
+            ana.fill("#f-acknowledgement", "Revisé la certificación de servicios")
+        ana.click("#submit")
+        ana.wait_for_selector("#done")
+        case_url = ana.url.split("?")[0]
+        sol = office.person("sol", lang)
+        sol.wait_for_selector("#list-title")
+        sol.goto(case_url + ("" if lang == "es" else "?lang=en"))
+        reason = ("Falta la certificación de servicios posterior a 2013.\n"
+                  "Pida al patrono la hoja «Historial» firmada.")
+        sol.fill("#f-return-reason", reason)
+        office.later(IDLE + 30, sol)  # she went away: the warning, then the end
+        sol.wait_for_selector("#session-close", state="visible")
+        sol.click("#session-close")
+        sol.click("#return")
+        sol.wait_for_selector("#notice")
+        assert sol.locator("#notice").get_attribute("data-kept") == "yes"
+        sign_in(sol, "sol")
+        sol.wait_for_selector("#kept")
+        assert sol.locator("#list-title").count() == 0  # the case, not the queue
+        assert sol.inner_text("#kept p").startswith(NOT_DONE[lang])
+        assert sol.input_value("#f-return-reason") == reason
+        assert sol.get_attribute("#case-state", "data-state") == "submitted"  # not returned
+        axe(sol, "case-kept-reason", lang)
+        # she checks it and sends it again: now the case goes back
+        sol.click("#return")
+        sol.wait_for_selector("#done")
+        assert sol.get_attribute("#case-state", "data-state") == "returned"
+    finally:
+        office.close()
+    assert office.errors == []
