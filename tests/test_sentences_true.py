@@ -144,6 +144,54 @@ def test_the_command_line_and_its_json_say_the_same():
     assert "lo decide el Sistema" in proc.stdout
 
 
+# a police officer, new participant (1995), 25.5 years: 19.4(a) since 30 June
+# 2020 as written; under the strict reading 19.2 from 10 March 2030, so a start
+# asked for on 1 January 2021 is premature there
+POLICE_PAST_START = ["--birth-date", "1965-03-10", "--entry-date", "1995-01-01",
+                     "--separation-date", "2020-06-30", "--service", "25.5",
+                     "--compensation", "40000", "--no-refund", "--group", "police",
+                     "--start", "2021-01-01", "--as-of", "2026-12-03",
+                     "--rules", "article19", "--rules", STRICT]
+PAST_START_SAID = {
+    "es": ("Fecha de comienzo: pidió el 1 de enero de 2021, fecha anterior a esta determinación "
+           "(3 de diciembre de 2026); si se pagan meses anteriores a la solicitud lo decide el "
+           "Sistema → solicitud prematura: pidió el 1 de enero de 2021, antes de la fecha de "
+           "elegibilidad; podrá solicitarla desde el 10 de marzo de 2030"),
+    "en": ("Start date: asked for January 1, 2021, a date before this determination (December "
+           "3, 2026); whether months before the application are paid is for the System to "
+           "decide → premature request: asked for January 1, 2021, before the eligibility "
+           "date; it may be requested from March 10, 2030")}
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_two_rule_sets_side_by_side_never_say_a_past_start_bare(lang):
+    # the attack: `evaluate --rules A --rules B --start <past>` said "Fecha de
+    # comienzo: 1 de enero de 2021 → —" (a bare past date; a premature
+    # request as nothing); rules §5 Decision: the determination's own words
+    from click.testing import CliRunner
+
+    from diferida.cli import main
+    from diferida.i18n import fmt_date
+
+    r = CliRunner().invoke(main, ["evaluate", *POLICE_PAST_START, "--lang", lang])
+    assert r.exit_code == 0, r.output
+    changes = [line.strip() for line in r.output.splitlines() if " → " in line]
+    assert PAST_START_SAID[lang] in changes
+    # no value of any start said to people is a bare past date or a bare "—"
+    label = "Fecha de comienzo" if lang == "es" else "Start date"
+    start_rows = [line for line in r.output.splitlines()
+                  if re.match(rf"\s*(Comienzo|Start|{label})\b", line)]
+    assert len(start_rows) == 3  # A's row, B's row, the change
+    bare = {fmt_date(date(2021, 1, 1), lang), "—"}
+    for line in start_rows:
+        values = re.split(r" → |: |\s{2,}", line.strip(), maxsplit=1)[1].split(" → ")
+        assert not bare & {v.strip() for v in values}, line
+    # the programs' form keeps the codes and ISO dates
+    j = CliRunner().invoke(main, ["evaluate", *POLICE_PAST_START, "--lang", lang, "--json"])
+    differences = json.loads(j.output)["differences"]
+    assert differences["start_date"] == {"a": "2021-01-01", "b": None}
+
+
 # ---- 3. outside Article 19 ----------------------------------------------------
 
 @pytest.mark.parametrize("lang", ["es", "en"])

@@ -59,19 +59,32 @@ def start_text(d: Determination, L: dict[str, str]) -> str:
     """The start row (rules §5 Decision): no date it offers as the start or
     the earliest start is before the determination's date; a past date asked
     for is said as asked for, never bare."""
-    lang = d.lang
-    now = d.status == "eligible"
-    if d.premature_request:
+    return say_start(d.lang, status=d.status, premature=d.premature_request,
+                     requested=_requested_date(d), start=d.start_date,
+                     eligibility=d.eligibility_date, as_of=d.as_of, labels=L)
+
+
+def say_start(lang: str, *, status: str, premature: bool, requested: date | None,
+              start: date | None, eligibility: date | None, as_of: date,
+              labels: dict[str, str] | None = None) -> str:
+    """The start of a participant entitled under the rules (status not
+    `not_entitled`), in words: the one wording of every place a start is
+    said to people (the determination's start row, `evaluate` with two rule
+    sets, the comparison's workbook)."""
+    L = LABELS[lang] if labels is None else labels
+    now = status == "eligible"
+    if premature:
         return L["premature_now" if now else "premature"].format(
-            requested=_requested(d), date=fmt_date(d.eligibility_date, lang))
-    if d.start_date is not None and d.start_date < d.as_of:
-        return L["start_past"].format(requested=fmt_date(d.start_date, lang),
-                                      as_of=fmt_date(d.as_of, lang))
-    if d.start_date is not None:
-        return fmt_date(d.start_date, lang)
+            requested=fmt_date(requested, lang) if requested else "—",
+            date=fmt_date(eligibility, lang))
+    if start is not None and start < as_of:
+        return L["start_past"].format(requested=fmt_date(start, lang),
+                                      as_of=fmt_date(as_of, lang))
+    if start is not None:
+        return fmt_date(start, lang)
     if now:
         return L["start_open_now"]
-    return L["start_open"].format(date=fmt_date(d.eligibility_date, lang))
+    return L["start_open"].format(date=fmt_date(eligibility, lang))
 
 
 def render_text(d: Determination) -> str:
@@ -122,7 +135,7 @@ def render_text(d: Determination) -> str:
     return "\n".join(lines)
 
 
-def _requested(d: Determination) -> str:
+def _requested_date(d: Determination) -> date | None:
     start = next((f for f in d.explanation if f.condition == "start"), None)
     value = start.values.get("requested_start_date") if start else None
-    return fmt_date(date.fromisoformat(value), d.lang) if value else "—"
+    return date.fromisoformat(value) if value else None

@@ -16,7 +16,7 @@ from typing import Any
 from ..determination import Determination, Finding
 from ..explain import cite
 from ..i18n import catalog
-from ..render import rules_of
+from ..render import LABELS, rules_of, start_text
 from .engine import COMPARED
 from .report import Values
 from .why import ROUTE_CONDITIONS, explaining_finding
@@ -102,7 +102,12 @@ class PersonComparison:
 
 def _value(values: Values, name: str, side: str, d: Determination) -> str:
     """A compared field of one side in words: the catalogs' statuses and
-    reasons, a route's citation, dates written out, money, sí/no."""
+    reasons, a route's citation, dates written out, the start as the
+    determination's start row says it, money, sí/no."""
+    if name == "start_date" and d.status != "not_entitled":
+        # rules §5 Decision: the determination's own start row, never a bare
+        # past date (nor a bare "—" for a premature request)
+        return start_text(d, LABELS[d.lang])
     v = getattr(d, name)
     if name == "minimum_applied" and d.status == "not_entitled":
         v = None  # no amount, so no minimum either way
