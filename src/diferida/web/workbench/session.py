@@ -40,7 +40,10 @@ user's id, the form's address, what was posted, a random id and the time)
 that travels in the sign-in form; once the same user signs in (and only
 then) the form is shown again with every value (`open_kept`), once
 (`spend`, the random id recorded as spent) and within
-DIFERIDA_SESSION_IDLE_MINUTES of the keeping. See docs/workbench.md.
+DIFERIDA_SESSION_IDLE_MINUTES of the keeping. The text typed for an action
+(a return's reason, a note of verification) is kept the same way, alone,
+and given back on its page with the action not done (routes.py decides
+what goes in an envelope and where it is given back). See docs/workbench.md.
 
 The signing key is DIFERIDA_SESSION_SECRET; without it each server process
 makes a random key when it starts (sessions then end with a restart and
