@@ -473,3 +473,66 @@ def test_the_english_workbook_shows_dates_in_words_too(tmp_path):
     with zipfile.ZipFile(xlsx) as z:
         styles = z.read("xl/styles.xml").decode()
     assert 'formatCode="[$-409]mmmm d, yyyy"' in styles
+
+
+# a police officer, new participant, 25.5 years: 19.4(a) since 30 June 2020 as
+# written, 19.2 from 10 March 2030 under the strict reading; the start asked
+# for (1 January 2021) is past, and premature under the strict reading
+PAST_START = ("participant_id,birth_date,entry_date,separation_date,creditable_service_years,"
+              "average_compensation,group,refund_requested,requested_start_date\n"
+              "past,1965-03-10,1995-01-01,2020-06-30,25.5,40000,police,false,2021-01-01\n"
+              "later,1965-03-10,1995-01-01,2020-06-30,25.5,40000,police,false,2031-01-01\n"
+              "none,1965-03-10,1995-01-01,2020-06-30,25.5,40000,police,false,\n")
+STARTS_SAID = {
+    "es": {"past": ("pidió el 1 de enero de 2021, fecha anterior a esta determinación (3 de "
+                    "diciembre de 2026); si se pagan meses anteriores a la solicitud lo decide "
+                    "el Sistema",
+                    "solicitud prematura: pidió el 1 de enero de 2021, antes de la fecha de "
+                    "elegibilidad; podrá solicitarla desde el 10 de marzo de 2030"),
+           "later": ("1 de enero de 2031", "1 de enero de 2031"),
+           "none": ("a solicitud: puede solicitarla ahora",
+                    "a solicitud, desde el 10 de marzo de 2030 o en cualquier fecha posterior")},
+    "en": {"past": ("asked for January 1, 2021, a date before this determination (December 3, "
+                    "2026); whether months before the application are paid is for the System "
+                    "to decide",
+                    "premature request: asked for January 1, 2021, before the eligibility date; "
+                    "it may be requested from March 10, 2030"),
+           "later": ("January 1, 2031", "January 1, 2031"),
+           "none": ("on request: it may be requested now",
+                    "on request, from March 10, 2030 or any later date")}}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_workbook_says_each_start_as_the_determination_does(tmp_path, lang):
+    # the attack: the workbook's changed members showed the start under A as
+    # the date cell 1 January 2021 alone (a past date, bare) and a premature
+    # request under B as an empty cell; rules §5 Decision: the start row's
+    # own words (render.say_start)
+    source = tmp_path / "police.csv"
+    source.write_text(PAST_START)
+    xlsx = tmp_path / "c.xlsx"
+    as_of = date(2026, 12, 3)
+    compare_file(source, xlsx, ["article19", STRICT], as_of=as_of, lang=lang)
+    sheets = pl.read_excel(xlsx, sheet_id=0)
+    cm = sheets["Miembros que cambian" if lang == "es" else "Changed members"]
+    heads = [column_label(f"start_date_{side}", lang) for side in ("a", "b")]
+    ident = column_label("participant_id", lang)
+    said = {r[ident]: (r[heads[0]], r[heads[1]]) for r in cm.iter_rows(named=True)}
+    assert said == STARTS_SAID[lang]
+    # nothing of the workbook's own carries over to the files: they keep the
+    # ISO dates and their columns
+    out = tmp_path / "files" / "c.csv"
+    out.parent.mkdir()
+    compare_file(source, out, ["article19", STRICT], as_of=as_of, lang=lang)
+    changed = pl.read_csv(table_paths(out)["changed_members"], infer_schema=False)
+    assert not [c for c in changed.columns if c.startswith("_")]
+    rows = {r["participant_id"]: (r["start_date_a"], r["start_date_b"])
+            for r in changed.iter_rows(named=True)}
+    assert rows == {"past": ("2021-01-01", None), "later": ("2031-01-01", "2031-01-01"),
+                    "none": (None, None)}
+    parquet = tmp_path / "parquet" / "c.parquet"
+    parquet.parent.mkdir()
+    compare_file(source, parquet, ["article19", STRICT], as_of=as_of, lang=lang)
+    frame = pl.read_parquet(table_paths(parquet)["changed_members"])
+    assert frame["start_date_a"].dtype == pl.Date
+    assert not [c for c in frame.columns if c.startswith("_")]

@@ -33,6 +33,10 @@ CODED = ("status", "regime", "route", "reasons")
 # columns left to the CSV/Parquet tables: a code with no words of its own
 # (the rule that explains a change, and its explanation, are in words beside it)
 FILE_ONLY = ("finding_condition",)
+# what the changed members' table carries for the workbook's starts in words
+# only (`starts_in_words`); the CSV/Parquet tables keep `start_date_a/_b` as
+# ISO dates and leave these out
+START_HIDDEN = ("_requested_start_date", "_premature_request_a", "_premature_request_b")
 
 
 def summary_frame(items: Iterable[tuple[str, Any]]) -> pl.DataFrame:
@@ -43,7 +47,30 @@ def summary_frame(items: Iterable[tuple[str, Any]]) -> pl.DataFrame:
 
 
 def for_file(frame: pl.DataFrame) -> pl.DataFrame:
-    return frame
+    return frame.drop([c for c in START_HIDDEN if c in frame.columns])
+
+
+def starts_in_words(frame: pl.DataFrame, as_of: date, lang: str) -> pl.DataFrame:
+    """The changed members' start under A and under B as the determination's
+    start row says it (render.say_start, rules §5 Decision): a past start is
+    said as asked for, a premature request as premature, never a bare past
+    date in a date cell; "—" for a member not entitled on that side."""
+    from ..render import say_start
+
+    if not all(c in frame.columns for c in START_HIDDEN):
+        return for_file(frame)
+    requested = frame["_requested_start_date"].to_list()
+    said = {}
+    for side in ("a", "b"):
+        said[f"start_date_{side}"] = pl.Series(f"start_date_{side}", [
+            "—" if status == "not_entitled" else say_start(
+                lang, status=status, premature=bool(premature), requested=req, start=start,
+                eligibility=eligibility, as_of=as_of)
+            for status, premature, req, start, eligibility in zip(
+                frame[f"status_{side}"].to_list(), frame[f"_premature_request_{side}"].to_list(),
+                requested, frame[f"start_date_{side}"].to_list(),
+                frame[f"eligibility_date_{side}"].to_list(), strict=True)], dtype=pl.String)
+    return for_file(frame.with_columns(*said.values()))
 
 
 def json_bytes(data: dict[str, Any]) -> bytes:
@@ -82,6 +109,8 @@ def workbook(tables: dict[str, pl.DataFrame], assumptions: dict[str, Any], summa
                        keys=[k for k, _ in summary.items()], key_head=w["summary_sheet_item"])
             keys += [(sheet, w["summary_sheet_item"], "item"), (sheet, w["value"], "value")]
             continue
+        if name == "changed_members":
+            frame = starts_in_words(frame, summary.as_of, lang)
         shown = for_people(frame, values)
         heads = {c: column_label(c, lang) for c in shown.columns}
         keys += [(sheet, heads[c], c) for c in shown.columns]
@@ -96,7 +125,8 @@ def workbook(tables: dict[str, pl.DataFrame], assumptions: dict[str, Any], summa
                 if years else None)
             shown = shown.with_columns(pl.Series(w["period_heading"], periods, dtype=pl.String))
         book.table(sheet, shown, total_last=name == "fiscal_years",
-                   widths={heads[c]: 60 for c in frame.columns if c.startswith("finding_under")})
+                   widths={heads[c]: 60 if c.startswith("finding_under") else 40
+                           for c in heads if c.startswith(("finding_under", "start_date_"))})
         if name == "fiscal_years" and frame.height > 1:
             last = frame.height - 1  # rows 1..last are years; the TOTAL row is not charted
             cols = frame.columns

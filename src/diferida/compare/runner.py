@@ -230,7 +230,10 @@ def compare_file(
         members_b: list[pl.DataFrame] = []
         has_sex = proj is not None and SEX_COLUMN in run.source.columns
         tick = time.perf_counter()
-        inputs = ("birth_date", "group") if proj is not None else ()
+        # the start asked for: the workbook says each side's start in words
+        # (rules §5), the request included (output.START_HIDDEN)
+        inputs = (*(("birth_date", "group") if proj is not None else ()),
+                  "requested_start_date")
 
         def decide(frame: pl.DataFrame) -> tuple[tuple[pl.DataFrame, ...], pl.DataFrame]:
             res_a, res_b = evaluate_pair(frame, as_of=day, rules_a=ra, rules_b=rb, lang=lang,
@@ -256,7 +259,10 @@ def compare_file(
             trans_parts.append(cmp.transitions(det_a, det_b))
             mask = cmp.changed_mask(det_a, det_b)
             sbs = cmp.side_by_side(det_a, det_b).with_columns(
-                pl.Series("row", d.chunk.rows[d.positions], dtype=pl.Int64))
+                pl.Series("row", d.chunk.rows[d.positions], dtype=pl.Int64),
+                det_a["requested_start_date"].alias("_requested_start_date"),
+                det_a["premature_request"].alias("_premature_request_a"),
+                det_b["premature_request"].alias("_premature_request_b"))
             sbs_parts.append(sbs.filter(mask))
             changed_inputs.append(d.chunk.frame[d.positions[mask.to_numpy()]])
             summary.status_changed += int(det_a["status"].ne_missing(det_b["status"]).sum())
@@ -354,6 +360,10 @@ def _changed_table(changed: pl.DataFrame, why: pl.DataFrame | None) -> pl.DataFr
     for c in cmp.COMPARED:
         cols += [f"{c}_a", f"{c}_b"]
     cols += ["eligibility_shift_days", "eligibility_shift_months", "annual_change"]
+    from .output import START_HIDDEN
+
+    # for the workbook's starts in words only (output.START_HIDDEN): not in the files
+    cols += [c for c in START_HIDDEN if c in changed.columns]
     frame = changed.select(cols)
     if why is None:
         why = pl.DataFrame(schema={k: pl.String for k in (
