@@ -277,7 +277,8 @@ def test_marker_values_through_the_workbench_never_reach_the_server_output(tmp_p
     store.dispose()
     wrong = "MRK-WRONG-PASSWORD-51"
     secrets_ = (*MARKERS, "Calle Marcador", "00987", wrong, *PASSWORDS.values())
-    application = {"participant_id": PID, "name": NAME, "address": "Calle Marcador 7\nPR 00987",
+    application = {"participant_id": PID, "name": NAME, "letter_lang": "es",
+                   "address": "Calle Marcador 7\nPR 00987",
                    "application_date": "2026-11-02", "note": NAME, "birth_date": BIRTH,
                    "entry_date": "1985-02-01", "separation_date": SEPARATION,
                    "creditable_service_years": "22", "average_compensation": PAY,

@@ -95,7 +95,8 @@ def _seed_cases(store: Store, users: dict) -> None:
               "separation_date": "2010-06-30", "creditable_service_years": "22",
               "average_compensation": "30000.00", "group": "general",
               "refund_requested": "false", "name": "Ana Prueba",
-              "address": "Calle 1\nSan Juan, PR 00901", "application_date": "2026-10-01"}
+              "letter_lang": "es", "address": "Calle 1\nSan Juan, PR 00901",
+              "application_date": "2026-10-01"}
     a, sup = users["analyst"], users["supervisor"]
     ids = [wf.open_draft(store, a, {**person, "participant_id": f"S-{i}"}, lang="es",
                          as_of=date(2026, 11, 29)).case_id for i in range(4)]

@@ -398,7 +398,8 @@ def test_marker_values_typed_anywhere_reach_neither_the_audit_trail_nor_the_log(
 def _walk(url: str, log, tokens: dict[str, str]) -> None:
     """Every workbench form and API route that takes typed text, with markers."""
     application = {**APPLICATION, "participant_id": PID, "name": MARK_NAME,
-                   "address": f"{ADDRESS}\nSan Juan", "note": NOTE, "birth_date": BIRTH,
+                   "letter_lang": "es", "address": f"{ADDRESS}\nSan Juan", "note": NOTE,
+                   "birth_date": BIRTH,
                    "average_compensation": PAY}
     rows = [application, {**application, "participant_id": PID + "-2",
                           "birth_date": "17/07/1931x"}]

@@ -272,7 +272,7 @@ def api(request, tmp_path):
 
 def _api_body(pid: str, supersedes: int | None = None, **changes) -> dict:
     body = {k: v for k, v in APPLICATION.items()
-            if k not in ("name", "address", "application_date", "note")}
+            if k not in ("name", "address", "application_date", "note", "letter_lang")}
     body.update(participant_id=pid, **changes)
     if supersedes is not None:
         body.update(supersedes=supersedes, note="Años revisados")
@@ -308,8 +308,8 @@ def test_the_older_api_keeps_the_addressee_when_it_corrects_an_approved_version(
     assert r.status_code == 201, r.text
     new = r.json()["case_id"] if "case_id" in r.json() else r.json()["id"]
     v2 = wf.view(store, users["ana"], new)
-    assert (v2.version, v2.name, v2.address, v2.application_date) == (
-        2, APPLICATION["name"], APPLICATION["address"], date(2026, 10, 1))
+    assert (v2.version, v2.name, v2.address, v2.application_date, v2.letter_lang) == (
+        2, APPLICATION["name"], APPLICATION["address"], date(2026, 10, 1), "es")
     with store.reading() as session:
         assert session.scalar(select(CaseApplication.name)
                               .where(CaseApplication.case_id == new)) == APPLICATION["name"]

@@ -167,7 +167,7 @@ def test_a_role_with_exactly_the_documented_grants_runs_the_whole_workflow(kind,
         assert cli("users", "disable", "gone", "--database-url", url).exit_code == 0
         assert cli("users", "list", "--database-url", url).exit_code == 0
         r = cli("db", "current", "--database-url", url)
-        assert r.exit_code == 0 and "database: 0005" in r.output, r.output
+        assert r.exit_code == 0 and "database: 0006" in r.output, r.output
 
         answers: list[tuple[str, str, int]] = []
         app = create_app(Settings(database_url=url, rate_limit_auth_failures="off",

@@ -29,7 +29,8 @@ APPLICATION = {"participant_id": "A-0", "birth_date": "1970-05-10", "entry_date"
                "separation_date": "2010-06-30", "creditable_service_years": "22",
                "average_compensation": "30000.00", "group": "general",
                "refund_requested": False, "name": "Juana del Pueblo",
-               "address": "Calle Luna 12\nSan Juan, PR 00901", "application_date": "2026-10-01"}
+               "letter_lang": "es", "address": "Calle Luna 12\nSan Juan, PR 00901",
+               "application_date": "2026-10-01"}
 ROLES = ("anonymous", "disabled", "analyst", "supervisor", "auditor")
 WHO = {"analyst": "ana", "supervisor": "pedro", "auditor": "ines", "disabled": "old"}
 
@@ -235,7 +236,7 @@ def test_no_name_address_birth_date_or_amount_reaches_the_server_log(tmp_path):
               for n, r in (("ana", "analyst"), ("sofia", "supervisor"), ("ines", "auditor"))}
     store.dispose()
     person = {**APPLICATION, "participant_id": PID, "name": NAME, "birth_date": BIRTH,
-              "address": f"{ADDRESS}\nSan Juan", "average_compensation": PAY,
+              "letter_lang": "es", "address": f"{ADDRESS}\nSan Juan", "average_compensation": PAY,
               "note": f"nota de {NAME}"}
     csv = ("participant_id,birth_date,entry_date,separation_date,creditable_service_years,"
            "average_compensation,group,refund_requested,name,address\n"

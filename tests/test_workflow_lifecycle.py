@@ -24,7 +24,7 @@ APPLICATION = {"participant_id": "P-1", "birth_date": "1970-05-10", "entry_date"
                "separation_date": "2010-06-30", "creditable_service_years": "22",
                "average_compensation": "30000.00", "group": "general",
                "refund_requested": "false", "name": "Juana del Pueblo",
-               "address": "Calle Luna 12\nSan Juan, PR 00901",
+               "letter_lang": "es", "address": "Calle Luna 12\nSan Juan, PR 00901",
                "application_date": "2026-10-01", "note": "entregó certificado"}
 
 
@@ -373,7 +373,7 @@ def test_a_case_without_its_addressees_name_and_address_is_not_submitted(office)
     assert wf.view(s, o.ana, draft.case_id).state == "draft"
     # a name but a blank address: the address is still missing
     v2 = wf.correct(s, o.ana, draft.case_id, {**bare, "name": "Juana del Pueblo",
-                                               "address": "   "},
+                                               "letter_lang": "es", "address": "   "},
                     reason="Nombre", lang="es", as_of=AS_OF)
     r = refused("invalid", wf.submit, s, o.ana, v2.case_id)
     assert [p["field"] for p in r.problems] == ["address"]
@@ -439,9 +439,9 @@ def test_no_letter_is_issued_while_the_administrators_texts_are_empty(office, mo
     for key in ("letter_office.address", "letter_office.telephone", "letter_office.hours",
                 "letter_next.reconsideration"):
         assert key in message, key
-    # in English too, for a letter issued in English
+    # said in the supervisor's English, of the letter in the addressee's Spanish
     r = refused("invalid", wf.approve, s, o.sofia, draft.case_id, lang="en")
-    assert r.problems[0]["message"].startswith("The letter cannot be issued in English")
+    assert r.problems[0]["message"].startswith("The letter cannot be issued in Spanish")
     assert wf.view(s, o.sofia, draft.case_id).state == "submitted"
     # the draft is still written: its letter is only a draft
     assert "BORRADOR" in wf.letter_html(s, o.ana, draft.case_id)

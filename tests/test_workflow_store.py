@@ -26,6 +26,8 @@ from diferida.service.store.chain import content_sha256, row_hash
 from diferida.service.store.migrate import head_revision, upgrade
 from diferida.service.store.repository import canonical_json
 from diferida.service.testing import database_for_tests
+from diferida.service.workflow import actions as wf_actions
+from diferida.service.workflow import letters as wf_letters
 
 from .workbench_helpers import around_the_triggers, signer
 
@@ -113,7 +115,7 @@ def test_migration_0003_keeps_a_release_store_valid_and_its_cases_carry_on(kind,
             assert [(c, i) for c, i, _ in anchors] == [
                 ("audit_events", 5), ("cases", 3), ("users", 3)]
             store.upgrade()
-            assert store.revision() == head_revision() == "0005"
+            assert store.revision() == head_revision() == "0006"
             after = store.verify(anchors)
             assert after.intact, after.lines()
             assert [(c.chain, c.rows) for c in after.chains] == [
@@ -131,10 +133,12 @@ def test_migration_0003_keeps_a_release_store_valid_and_its_cases_carry_on(kind,
             # a release's case has no addressee: not sent until it has one
             with pytest.raises(wf.Refused) as info:
                 wf.submit(store, ana, second)
-            assert [p["field"] for p in info.value.problems] == ["name", "address"]
+            assert [p["field"] for p in info.value.problems] == ["name", "address",
+                                                                 "letter_lang"]
             third = wf.correct(store, ana, second, {
                 **PERSON, "creditable_service_years": "21", "name": "Persona Uno",
-                "address": "Calle 1\nSan Juan, PR 00901"}, reason="Destinatario",
+                "letter_lang": "es", "address": "Calle 1\nSan Juan, PR 00901"},
+                reason="Destinatario",
                 lang="es", as_of=AS_OF).case_id
             wf.submit(store, ana, third)
             approved = wf.approve(store, sofia, third)
@@ -178,6 +182,13 @@ def _every_state(store: Store) -> dict[str, int]:
     return cases
 
 
+def _without_letter_lang(requirements):
+    """`letters.requirements` as a store without migration 0006 had them."""
+    def before_0006(*args, **kwargs):
+        return [p for p in requirements(*args, **kwargs) if p["field"] != "letter_lang"]
+    return before_0006
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_migration_0004_keeps_a_store_of_0003_in_every_state_intact(kind, tmp_path,
                                                                     monkeypatch):
@@ -185,10 +196,22 @@ def test_migration_0004_keeps_a_store_of_0003_in_every_state_intact(kind, tmp_pa
         store = Store(url)
         try:
             upgrade(store.engine, "0003")
+            # today's code writes the addressee's language (migration 0006):
+            # its column is there while the cases of 0003 are written (all
+            # NULL, left out of their hashes) and gone before the upgrade
+            with store.engine.begin() as conn:
+                conn.execute(text("ALTER TABLE case_applications "
+                                  "ADD COLUMN letter_lang VARCHAR(2)"))
             # the workbench of 0003 signed letters with the user's name; a
             # store of 0003 has no profiles (migration 0005): given here
             with monkeypatch.context() as m:
                 m.setattr(Store, "profile", lambda self, user_id: ("Firma", "Puesto"))
+                # nor a column for the addressee's language (migration 0006): its
+                # cases went for approval without one, and were issued in the
+                # case's language
+                m.setattr(wf_letters, "requirements",
+                          _without_letter_lang(wf_letters.requirements))
+                m.setattr(wf_actions, "_letter_lang_of", lambda store, case_id: "es")
                 cases = _every_state(store)
             ana = next(u for u in store.users() if u.name == "ana")
             states = {name: wf.view(store, ana, cid).state for name, cid in cases.items()}
@@ -201,12 +224,18 @@ def test_migration_0004_keeps_a_store_of_0003_in_every_state_intact(kind, tmp_pa
                 letters = conn.execute(text("SELECT case_id, sha256 FROM letters "
                                             "ORDER BY case_id")).all()
             assert len(letters) == 2
+            with store.engine.begin() as conn:
+                assert conn.execute(text("SELECT count(*) FROM case_applications "
+                                         "WHERE letter_lang IS NOT NULL")).scalar() == 0
+                conn.execute(text("ALTER TABLE case_applications DROP COLUMN letter_lang"))
+            store.dispose()
+            store = Store(url)
             verify = ["audit", "verify", "--database-url", url,
                       *[a for anchor in anchors for a in ("--anchor", anchor)]]
             before = CliRunner().invoke(main, verify, catch_exceptions=False)
             assert before.exit_code == 2 and "run `diferida db upgrade` first" in before.output
             store.upgrade()
-            assert store.revision() == head_revision() == "0005"
+            assert store.revision() == head_revision() == "0006"
             after = CliRunner().invoke(main, verify, catch_exceptions=False)
             assert after.exit_code == 0, after.output
             assert after.output.rstrip().endswith("audit verify: intact")
@@ -221,8 +250,21 @@ def test_migration_0004_keeps_a_store_of_0003_in_every_state_intact(kind, tmp_pa
             sofia = next(u for u in store.users() if u.name == "sofia")
             for name in ("ana", "sofia"):
                 store.set_profile(name, **signer(name))
-            wf.approve(store, sofia, cases["submitted"])
-            wf.submit(store, ana, cases["corrected"])
+            # a version submitted without the addressee's language is not
+            # approved in a language guessed: returned, corrected with it
+            with pytest.raises(wf.Refused) as refused:
+                wf.approve(store, sofia, cases["submitted"])
+            assert [p["field"] for p in refused.value.problems] == ["letter_lang"]
+            wf.return_case(store, sofia, cases["submitted"], reason="Falta el idioma")
+            fixed = wf.correct(store, ana, cases["submitted"], {
+                **PERSON, "participant_id": "P-submitted", "name": "Persona P-submitted",
+                "address": ADDRESS, "letter_lang": "en"}, reason="Idioma del destinatario",
+                lang="es", as_of=AS_OF).case_id
+            wf.submit(store, ana, fixed)
+            assert wf.approve(store, sofia, fixed).letter_lang == "en"
+            with pytest.raises(wf.Refused) as refused:  # a draft of 0003 alike
+                wf.submit(store, ana, cases["corrected"])
+            assert [p["field"] for p in refused.value.problems] == ["letter_lang"]
             final = store.verify()
             assert final.intact, final.lines()
         finally:
@@ -242,7 +284,8 @@ def _issued(store: Store) -> tuple[int, int]:
     ana = store.add_user("ana", "analyst", **signer("ana"))[0]
     sofia = store.add_user("sofia", "supervisor", **signer("sofia"))[0]
     store.set_password("ana", wf.hash_password("la contraseña de ana"))
-    a = wf.open_draft(store, ana, {**PERSON, "name": "Marta Prueba", "address": ADDRESS},
+    a = wf.open_draft(store, ana, {**PERSON, "name": "Marta Prueba", "letter_lang": "es",
+                                   "address": ADDRESS},
                       lang="es", as_of=AS_OF)
     wf.submit(store, ana, a.case_id)
     wf.approve(store, sofia, a.case_id)

@@ -17,7 +17,8 @@ ROLES = {"ana": "analyst", "ana2": "analyst", "sol": "supervisor", "sam": "super
 # rules §8 example 1, as an application typed into the form
 APPLICATION = {
     "participant_id": "W-0001", "name": "Carmen Rivera Ortiz",
-    "address": "Calle Sol 12\nSan Juan, PR 00901", "application_date": "2026-11-02",
+    "address": "Calle Sol 12\nSan Juan, PR 00901", "letter_lang": "es",
+    "application_date": "2026-11-02",
     "note": "Solicitud recibida por correo", "birth_date": "1970-05-10",
     "entry_date": "1988-07-01", "separation_date": "2010-06-30",
     "creditable_service_years": "22", "average_compensation": "30000.00",

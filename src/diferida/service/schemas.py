@@ -198,7 +198,7 @@ CaseBody = _body_model("CaseBody", case=True)
 # The workbench's application (service/workflow/): a participant's body and
 # the fields a case needs that a determination is not about. Their values are
 # checked by the workflow, whose messages name them (not_text, too_long, ...).
-APPLICATION_FIELDS = ("name", "address", "application_date", "note")
+APPLICATION_FIELDS = ("name", "address", "application_date", "note", "letter_lang")
 ApplicationBody = create_model(
     "ApplicationBody", __base__=ParticipantBody,
     **{name: (JsonScalar, None) for name in APPLICATION_FIELDS})

@@ -81,6 +81,8 @@ def _application_schema(reason: bool = False) -> dict[str, Any]:
                                  "description": help_text("api.wf_application_date")}
     props["note"] = {"anyOf": [{"type": "string", "maxLength": workflow.LIMITS["note"]},
                                {"type": "null"}], "description": help_text("api.wf_note")}
+    props["letter_lang"] = {"anyOf": [{"type": "string", "enum": list(LANGS)}, {"type": "null"}],
+                            "description": help_text("api.wf_letter_lang")}
     required = list(schema.get("required", []))
     if reason:
         props["reason"] = {"type": "string", "maxLength": workflow.LIMITS["reason"],
@@ -186,13 +188,14 @@ async def submit(request: Request, case_id: CaseId, user: Anyone) -> JSONRespons
 async def approve(request: Request, case_id: CaseId, user: Anyone) -> JSONResponse:
     """Approve a submitted version (supervisor; never one they prepared,
     changed last or submitted): its letter is issued, stored and its SHA-256
-    entered in the chain. `?lang=` picks the letter's language (default: the
-    case's). A version whose warnings ask for a check (`checks`) needs
-    `acknowledgement`."""
-    lang = request.query_params.get("lang")
+    entered in the chain. The letter is issued in the addressee's language,
+    as the application gives it (`letter_lang`); a `?lang=` naming another
+    is refused in words (422, field lang). A version whose warnings ask for
+    a check (`checks`) needs `acknowledgement`."""
+    asked = request.query_params.get("lang")
     note = await _acknowledgement(request)
-    v = await _call(request, workflow.approve, user, case_id,
-                    lang=lang if lang in LANGS else None, acknowledgement=note)
+    v = await _call(request, workflow.approve, user, case_id, lang=_lang(request),
+                    letter_lang=asked, acknowledgement=note)
     return _json(v.to_dict())
 
 

@@ -14,7 +14,9 @@ The content of a row is every column except the two hashes, with two
 exceptions: a user's `disabled_at` is left out (disabling a user is the one
 change the store allows, and the database allows only that), and a case's
 content includes the SHA-256 of the stored rules content it was decided with,
-so the rules a case is reproduced with are covered by its hash too.
+so the rules a case is reproduced with are covered by its hash too. A column
+added to a chained table later (`ADDED`) is part of the content only when it
+holds a value: the rows stored before it keep their hash.
 
 This module is used by a migration: the hash of a row must never change
 meaning. A new content layout is a new `CHAIN_FORMAT`.
@@ -49,6 +51,13 @@ CHAINS: dict[str, tuple[str, ...]] = {
     "user_profiles": ("user_id", "full_name", "title", "created_at"),
 }
 
+# Columns a later migration added to a chained table (0006: the language of
+# the addressee's letter): in a row's content only when they hold a value, so
+# the rows stored before the column existed (NULL there) keep their hash.
+ADDED: dict[str, tuple[str, ...]] = {
+    "case_applications": ("letter_lang",),
+}
+
 
 def _plain(value: Any) -> Any:
     """One JSON form per value, whatever the database driver returned."""
@@ -73,6 +82,9 @@ def row_hash(chain: str, prev_hash: str, row: Mapping[str, Any],
     """The hash of one row: canonical JSON (sorted keys, ASCII, no spaces) of
     the chain's name and format, the previous hash and the row's content."""
     content = {"id": int(row["id"]), **{c: _plain(row[c]) for c in CHAINS[chain]}}
+    for c in ADDED.get(chain, ()):
+        if row.get(c) is not None:
+            content[c] = _plain(row[c])
     if chain == "cases":
         if rules_sha256 is None:
             raise ValueError("a case's hash needs the SHA-256 of its rules content")

@@ -224,6 +224,9 @@ class CaseApplication(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
     prev_hash: Mapped[str] = mapped_column(String(64))
     row_hash: Mapped[str] = mapped_column(String(64))
+    # migration 0006: the language the addressee's letter is issued in (es,
+    # en); NULL in the rows stored before it
+    letter_lang: Mapped[str | None] = mapped_column(String(2), nullable=True)
 
 
 class WorkflowEvent(Base):

@@ -21,7 +21,15 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from . import migrate, triggers
-from .chain import CHAINS, UnreadableRow, VerifyReport, content_sha256, row_hash, verify_chain
+from .chain import (
+    ADDED,
+    CHAINS,
+    UnreadableRow,
+    VerifyReport,
+    content_sha256,
+    row_hash,
+    verify_chain,
+)
 from .engine import make_engine
 from .models import (
     ROLES,
@@ -123,6 +131,7 @@ class Application:
     address: str | None = None
     application_date: date | None = None
     note: str | None = None
+    letter_lang: str | None = None  # the addressee's: es, en (None: not given)
 
 
 @dataclass(frozen=True)
@@ -697,7 +706,7 @@ def _version_created(session: Session, case: Case, author: User,
         chained("case_applications", CaseApplication(
             case_id=case.id, name=application.name, address=application.address,
             application_date=application.application_date, note=application.note,
-            created_at=case.created_at))
+            letter_lang=application.letter_lang, created_at=case.created_at))
     chained("workflow_events", WorkflowEvent(
         at=case.created_at, number=number, case_id=case.id, version=case.version,
         action="created" if case.supersedes is None else "corrected", user_id=author.id,
@@ -732,7 +741,8 @@ def _application_of(session: Session, case_id: int) -> Application | None:
     if row is None:
         return None
     return Application(name=row.name, address=row.address,
-                       application_date=row.application_date, note=row.note)
+                       application_date=row.application_date, note=row.note,
+                       letter_lang=row.letter_lang)
 
 
 def _lock_state(session: Session, participant_id: str) -> CaseState | None:
@@ -785,7 +795,9 @@ def _append(session: Session, row: Any, head: _Head,
     row.id = (head.last_id or 0) + 1
     row.prev_hash = head.last_hash
     row.row_hash = row_hash(chain, head.last_hash,
-                            {c: getattr(row, c) for c in ("id", *CHAINS[chain])}, rules_sha256)
+                            {c: getattr(row, c)
+                             for c in ("id", *CHAINS[chain], *ADDED.get(chain, ()))},
+                            rules_sha256)
     session.add(row)
     return _Head(chain, head.length + 1, row.id, row.row_hash)
 

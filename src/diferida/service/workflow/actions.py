@@ -284,10 +284,16 @@ def _ack_detail(note: str | None, checks: tuple[str, ...]) -> str | None:
 
 
 def approve(store: Store, user: User, case_id: int, *, lang: str | None = None,
+            letter_lang: str | None = None,
             acknowledgement: str | None = None) -> CaseView:
     """Approve a submitted version: its letter is rendered once
     (`diferida.letter.letter_pdf`), stored, and its SHA-256 entered in the
-    chain. `lang` is the letter's language (default: the case's). Refused
+    chain. The letter is issued in the addressee's language, as the
+    version's application gives it (`CaseView.letter_lang`), whatever the
+    approver's page: `lang` is the language of the refusals' messages (the
+    approver's; default the case's). `letter_lang`, when a request names a
+    language for the letter, must be the application's: another is refused
+    in words (422, field lang), never followed or ignored. Refused
     (own_case) to a supervisor who prepared the case, changed it last or
     submitted it. A version whose warnings ask for a check is approved only
     with `acknowledgement` (the supervisor's note), chained before the
@@ -311,13 +317,18 @@ def approve(store: Store, user: User, case_id: int, *, lang: str | None = None,
         raise _refuse(store, user, "approve", Refused("own_case", case_id=case_id),
                       case_id=case_id)
     at = datetime.now(UTC)
-    letter_lang = lang if lang in LANGS else case.lang
-    # addressee, names and titles of who signs, the administrator's texts
-    ready(store, user, "approve", case_id, user_lang(lang or case.lang), ("submitted",),
-          approver=user, letter_lang=letter_lang)
+    shown = user_lang(lang or case.lang)
+    addressee = _letter_lang_of(store, case_id)
+    if letter_lang is not None and addressee is not None and letter_lang != addressee:
+        raise _refuse(store, user, "approve", _lang_differs(shown, letter_lang, addressee),
+                      case_id=case_id)
+    # addressee (with the language), names and titles of who signs, the
+    # administrator's texts in the letter's language
+    ready(store, user, "approve", case_id, shown, ("submitted",), approver=user,
+          letter_lang=addressee)
+    letter_lang = str(addressee)
     checks = _checks_of(case)
-    note = _acknowledgement(store, user, "approve", acknowledgement, user_lang(lang), case_id,
-                            checks)
+    note = _acknowledgement(store, user, "approve", acknowledgement, shown, case_id, checks)
     v = view(store, user, case_id, _audit_read=False)
     if note is not None:  # the letter states it with the analyst's
         with store.reading() as session:
@@ -348,6 +359,25 @@ def approve(store: Store, user: User, case_id: int, *, lang: str | None = None,
     except WorkflowConflict as exc:
         raise _conflict(store, user, "approve", exc) from None
     return view(store, user, case_id, _audit_read=False)
+
+
+def _letter_lang_of(store: Store, case_id: int) -> str | None:
+    """The addressee's language as version `case_id`'s application gives it."""
+    from ..store import CaseApplication
+
+    with store.reading() as session:
+        return session.scalar(select(CaseApplication.letter_lang)
+                              .where(CaseApplication.case_id == case_id))
+
+
+def _lang_differs(lang: str, asked: str, letter: str) -> Refused:
+    from ...i18n import catalog
+
+    t = catalog(lang)["letter_requirements"]
+    return Refused("invalid", problems=[{
+        "field": "lang", "code": "letter_lang_differs", "value": asked,
+        "message": t["lang_differs"].format(letter=t["langs"][letter],
+                                            asked=t["langs"].get(asked, asked))}])
 
 
 def _precheck(case: Case | None, st: CaseState | None, case_id: int,

@@ -73,8 +73,10 @@ def _parse_application(application: Mapping[str, Any], lang: str,
         problems.append(_app_problem(lang, "application_date", "in_future",
                                      applied.isoformat()))
         applied = None
+    letter_lang = _letter_lang(parsed.options.get("letter_lang"), lang, problems)
     app = Application(name=texts.get("name"), address=texts.get("address"),
-                      application_date=applied, note=texts.get("note"))
+                      application_date=applied, note=texts.get("note"),
+                      letter_lang=letter_lang)
     if getattr(parsed.rules, "illustrative", False):
         # a case is decided, and its letter issued, under law: an illustrative
         # reform is the calculator's and the comparisons', never a case's
@@ -86,6 +88,21 @@ def _parse_application(application: Mapping[str, Any], lang: str,
                          "message": _text(lang, "illustrative_rules", value=parsed.rules.name,
                                           names=", ".join(lawful))})
     return _Parsed(dict(parsed.fields), app, parsed.rules, problems)
+
+
+def _letter_lang(raw: Any, lang: str, problems: list[dict[str, Any]]) -> str | None:
+    """The addressee's language (es, en), as given; None when not given (a
+    draft may be saved without it; it is required before submission,
+    `letters.requirements`). Anything else is named, never guessed."""
+    value = raw.strip() if isinstance(raw, str) else raw
+    if value is None or value == "":
+        return None
+    if isinstance(value, str) and value.lower() in LANGS:
+        return value.lower()
+    problems.append({"field": "letter_lang", "code": "not_a_language", "value": str(value)[:40],
+                     "message": _text(lang, "letter_lang_invalid",
+                                      value=str(value)[:40])})
+    return None
 
 
 def _app_problem(lang: str, name: str, code: str, value: Any = None, **kw: Any) -> dict:

@@ -163,6 +163,7 @@ class CaseView:
     address: str | None = None
     application_date: date | None = None
     note: str | None = None
+    letter_lang: str | None = None         # the addressee's language: the letter's
     corrects: int | None = None            # case_id of the version this one corrects
     corrects_version: int | None = None
     correction_reason: str | None = None

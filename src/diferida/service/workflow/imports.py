@@ -149,6 +149,9 @@ def _import_problems(frame: Any, errors: Any, lang: str, rules: Any, today: date
     values["application_date"], code, shown = _date_column(frame, h, today, kind)
     add(5, "application_date", code, shown, lambda c, k: _app_problem(
         lang, "application_date", c, k)["message"])
+    values["letter_lang"], code, shown = _lang_column(frame, h)
+    add(6, "letter_lang", code, shown,
+        lambda c, k: _text(lang, "letter_lang_invalid", value=k))
     # the workflow's own: no id, or one longer than the store keeps (_evaluate)
     blank = (pid.is_null() | (pid == "")).fill_null(True)
     clean = id_code.is_null()
@@ -211,6 +214,30 @@ def _text_column(frame: Any, name: str, h: int) -> tuple[Any, Any, Any]:
     stored = value.str.replace_all("\r\n", "\n", literal=True) \
         .str.replace_all("\r", "\n", literal=True)
     return stored.zip_with(code.is_null(), none), code, char
+
+
+def _lang_column(frame: Any, h: int) -> tuple[Any, Any, Any]:
+    """The addressee's language (letter_lang), column-wise as
+    `_parse_application` takes it: es or en in any case, blank for none (the
+    draft is stored without it, and is not submitted until it is given);
+    anything else refused, named (the value stored, or null; the problem's
+    code; the value shown)."""
+    import polars as pl
+
+    from ...i18n import LANGS
+
+    none = pl.Series([None] * h, dtype=pl.String)
+    column = frame.get_column("letter_lang") if "letter_lang" in frame.columns else none
+    if column.dtype == pl.Null:
+        return none, none, none
+    raw = column if column.dtype == pl.String else column.cast(pl.String, strict=False)
+    raw = raw.str.strip_chars(PY_WHITESPACE)
+    raw = none.zip_with((raw == "").fill_null(False), raw)
+    lower = raw.str.to_lowercase()
+    good = lower.is_in(list(LANGS)).fill_null(False)
+    bad = raw.is_not_null() & ~good
+    code = _first_code([(bad, "not_a_language")])
+    return lower.zip_with(good, none), code, raw.str.slice(0, 40)
 
 
 def _date_column(frame: Any, h: int, today: date, kind: str) -> tuple[Any, Any, Any]:

@@ -111,16 +111,17 @@ def ready(store: Store, user: User, action: str, case_id: int, lang: str,
 def requirements(store: Store, v: CaseView, lang: str, *, approver: User | None = None,
                  letter_lang: str | None = None) -> list[dict[str, Any]]:
     """What a version still needs before it may be submitted (`approver`
-    None) or approved and its letter issued: the addressee's name and postal
-    address; the full name and title of whoever signs (the version's author,
-    and the approver); for an approval, the administrator's letter texts in
-    the letter's language. Each as a problem naming its field, in `lang`."""
+    None) or approved and its letter issued: the addressee's name, postal
+    address and language (the letter's, `letter_lang`); the full name and
+    title of whoever signs (the version's author, and the approver); for an
+    approval, the administrator's letter texts in the letter's language.
+    Each as a problem naming its field, in `lang`."""
     from ...i18n import catalog
     from ...letter.texts import missing_texts
 
     t = catalog(user_lang(lang))["letter_requirements"]
     out: list[dict[str, Any]] = []
-    for field in ("name", "address"):
+    for field in ("name", "address", "letter_lang"):
         if not (getattr(v, field) or "").strip():
             out.append({"field": field, "code": "required", "value": None,
                         "message": t[f"{field}_required"]})
@@ -134,8 +135,8 @@ def requirements(store: Store, v: CaseView, lang: str, *, approver: User | None 
         if who is not None and store.profile(who.id) is None:
             out.append({"field": field, "code": "profile_required", "value": None,
                         "message": t["profile_required"].format(name=who.name)})
-    if approver is not None:
-        issued = user_lang(letter_lang or v.lang)
+    if approver is not None and (letter_lang or v.letter_lang):
+        issued = user_lang(letter_lang or v.letter_lang)
         missing = missing_texts(issued)
         if missing:
             out.append({"field": "letter_texts", "code": "letter_texts_missing",
@@ -252,7 +253,9 @@ def letter_html(store: Store, user: User, case_id: int, version: int | None = No
         facts = _facts(v, chosen, approved_by=v.approved_by, approved_at=v.approved_at,
                        signed=signers(store, target))
     else:
-        chosen = user_lang(asked_lang or lang or v.lang)
+        # the draft in the letter's language, the addressee's (the page's
+        # only while the application does not give one)
+        chosen = user_lang(asked_lang or v.letter_lang or lang or v.lang)
         facts = _facts(v, chosen, signed=(signers(store, target)[0], None))
     try:
         html = write_html(facts, back=back)
@@ -285,7 +288,7 @@ def letter(store: Store, user: User, case_id: int, version: int | None = None, *
         from ...letter import LetterError
 
         v = view(store, user, target, _audit_read=False)
-        chosen = user_lang(lang or v.lang)
+        chosen = user_lang(lang or v.letter_lang or v.lang)
         try:
             pdf = _render(v, chosen, signed=(signers(store, target)[0], None))
         except LetterError as exc:  # e.g. no letter in that language for this version

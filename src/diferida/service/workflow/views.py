@@ -107,7 +107,7 @@ def _build_views(session, user: User, cases: list[Case], st: CaseState | None,
             prepared_by=names.get(first_author, "?"), changed_by=names.get(c.author_id, "?"),
             name=a.name if a else None, address=a.address if a else None,
             application_date=a.application_date if a else None, note=a.note if a else None,
-            corrects=c.supersedes,
+            letter_lang=a.letter_lang if a else None, corrects=c.supersedes,
             corrects_version=versions.get(c.supersedes) if c.supersedes else None, **info)
         out.append(_with_can(v, user, st, session, c))
     return out

@@ -966,7 +966,8 @@ def _application_of(case: workflow.CaseView, lang: str) -> dict[str, str]:
               for k, v in case.inputs.items()}
     values.update({"name": case.name or "", "address": case.address or "",
                    "application_date": case.application_date.isoformat()
-                   if case.application_date else "", "note": case.note or ""})
+                   if case.application_date else "", "note": case.note or "",
+                   "letter_lang": case.letter_lang or ""})
     values["rules"] = case.rules_name or ""  # corrected under the rules set it was decided by
     # each stored date (YYYY-MM-DD) into its three boxes
     lenient.split_whole(values, DATE_FIELDS)
@@ -1046,7 +1047,8 @@ async def letter_pdf(request: Request, case_id: str) -> Response:
     try:
         case = await run_in_threadpool(workflow.view, ctx.store, ctx.user, number)
         pdf = await run_in_threadpool(workflow.letter, ctx.store, ctx.user, number,
-                                      lang=None if case.state == "approved" else ctx.lang)
+                                      lang=None if case.state == "approved"
+                                      or case.letter_lang else ctx.lang)
     except workflow.Refused as exc:
         if exc.code == "not_found":
             return _refusal(ctx, view.words(ctx.lang)["page"]["not_found"], 404)

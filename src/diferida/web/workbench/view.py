@@ -19,7 +19,7 @@ AST = timezone(timedelta(hours=-4), "AST")
 
 # The application form, in its order: the applicant, the facts of rules §1,
 # the application's own details.
-PERSON_FIELDS = ("participant_id", "name", "address")
+PERSON_FIELDS = ("participant_id", "name", "address", "letter_lang")
 FACT_FIELDS = ("birth_date", "entry_date", "separation_date", "creditable_service_years",
                "average_compensation", "group", "refund_requested", "deferred_right_1960",
                "requested_start_date", "as_of")
@@ -27,7 +27,11 @@ CASE_FIELDS = ("application_date", "note", "rules")
 FORM_FIELDS = (*PERSON_FIELDS, *FACT_FIELDS, *CASE_FIELDS)
 CHOICES = {"group": ("general", "police", "firefighter"),
            "refund_requested": ("false", "true"),
-           "deferred_right_1960": ("", "true", "false")}
+           "deferred_right_1960": ("", "true", "false"),
+           # the addressee's language, the letter's: Spanish first, chosen
+           # unless another is (an office in Puerto Rico writes in Spanish
+           # or in English, as the member prefers)
+           "letter_lang": ("es", "en")}
 TEXTAREAS = ("address", "note")
 # the rules set a case is decided under (rules_choices, below): the
 # regulation as written unless the analyst chooses another
