@@ -473,3 +473,27 @@ def test_in_the_browser_a_police_officer_compared_with_the_strict_reading(
     finally:
         context.close()
     assert errors == [], errors
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_a_premature_request_under_the_reading_compared_with_is_said_as_premature(client, lang):
+    # the attack: the start asked for (1 January 2026, after the eligibility
+    # date as written, 20 June 2025, and before the calculation's date) is
+    # premature under the strict reading (19.2 from 20 June 2040): the
+    # comparison's row said
+    # "sin fecha indicada: se solicita desde la fecha de elegibilidad", as
+    # if nothing had been asked for (rules §5 Decision)
+    r = client.post("/calcular", data=in_boxes(posted(
+        {**POLICE, "requested_start_date": "2026-01-01"}, lang=lang)), follow_redirects=True)
+    assert r.status_code == 200
+    row = re.search(r'<tr data-field="start_date">.*?</tr>', r.text, re.S)
+    assert row is not None
+    said = text_of(row.group(0))
+    if lang == "es":
+        assert "pidió el 1 de enero de 2026, una fecha anterior" in said
+        assert ("Pidió que empiece el 1 de enero de 2026, antes de la fecha de elegibilidad: "
+                "la solicitud es prematura; podrá solicitarla desde el 20 de junio de 2040") in said
+        assert "sin fecha indicada" not in said
+    else:
+        assert "January 1, 2026" in said and "premature" in said and "June 20, 2040" in said
+        assert "no date" not in said.lower()

@@ -345,6 +345,14 @@ def _compared_value(d: Determination, name: str, t: dict[str, Any]) -> str:
     if name == "eligibility_date":
         return fmt_date(d.eligibility_date, lang) if d.eligibility_date else none
     if name == "start_date":
+        start = _finding(d, "start")
+        if d.premature_request and start is not None:
+            # a premature request said as premature, as the start row says it
+            # (rules §5 Decision), never "sin fecha indicada"
+            r = labels(lang, d.rules_name)["result"]
+            return r["premature_now" if d.status == "eligible" else "premature"].format(
+                requested=fmt_date(_iso(start.values["requested_start_date"]), lang),
+                earliest=fmt_date(d.eligibility_date, lang))
         if d.start_date is not None and d.start_date < d.as_of:
             # rules §5 Decision: a past date asked for is said as asked for
             return t["start_past"].format(requested=fmt_date(d.start_date, lang))
