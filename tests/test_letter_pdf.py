@@ -174,7 +174,7 @@ def test_a_case_from_its_application_to_the_issued_pdf_reads_as_a_letter(kind, l
     from .workbench_helpers import SIGNERS, signer
 
     application = {**{k: v for k, v in spec_examples()[2].items()},
-                   "name": "Carmen Rivera Ortiz", "letter_lang": "es",
+                   "name": "Carmen Rivera Ortiz", "letter_lang": lang,
                    "address": "Calle Sol 12\nSan Juan, PR 00901",
                    "application_date": "2026-10-01"}
     with database_for_tests(kind, tmp_path) as url:
