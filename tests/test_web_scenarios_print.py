@@ -205,7 +205,10 @@ def text_sizes(pdf: bytes) -> list[float]:
     sizes = []
     for raw in re.findall(rb"stream\r?\n(.*?)\r?\nendstream", pdf, re.S):
         try:
-            body = zlib.decompress(raw)
+            # a stream whose compressed bytes end in "\r" loses it to the
+            # pattern's "\r?\n" (the last byte of its checksum): read it
+            # without the checksum rather than skip a whole page's text
+            body = zlib.decompressobj().decompress(raw)
         except zlib.error:
             continue  # an image or a font, not a page's content
         if b"BT" not in body:
@@ -289,16 +292,18 @@ def test_every_printout_is_at_most_two_pages_in_nine_point_type(browser, base_ur
 
 
 @pytest.mark.parametrize("lang", ["es", "en"])
-@pytest.mark.parametrize("person", ["police", "general", "firefighter"])
+@pytest.mark.parametrize("person", ["police", "police-past-start", "general", "firefighter"])
 def test_a_printout_with_another_reading_compared_is_at_most_two_pages_in_nine_point_type(
         browser, base_url, tmp_path, person, lang):
     # the analyst's "Comparar con": the comparison's section on paper was 8.5 pt,
     # then 9 pt but the police officer of rules §8 example 4 (19.4(a) as
     # written, 19.2 under the strict reading) printed on 3 pages; a scenario
-    # row's note was 8.55 pt
+    # row's note was 8.55 pt; with a start asked for before the calculation's
+    # date (premature under the strict reading) it was 3 pages again
     from .test_web_compare import FIREFIGHTER, GENERAL, POLICE, posted
 
-    values = {"police": POLICE, "general": GENERAL, "firefighter": FIREFIGHTER}[person]
+    values = {"police": POLICE, "general": GENERAL, "firefighter": FIREFIGHTER,
+              "police-past-start": {**POLICE, "requested_start_date": "2026-01-01"}}[person]
     context = browser.new_context(base_url=base_url, viewport={"width": 1280, "height": 900})
     try:
         page = context.new_page()
@@ -325,5 +330,7 @@ def test_a_printout_with_another_reading_compared_is_at_most_two_pages_in_nine_p
     assert ("article19-strict-19_4@" in printed) and ("article19@" in printed)
     if differs:
         assert ("20 de junio de 2040" if lang == "es" else "June 20, 2040") in printed \
-            or person != "police"
+            or not person.startswith("police")
         assert "3 L.P.R.A. § 766), " in printed  # the finding under the strict reading
+    if person == "police-past-start":  # the start's row, premature under the strict reading
+        assert ("la solicitud es prematura" if lang == "es" else "premature") in printed
