@@ -250,3 +250,16 @@ def test_the_api_takes_the_language_and_refuses_another_at_approval_in_words(sit
     c.post(f"{W}/cases/{case}/submit", headers=ha)
     assert c.post(f"{W}/cases/{case}/approve?lang=en", headers=hs).status_code == 200
     assert _issued_lang(store, case) == "en"
+
+
+def test_the_versions_list_says_a_change_of_language_in_words(site):
+    store = site.state.store
+    ana = _user(store, "ana")
+    first = wf.open_draft(store, ana, {**APPLICATION, "participant_id": "L-H"}, lang="es")
+    wf.correct(store, ana, first.case_id, {**APPLICATION, "participant_id": "L-H",
+                                           "letter_lang": "en"},
+               reason="El destinatario prefiere inglés", lang="es")
+    for lang, said in (("es", "Idioma de la carta: «español» → «inglés»"),
+                       ("en", "Language of the letter: 'Spanish' → 'English'")):
+        (change,) = wf.history(store, ana, first.case_id, lang=lang).changes
+        assert said in change.lines, change.lines

@@ -220,8 +220,11 @@ def changes_in_words(a: CaseView, b: CaseView, lang: str) -> list[str]:
             lines.append(_text(lang, "changes.input_removed", label=label, old=old))
         else:
             lines.append(_text(lang, "changes.input", label=label, old=old, new=new))
+    langs = catalog(lang)["letter_requirements"]["langs"]
     for k in APPLICATION_FIELDS:
         old, new = getattr(a, k), getattr(b, k)
+        if k == "letter_lang":  # the language in words, not its code
+            old, new = langs.get(old, old), langs.get(new, new)
         if old != new:
             lines.append(_text(lang, "changes.application", label=_text(lang, f"fields.{k}"),
                                old=_shown(old, lang) if old is not None else empty,
