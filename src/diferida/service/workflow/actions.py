@@ -153,12 +153,16 @@ def import_applications(store: Store, user: User, data: bytes, filename: str, *,
 # -- transitions ------------------------------------------------------------------
 
 
-def _reason(store: Store, user: User, action: str, reason: Any, lang: str,
-            case_id: int) -> str:
-    text = reason.strip() if isinstance(reason, str) else ""
+def _note(store: Store, user: User, action: str, value: Any, lang: str, case_id: int,
+          field: str, required: str) -> str:
+    """A text the person writes for an action (a reason, a note): stripped,
+    required, without control characters, at most LIMITS["reason"]
+    characters; otherwise refused (422, recorded) naming `field`, with the
+    message `required` when it is missing."""
+    text = value.strip() if isinstance(value, str) else ""
     problem = None
     if not text:
-        problem = "reason_required"
+        problem = "required"
     elif "\x00" in text or control_character(text.replace("\n", "").replace("\r", "")):
         problem = "control_character"
     elif len(text) > LIMITS["reason"]:
@@ -166,12 +170,18 @@ def _reason(store: Store, user: User, action: str, reason: Any, lang: str,
     if problem is not None:
         from .. import messages
 
-        message = (_text(lang, "reason_required") if problem == "reason_required" else
-                   messages.text(lang, problem, "reason", limit=LIMITS["reason"], char="?"))
+        message = (required if problem == "required" else
+                   messages.text(lang, problem, field, limit=LIMITS["reason"], char="?"))
         raise _refuse(store, user, action, Refused("invalid", problems=[{
-            "field": "reason", "code": problem, "message": message, "value": None}]),
-            case_id=case_id)
+            "field": field, "code": f"{field}_required" if problem == "required" else problem,
+            "message": message, "value": None}]), case_id=case_id)
     return text
+
+
+def _reason(store: Store, user: User, action: str, reason: Any, lang: str,
+            case_id: int) -> str:
+    return _note(store, user, action, reason, lang, case_id, "reason",
+                 _text(lang, "reason_required"))
 
 
 def _conflict(store: Store, user: User, action: str, exc: WorkflowConflict) -> Refused:
@@ -220,26 +230,8 @@ def _acknowledgement(store: Store, user: User, action: str, note: Any, lang: str
     `acknowledgement`, without one), None when it has none."""
     if not checks:
         return None
-    text = note.strip() if isinstance(note, str) else ""
-    problem = None
-    if not text:
-        problem = "acknowledgement_required"
-    elif "\x00" in text or control_character(text.replace("\n", "").replace("\r", "")):
-        problem = "control_character"
-    elif len(text) > LIMITS["reason"]:
-        problem = "too_long"
-    if problem is not None:
-        from .. import messages
-
-        message = (_text(lang, "acknowledgement_required",
-                         warnings=check_names(checks, lang))
-                   if problem == "acknowledgement_required" else
-                   messages.text(lang, problem, "acknowledgement", limit=LIMITS["reason"],
-                                 char="?"))
-        raise _refuse(store, user, action, Refused("invalid", problems=[{
-            "field": "acknowledgement", "code": problem, "message": message,
-            "value": None}]), case_id=case_id)
-    return text
+    return _note(store, user, action, note, lang, case_id, "acknowledgement",
+                 _text(lang, "acknowledgement_required", warnings=check_names(checks, lang)))
 
 
 def check_names(checks: tuple[str, ...] | list[str], lang: str) -> str:
