@@ -19,14 +19,11 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from diferida.server import create_app
 from diferida.service import workflow as wf
-from diferida.service.settings import Settings
 from diferida.service.store import Letter, Store
-from diferida.service.testing import database_for_tests
 
 from .conftest import need_part
-from .workbench_helpers import APPLICATION, add_users, csrf_of, sign_in
+from .workbench_helpers import APPLICATION, csrf_of, sign_in, workbench_app
 
 W = "/api/v1/workbench"
 
@@ -50,14 +47,8 @@ def _found(words: tuple[str, ...], text: str) -> list[str]:
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def site(request, tmp_path):
-    with database_for_tests(request.param, tmp_path) as url:
-        schema = Store(url)
-        schema.upgrade()
-        schema.dispose()
-        app = create_app(Settings(database_url=url, rate_limit_public="off"))
-        with TestClient(app):
-            add_users(app.state.store)
-            yield app
+    with workbench_app(request.param, tmp_path) as (app, c):
+        yield app
 
 
 def _text(html: str) -> str:

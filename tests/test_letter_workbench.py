@@ -13,13 +13,10 @@ from html import unescape
 import pytest
 from fastapi.testclient import TestClient
 
-from diferida.server import create_app
 from diferida.service import workflow as wf
-from diferida.service.settings import Settings
 from diferida.service.store import Store
-from diferida.service.testing import database_for_tests
 
-from .workbench_helpers import APPLICATION, add_users, csrf_of, sign_in
+from .workbench_helpers import APPLICATION, csrf_of, sign_in, workbench_app
 
 W = "/api/v1/workbench"
 BARE = {k: v for k, v in APPLICATION.items() if k not in ("name", "address")}
@@ -27,14 +24,8 @@ BARE = {k: v for k, v in APPLICATION.items() if k not in ("name", "address")}
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def site(request, tmp_path):
-    with database_for_tests(request.param, tmp_path) as url:
-        schema = Store(url)
-        schema.upgrade()
-        schema.dispose()
-        app = create_app(Settings(database_url=url, rate_limit_public="off"))
-        with TestClient(app) as c:
-            add_users(app.state.store)
-            yield app, c
+    with workbench_app(request.param, tmp_path) as (app, c):
+        yield app, c
 
 
 def _text(html: str) -> str:

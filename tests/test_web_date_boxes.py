@@ -24,15 +24,13 @@ from hypothesis import strategies as st
 
 import diferida
 from diferida.i18n import fmt_date
-from diferida.service.store import Store
-from diferida.service.testing import database_for_tests
 from diferida.web import lenient
 from diferida.web.labels import labels
 
 from .conftest import examples
 from .test_web_htmlcheck import problems
 from .test_web_pages import error_next_to, text_of
-from .workbench_helpers import APPLICATION, add_users, csrf_of, sign_in
+from .workbench_helpers import APPLICATION, csrf_of, sign_in, workbench_app
 
 AS_OF = "2026-11-29"
 # a general employee's facts; every date typed in its boxes
@@ -267,20 +265,11 @@ def test_any_valid_date_typed_in_the_boxes_is_read_as_that_date(client, day, sty
 def workbench(request, tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        from fastapi.testclient import TestClient
 
-    from diferida.server import create_app
-    from diferida.service.settings import Settings
 
-    with database_for_tests(request.param, tmp_path) as url:
-        schema = Store(url)
-        schema.upgrade()
-        schema.dispose()
-        app = create_app(Settings(database_url=url, rate_limit_public="off"))
-        with TestClient(app) as c:
-            add_users(app.state.store)
-            sign_in(c, "ana")
-            yield c, csrf_of(c.get("/analista/nuevo").text)
+    with workbench_app(request.param, tmp_path) as (app, c):
+        sign_in(c, "ana")
+        yield c, csrf_of(c.get("/analista/nuevo").text)
 
 
 def application(**dates: tuple[str, str, str]) -> dict[str, str]:

@@ -17,13 +17,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 import diferida
-from diferida.server import create_app
 from diferida.service import workflow
-from diferida.service.settings import Settings
-from diferida.service.store import Store
-from diferida.service.testing import database_for_tests
 
-from .workbench_helpers import APPLICATION, add_users, csrf_of, sign_in
+from .workbench_helpers import APPLICATION, csrf_of, sign_in, workbench_app
 
 
 def _keys(d, prefix=""):
@@ -44,14 +40,8 @@ def test_the_workbench_words_have_the_same_keys_in_every_language():
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def site(request, tmp_path):
-    with database_for_tests(request.param, tmp_path) as url:
-        schema = Store(url)
-        schema.upgrade()
-        schema.dispose()
-        app = create_app(Settings(database_url=url, rate_limit_public="off"))
-        with TestClient(app) as c:
-            add_users(app.state.store)
-            yield app, c
+    with workbench_app(request.param, tmp_path) as (app, c):
+        yield app, c
 
 
 def _text(html: str) -> str:

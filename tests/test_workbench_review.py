@@ -26,13 +26,10 @@ from sqlalchemy import select
 
 from diferida.cli import main
 from diferida.i18n import fmt_date
-from diferida.server import create_app
 from diferida.service import workflow
-from diferida.service.settings import Settings
-from diferida.service.store import AuditEvent, Store, WorkflowEvent
-from diferida.service.testing import database_for_tests
+from diferida.service.store import AuditEvent, WorkflowEvent
 
-from .workbench_helpers import APPLICATION, add_users, csrf_of, sign_in
+from .workbench_helpers import APPLICATION, csrf_of, sign_in, workbench_app
 
 # rules §8 example 1, separated in 2020: Act 3-2013 froze accruals on
 # 30 June 2013, and the warning asks to check that the service and the
@@ -54,15 +51,9 @@ def _profiles(store) -> None:
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def site(request, tmp_path):
-    with database_for_tests(request.param, tmp_path) as url:
-        schema = Store(url)
-        schema.upgrade()
-        schema.dispose()
-        app = create_app(Settings(database_url=url, rate_limit_public="off"))
-        with TestClient(app):
-            add_users(app.state.store)
-            _profiles(app.state.store)
-            yield app
+    with workbench_app(request.param, tmp_path) as (app, c):
+        _profiles(app.state.store)
+        yield app
 
 
 def _user(store, name: str):

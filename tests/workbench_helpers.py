@@ -6,6 +6,8 @@ a write around the store's triggers (the tamper tests)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from sqlalchemy import text
 
@@ -90,3 +92,29 @@ def around_the_triggers(store, statements: list[tuple[str, dict]]) -> None:
             conn.execute(text(sql), params)
         for _, sql in saved:
             conn.execute(text(sql))
+
+
+@contextmanager
+def workbench_app(kind: str, tmp_path, **settings) -> Iterator[tuple]:
+    """The application (`create_app`) on a fresh store of `kind` (sqlite or
+    postgresql), migrated, with the tests' users: the app and a test
+    client that has run its start-up."""
+    import warnings
+
+    from diferida.server import create_app
+    from diferida.service.settings import Settings
+    from diferida.service.store import Store
+    from diferida.service.testing import database_for_tests
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from fastapi.testclient import TestClient
+
+    with database_for_tests(kind, tmp_path) as url:
+        schema = Store(url)
+        schema.upgrade()
+        schema.dispose()
+        app = create_app(Settings(database_url=url, rate_limit_public="off", **settings))
+        with TestClient(app) as client:
+            add_users(app.state.store)
+            yield app, client
