@@ -22,6 +22,7 @@ from fractions import Fraction
 
 import numpy as np
 import polars as pl
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -98,6 +99,8 @@ def test_month_lengths_are_python_s_for_every_month_from_0001_to_9999():
     assert got == [calendar.monthrange(y, m)[1] for y, m in frame.iter_rows()]
 
 
+# every day of 10,000 years: make test, not the loop of make check
+@pytest.mark.slow
 def test_day_numbers_are_python_s_for_every_day_from_0001_to_9999():
     days = pl.date_range(FIRST, MAX_DATE, "1d", eager=True).alias("d")
     frame = days.to_frame().with_columns(

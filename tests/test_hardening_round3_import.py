@@ -360,6 +360,7 @@ def _expected(rows: list[dict[str, str]], existing: dict[str, int],
     return created, rejected
 
 
+@pytest.mark.slow  # a file of many applications, each through the store
 def test_a_mixed_file_gives_the_drafts_and_rejections_of_one_application_at_a_time(
         office, monkeypatch):
     s, o = office.store, office

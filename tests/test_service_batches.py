@@ -74,6 +74,7 @@ def test_rejected_rows_are_returned_with_their_line_number_field_and_reason(clie
                        (13, "spec-1", "participant_id", "duplicate_id")}
 
 
+@pytest.mark.slow  # an .xlsx written and read back over HTTP
 @pytest.mark.parametrize("kind", ["parquet", "xlsx"])
 def test_parquet_and_excel_uploads_give_the_same_results_as_csv(client, kind):
     buf = io.BytesIO()

@@ -295,6 +295,7 @@ def _expected(who: str, route: tuple[str, str]) -> set[int]:
     return {200, 303, 403, 409}
 
 
+@pytest.mark.slow  # every route for every role: make test, not the loop
 @pytest.mark.parametrize("who", ["anonymous", "ana", "sol", "aud", "gone"])
 def test_role_matrix_over_every_route(app, who):
     application, c = app
