@@ -68,11 +68,12 @@ test-full: install
 	DIFERIDA_TEST_TIER=full scripts/with-test-services $(PYTEST)
 	DIFERIDA_TEST_TIER=full DIFERIDA_SPEED_LAYER=off $(PYTEST) $(CORE_NOT) $(CORE_TESTS)
 
-## check: the fast loop: lint, the type check and every test but the browser, PostgreSQL and slow ones
+## check: the fast loop: lint, the type check and every test but the browser, PostgreSQL,
+## slow and real-PDF (pdf) ones
 check: install
 	$(VENV)/bin/ruff check src tests bench
 	$(MYPY)
-	$(PYTEST) -m "not browser and not postgres and not slow"
+	$(PYTEST) -m "not browser and not postgres and not slow and not pdf"
 
 lint: install
 	$(VENV)/bin/ruff check src tests bench

@@ -359,6 +359,7 @@ def state_html(client, state: str, lang: str) -> str | None:
     return client.get(link.group(1).replace("&amp;", "&")).text
 
 
+@pytest.mark.slow  # 22 states served in both languages: make test, not the loop
 def test_each_state_has_one_skeleton_in_both_languages(base_url):
     """What lets `make test` run axe in one language: each state's English
     page is its Spanish page with other words — the same elements, in the same
