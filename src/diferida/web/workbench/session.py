@@ -181,20 +181,23 @@ class Sessions:
     def read(self, request: Request) -> Session | None:
         """The request's session when its cookie is good and not expired
         (whether it was signed out is the database's: `signed_out`)."""
-        raw = request.cookies.get(COOKIE)
-        if not raw:
+        s = self._cookie(request, self.idle)
+        if s is None or self.clock() - s.signed_in > self.max:
             return None
-        data = self._loads(self._session, raw, self.idle)
+        return s
+
+    def _cookie(self, request: Request, max_age: float) -> Session | None:
+        """The session the request's cookie holds, when the cookie is signed
+        and was renewed at most `max_age` seconds ago; None otherwise."""
+        raw = request.cookies.get(COOKIE)
+        data = self._loads(self._session, raw, max_age) if raw else None
         if not isinstance(data, dict):
             return None
         try:
-            s = Session(sid=str(data["s"]), user_id=int(data["u"]),
-                        fingerprint=str(data["f"]), signed_in=float(data["t"]))
+            return Session(sid=str(data["s"]), user_id=int(data["u"]),
+                           fingerprint=str(data["f"]), signed_in=float(data["t"]))
         except (KeyError, TypeError, ValueError):
             return None
-        if self.clock() - s.signed_in > self.max:
-            return None
-        return s
 
     def start(self, user_id: int, fingerprint: str) -> Session:
         """A new session, with an id never seen before (whatever the browser brought)."""
@@ -305,16 +308,8 @@ class Sessions:
         session's (the form came from its page). Whether it was signed out,
         or its user disabled or given a new password since, is the caller's
         to check (`signed_out`, the fingerprint): then nothing is kept."""
-        raw = request.cookies.get(COOKIE)
-        data = self._loads(self._session, raw, self.max) if raw else None
-        if not isinstance(data, dict):
-            return None
-        try:
-            s = Session(sid=str(data["s"]), user_id=int(data["u"]),
-                        fingerprint=str(data["f"]), signed_in=float(data["t"]))
-        except (KeyError, TypeError, ValueError):
-            return None
-        if not self.check_csrf(s, token):
+        s = self._cookie(request, self.max)
+        if s is None or not self.check_csrf(s, token):
             return None
         return Lapsed(session=s, reason="length" if self.clock() - s.signed_in > self.max
                       else "idle")
@@ -324,15 +319,10 @@ class Sessions:
         it: "idle" or "length"; None when there is no such cookie, or it is
         still good by its times (signed out, a user disabled or a new password:
         the caller's to say)."""
-        raw = request.cookies.get(COOKIE)
-        data = self._loads(self._session, raw, self.max) if raw else None
-        if not isinstance(data, dict) or self.read(request) is not None:
+        s = self._cookie(request, self.max)
+        if s is None or self.read(request) is not None:
             return None
-        try:
-            signed_in = float(data["t"])
-        except (KeyError, TypeError, ValueError):
-            return None
-        return "length" if self.clock() - signed_in > self.max else "idle"
+        return "length" if self.clock() - s.signed_in > self.max else "idle"
 
     def keep(self, lapsed: Lapsed, path: str, values: dict[str, str]) -> str | None:
         """The signed envelope of a form posted after its session ended, for
