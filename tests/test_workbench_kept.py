@@ -137,6 +137,16 @@ def _typed_then_expired(app, c, path: str = "/analista/nuevo", action: str = "sa
                               "action": action}, follow_redirects=False)
 
 
+def _saved_by_ana(c) -> str:
+    """Ana signs in and saves the application on its page: the new case's id."""
+    sign_in(c, "ana")
+    token = csrf_of(c.get("/analista/nuevo").text)
+    made = c.post("/analista/nuevo", data={**APPLICATION, "action": "save",
+                                           "csrf_token": token}, follow_redirects=False)
+    assert made.status_code == 303, made.text[:300]
+    return made.headers["location"].split("/")[3].split("?")[0]
+
+
 def _cases(app) -> int:
     return app.state.store.count_cases()
 
@@ -170,12 +180,7 @@ def test_a_save_after_the_session_ended_is_kept_and_given_back_whole(wb):
 
 def test_a_kept_correction_comes_back_on_its_case_with_its_reason(wb):
     app, c = wb
-    sign_in(c, "ana")
-    page = c.get("/analista/nuevo")
-    made = c.post("/analista/nuevo", data={**APPLICATION, "action": "save",
-                                           "csrf_token": csrf_of(page.text)},
-                  follow_redirects=False)
-    case = made.headers["location"].split("/")[3].split("?")[0]
+    case = _saved_by_ana(c)
     path = f"/analista/casos/{case}/corregir"
     token = csrf_of(c.get(path).text)
     app.state.clock.now += IDLE + 1
@@ -335,12 +340,8 @@ def _lang_link(html: str) -> str:
 
 def test_every_page_reached_by_a_post_has_a_language_link_that_works(wb):
     app, c = wb
-    sign_in(c, "ana")
-    page = c.get("/analista/nuevo")
-    token = csrf_of(page.text)
-    made = c.post("/analista/nuevo", data={**APPLICATION, "action": "save",
-                                           "csrf_token": token}, follow_redirects=False)
-    case = made.headers["location"].split("/")[3].split("?")[0]
+    case = _saved_by_ana(c)
+    token = csrf_of(c.get("/analista/nuevo").text)
     aud = TestClient(app)
     sign_in(aud, "aud")
     aud_token = csrf_of(aud.get("/analista").text)
@@ -483,12 +484,7 @@ def test_a_session_past_its_length_or_signed_out_is_said_as_such(wb):
 
 def test_an_action_posted_after_the_end_leads_back_to_its_case_not_to_the_action(wb):
     app, c = wb
-    sign_in(c, "ana")
-    page = c.get("/analista/nuevo")
-    made = c.post("/analista/nuevo", data={**APPLICATION, "action": "save",
-                                           "csrf_token": csrf_of(page.text)},
-                  follow_redirects=False)
-    case = made.headers["location"].split("/")[3].split("?")[0]
+    case = _saved_by_ana(c)
     token = csrf_of(c.get(f"/analista/casos/{case}").text)
     app.state.clock.now += IDLE + 1
     r = c.post(f"/analista/casos/{case}/enviar", data={"csrf_token": token},
@@ -536,12 +532,7 @@ def test_an_address_only_posted_to_asked_for_by_get_leads_to_its_page(wb):
     """The address of a page reached by a post, copied or bookmarked: a GET
     used to be answered with FastAPI's JSON "method not allowed"."""
     app, c = wb
-    sign_in(c, "ana")
-    page = c.get("/analista/nuevo")
-    made = c.post("/analista/nuevo", data={**APPLICATION, "action": "save",
-                                           "csrf_token": csrf_of(page.text)},
-                  follow_redirects=False)
-    case = made.headers["location"].split("/")[3].split("?")[0]
+    case = _saved_by_ana(c)
     for path, target in ((f"/analista/casos/{case}/enviar", f"/analista/casos/{case}"),
                          (f"/analista/casos/{case}/devolver", f"/analista/casos/{case}"),
                          ("/analista/buscar", "/analista"),
