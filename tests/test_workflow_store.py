@@ -15,18 +15,19 @@ from datetime import UTC, date, datetime
 
 import pytest
 from click.testing import CliRunner
-from sqlalchemy import text
+from sqlalchemy import select, text
 from sqlalchemy.exc import DBAPIError
 
 import diferida
 from diferida.cli import main
 from diferida.service import workflow as wf
-from diferida.service.store import NewEvent, Store
+from diferida.service.store import NewEvent, Store, User
 from diferida.service.store.chain import content_sha256, row_hash
 from diferida.service.store.migrate import head_revision, upgrade
 from diferida.service.store.repository import canonical_json
 from diferida.service.testing import database_for_tests
 from diferida.service.workflow import actions as wf_actions
+from diferida.service.workflow import common as wf_common
 from diferida.service.workflow import letters as wf_letters
 
 from .workbench_helpers import around_the_triggers, signer
@@ -206,6 +207,9 @@ def test_migration_0004_keeps_a_store_of_0003_in_every_state_intact(kind, tmp_pa
             # store of 0003 has no profiles (migration 0005): given here
             with monkeypatch.context() as m:
                 m.setattr(Store, "profile", lambda self, user_id: ("Firma", "Puesto"))
+                # and its pages named people by their sign-in names
+                m.setattr(wf_common, "people", lambda session, ids: dict(session.execute(
+                    select(User.id, User.name).where(User.id.in_(list(ids)))).all()))
                 # nor a column for the addressee's language (migration 0006): its
                 # cases went for approval without one, and were issued in the
                 # case's language
@@ -213,8 +217,8 @@ def test_migration_0004_keeps_a_store_of_0003_in_every_state_intact(kind, tmp_pa
                           _without_letter_lang(wf_letters.requirements))
                 m.setattr(wf_actions, "_letter_lang_of", lambda store, case_id: "es")
                 cases = _every_state(store)
-            ana = next(u for u in store.users() if u.name == "ana")
-            states = {name: wf.view(store, ana, cid).state for name, cid in cases.items()}
+                ana = next(u for u in store.users() if u.name == "ana")
+                states = {name: wf.view(store, ana, cid).state for name, cid in cases.items()}
             assert states == {"draft": "draft", "submitted": "submitted",
                               "returned": "returned", "approved": "approved",
                               "corrected": "draft", "corrected_approved": "draft"}

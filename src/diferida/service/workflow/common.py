@@ -23,6 +23,7 @@ from ..store import (
     NewEvent,
     Store,
     User,
+    UserProfile,
     barred_from_approving,
 )
 
@@ -431,9 +432,6 @@ def _own(user: User, st: CaseState, session=None, case: Case | None = None) -> b
         user.id in barred_from_approving(session, case)
 
 
-_HAS_PROFILES: dict[int, bool] = {}
-
-
 def people(session, ids) -> dict[int, str]:
     """Users by id as pages and letters name them: the full name of their
     latest profile (`diferida users`), else their sign-in name."""
@@ -441,18 +439,9 @@ def people(session, ids) -> dict[int, str]:
     if not ids:
         return {}
     out = dict(session.execute(select(User.id, User.name).where(User.id.in_(ids))).all())
-    from ..store import models
-
-    profile = getattr(models, "UserProfile", None)
-    bind = session.get_bind()
-    if profile is not None and not _HAS_PROFILES.get(id(bind)):
-        from sqlalchemy import inspect
-
-        _HAS_PROFILES[id(bind)] = inspect(bind).has_table("user_profiles")
-    if profile is not None and _HAS_PROFILES[id(bind)]:
-        rows = session.execute(select(profile.user_id, profile.full_name)
-                               .where(profile.user_id.in_(ids)).order_by(profile.id)).all()
-        out.update({uid: full for uid, full in rows if full and full.strip()})
+    rows = session.execute(select(UserProfile.user_id, UserProfile.full_name)
+                           .where(UserProfile.user_id.in_(ids)).order_by(UserProfile.id)).all()
+    out.update({uid: full for uid, full in rows if full and full.strip()})
     return out
 
 
