@@ -269,7 +269,9 @@ def test_bad_claim_tables_are_named_with_their_line(tmp_path, body, says):
 
 def test_valuation_date_apart_from_as_of(tmp_path):
     # determinations as of 29 Nov 2026, measured from 30 June 2026: A1 is paid
-    # from 1 July 2026, each payment discounted from 30 June 2026
+    # from 1 July 2026, each payment discounted from 30 June 2026; a valuation
+    # at a fiscal year's end projects from the next fiscal year (no one-day
+    # FY2026 of zeros)
     src = write(tmp_path, [A1])
     out = tmp_path / "flows.csv"
     r = run(src, "-o", out, "--as-of", V, "--valuation-date", "2026-06-30", "--discount",
@@ -277,13 +279,13 @@ def test_valuation_date_apart_from_as_of(tmp_path):
     assert r.exit_code == 0, r.output
     m = monthly(A1)
     t = pl.read_csv(out, infer_schema=False)
-    assert t["fiscal_year"].to_list() == ["FY2026", "FY2027", "TOTAL"]
+    assert t["fiscal_year"].to_list() == ["FY2027", "FY2028", "TOTAL"]
     pv = 0.0
     d = date(2026, 7, 1)
     while d <= date(2027, 6, 1):
         pv += float(m) * 1.05 ** (-(d - date(2026, 6, 30)).days / 365.25)
         d = add_months(d, 1)
-    row = t.row(1, named=True)
+    row = t.row(0, named=True)
     assert Decimal(row["payments"]) == m * 12
     assert Decimal(row["pv_0.05"]) == half_up(Decimal(repr(pv)))
     side = json.loads((tmp_path / "flows.assumptions.json").read_text())["assumptions"]
@@ -483,3 +485,59 @@ def test_totals_by_key_equal_the_sums_member_by_member(rows, horizon, cola, mort
     for got, want in ((one.payments, many.payments), (one.pv, many.pv),
                       (one.in_pay, many.in_pay), (one.starts, many.starts)):
         np.testing.assert_allclose(got, want, rtol=1e-11, atol=1e-6)
+
+
+# --------------------------------------- in pay: the COLA between the two dates
+
+
+def test_in_pay_amount_raised_by_each_july_between_as_of_and_valuation_date(tmp_path):
+    # the census states $1,000.00 in pay as of 29 Nov 2026; valued on
+    # 30 Sep 2028 with COLA 3%: 1 July 2027 and 1 July 2028 fall between,
+    # so the first projected payment (1 Oct 2028) is 1,000 -> 1,030.00 ->
+    # 1,060.90, and 1 July 2029 raises it again to 1,092.73 (half up)
+    h = HEADER + ",benefit_status,monthly_in_pay,in_pay_since"
+    src = write(tmp_path, [A4 + ",in_pay,1000.00,2012-06-01"], header=h)
+    out = tmp_path / "f.csv"
+    r = run(src, "-o", out, "--as-of", V, "--valuation-date", "2028-09-30", "--discount",
+            "0", "--mortality", "none", "--cola", "0.03", "--horizon", "2")
+    assert r.exit_code == 0, r.output
+    y = years(out)
+    # FY2029: October 2028 .. June 2029 = 9 payments; FY2030: 12 at the raised amount
+    assert y["FY2029"] == Decimal("1060.90") * 9
+    assert y["FY2030"] == Decimal("1092.73") * 12
+    # valued on the as-of date itself, the amount is the census's until 1 July 2027
+    out2 = tmp_path / "g.csv"
+    r = run(src, "-o", out2, "--as-of", V, "--discount", "0", "--mortality", "none",
+            "--cola", "0.03", "--horizon", "2")
+    assert r.exit_code == 0, r.output
+    y = years(out2)
+    assert y["FY2027"] == Decimal("1000.00") * 7
+    assert y["FY2028"] == Decimal("1030.00") * 12
+
+
+def test_in_pay_since_after_the_valuation_date_is_before_start_mortality_until_then(
+        tmp_path):
+    # paid since 1 Oct 2026, valued on 30 June 2026: until the payments began
+    # the member was not yet paid, so before-start rates apply to it (as for
+    # a deferred member), after-start rates from 1 Oct 2026 (docs/project.md)
+    h = HEADER + ",benefit_status,monthly_in_pay,in_pay_since,sex"
+    src = write(tmp_path, [A4 + ",in_pay,1000.00,2026-10-01,F"], header=h)
+    table = tmp_path / "phased.csv"
+    lines = ["age,sex,qx,phase"]
+    for sex in "FM":
+        for phase, q in (("before", "0"), ("after", "0.5")):
+            lines += [f"{a},{sex},{q},{phase}" for a in range(0, 121)]
+    table.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "f.csv"
+    r = run(src, "-o", out, "--as-of", V, "--valuation-date", "2026-06-30", "--discount",
+            "0", "--mortality", table, "--horizon", "1")
+    assert r.exit_code == 0, r.output
+    # before-start q = 0 up to 1 Oct 2026: the October payment is certain
+    # (survival 1), whatever the after-start rate
+    y = years(out)
+    assert y["FY2027"] > Decimal("1000.00")
+    pm = tmp_path / "m.csv"
+    r = run(src, "-o", tmp_path / "f2.csv", "--as-of", V, "--valuation-date", "2026-06-30",
+            "--discount", "0", "--mortality", table, "--horizon", "1", "--per-member", pm)
+    first = pl.read_csv(pm, infer_schema=False).row(0, named=True)
+    assert first["first_payment"] == "2026-10-01"

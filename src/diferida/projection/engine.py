@@ -39,6 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -143,6 +144,19 @@ def fiscal_year(day) -> np.ndarray:
     return y + (m >= 7)
 
 
+def first_fiscal_year(v: date) -> int:
+    """The projection's first fiscal year: the one that holds the valuation
+    date, except that a valuation on 30 June (a fiscal year's end) projects
+    from the next fiscal year, which begins the next day: the fiscal year of
+    the day after V."""
+    return int(fiscal_year(np.array([day_number(v) + 1]))[0])
+
+
+def discount_rows(rates: Sequence[float | Any], t: np.ndarray) -> list[np.ndarray]:
+    """The discount factors at the times `t` (years) for each rate or curve."""
+    return [r.factor(t) if hasattr(r, "factor") else (1.0 + float(r)) ** (-t) for r in rates]
+
+
 # ------------------------------------------------------------------- inputs
 
 
@@ -165,6 +179,10 @@ class Members:
     owner: np.ndarray | None = None
     in_pay: np.ndarray | None = None
     owners: int | None = None  # the number of members (default: one per entry)
+    # optional: a group code 0..groups-1 per entry (an employer): the totals
+    # of each fiscal year are also given per group
+    group: np.ndarray | None = None
+    groups: int = 0
 
     def __len__(self) -> int:
         return len(self.birth)
@@ -177,7 +195,9 @@ class Members:
 @dataclass
 class Assumptions:
     as_of: date
-    rates: Sequence[float]
+    # a rate, or a curve (an object with factor(t) -> discount factors, t in
+    # years of 365.25 days from the valuation date): liability/curve.py
+    rates: Sequence[float | Any]
     table: MortalityTable
     cola: Fraction = Fraction(0)
     horizon: int | None = None  # fiscal years from V's (None: to age MAX_AGE)
@@ -201,6 +221,13 @@ class Projection:
     first_payment: np.ndarray
     member_payments: np.ndarray
     member_pv: np.ndarray
+    # with project(monthly=True): the expected payments (cents) of each
+    # payment date from the first 1st on or after V (`month_days`, day numbers)
+    month_days: np.ndarray | None = None
+    month_payments: np.ndarray | None = None
+    # with Members.group: [groups, fiscal years] and [groups, rates, fiscal years]
+    group_payments: np.ndarray | None = None
+    group_pv: np.ndarray | None = None
 
 
 # --------------------------------------------------------------- amounts
@@ -238,14 +265,19 @@ def cola_amounts(monthly: np.ndarray, steps: int, cola: Fraction) -> np.ndarray:
 
 
 def project(members: Members, a: Assumptions, per_member: bool = True,
-            progress=None) -> Projection:
-    """The projection of `members` under `a`; `progress(done, total)` after each block."""
+            progress=None, monthly: bool = False) -> Projection:
+    """The projection of `members` under `a`; `progress(done, total)` after
+    each block. `monthly`: the expected payments of each payment date too
+    (not with per_member or groups)."""
     n = len(members)
-    rates = np.asarray(list(a.rates), dtype=np.float64)
+    rates = list(a.rates)
     n_rates = len(rates)
+    groups = members.group is not None
+    if monthly and (per_member or groups):
+        raise ValueError("monthly payments are given for the whole population only")
     v_day = day_number(a.as_of)
     m0 = int(month_number(np.array([v_day]))[0])  # month number of payment 0
-    fy_v = int(fiscal_year(np.array([v_day]))[0])
+    fy_v = first_fiscal_year(a.as_of)
 
     birth = members.birth.astype(np.int64)
     by, bm, bd = civil_from_days(birth)
@@ -291,13 +323,18 @@ def project(members: Members, a: Assumptions, per_member: bool = True,
     first_payment = np.full(n_owner, np.iinfo(np.int64).max, dtype=np.int64)
     np.minimum.at(first_payment, owner, first_entry)
     first_payment[first_payment == np.iinfo(np.int64).max] = -1
+    n_groups = members.groups if groups else 0
+    group_pay = np.zeros((n_groups, n_fy)) if groups else None
+    group_pv = np.zeros((n_groups, n_rates, n_fy)) if groups else None
+    month_pay = np.zeros(n_months) if monthly else None
 
     if n_months == 0:
         return Projection(fys, starts, in_pay, payments, pv, first_payment, member_pay,
-                          member_pv)
+                          member_pv, month_days[:0] if monthly else None, month_pay,
+                          group_pay, group_pv)
 
     t = (month_days[:n_months] - v_day) / DAYS_PER_YEAR
-    discount = np.vstack([np.ones(n_months), *[(1.0 + r) ** (-t) for r in rates]])
+    discount = np.vstack([np.ones(n_months), *discount_rows(rates, t)])
 
     # member records: a member of unknown sex is two records, F and M, weighted
     idx = np.flatnonzero(paid)
@@ -356,17 +393,20 @@ def project(members: Members, a: Assumptions, per_member: bool = True,
         for j, series in enumerate((surv, slope)):
             np.cumsum(series[None, :, :] * discount[:, None, :], axis=2, out=cum[j, :, :, 1:])
         weight = factor * rec_weight[r0:r1]
-        if per_member:
+        if per_member or groups:
             _accumulate(cum, surv, slope, local, offset[r0:r1], members_here, weight, s, e,
                         ks, ke, fy_first, fy_last, members.monthly_cents, a.cola, in_pay,
-                        payments, pv, member_pay, member_pv, per_member, owner)
+                        payments, pv, member_pay, member_pv, per_member, owner,
+                        (members.group, group_pay, group_pv) if groups else None)
         else:
             _accumulate_by_key(cum, surv, slope, local, offset[r0:r1], members_here, weight,
                                s, e, ks, ke, fy_first, fy_last, members.monthly_cents, a.cola,
-                               in_pay, payments, pv)
+                               in_pay, payments, pv, month_pay)
         if progress is not None:
             progress(r1, len(keys))
-    return Projection(fys, starts, in_pay, payments, pv, first_payment, member_pay, member_pv)
+    return Projection(fys, starts, in_pay, payments, pv, first_payment, member_pay, member_pv,
+                      month_days[:n_months] if monthly else None, month_pay, group_pay,
+                      group_pv)
 
 
 def anchor_age(kby: np.ndarray, kbm: np.ndarray, days: np.ndarray
@@ -439,7 +479,8 @@ def _survival(table: MortalityTable, block_keys: np.ndarray, rec_member: np.ndar
 
 
 def _accumulate_by_key(cum, surv, slope, local, offset, rec_member, weight, s, e, ks, ke,
-                       fy_first, fy_last, monthly, cola, in_pay, payments, pv) -> None:
+                       fy_first, fy_last, monthly, cola, in_pay, payments, pv,
+                       month_pay=None) -> None:
     """The fiscal-year totals alone (no member's own values): the same sums
     as `_accumulate`, arranged so that the work per member does not grow
     with the number of rates. A key's last payment month `e` is the same
@@ -497,6 +538,9 @@ def _accumulate_by_key(cum, surv, slope, local, offset, rec_member, weight, s, e
             payments += year
         else:
             pv[i - 1] += year
+    if month_pay is not None:
+        _months_by_key(surv, slope, local, offset, rec_member, weight, rs, rks, fy_last,
+                       key_e, w_sum, monthly, month_pay)
     # expected members paid on each 1 June: a member counts from its first
     # year to the key's last, in that last year only when it ends in June
     count = np.zeros((2, n_keys * n_fy))
@@ -510,9 +554,32 @@ def _accumulate_by_key(cum, surv, slope, local, offset, rec_member, weight, s, e
     in_pay += np.where(paid_june, alive, 0.0).sum(axis=0)
 
 
+def _months_by_key(surv, slope, local, offset, rec_member, weight, rs, rks, fy_last, key_e,
+                   w_sum, monthly, month_pay) -> None:
+    """The expected payments of each payment date (undiscounted): for each
+    key and month, the weights x amounts of its members paid that month —
+    the years after each member's first from W (as `_accumulate_by_key`),
+    the first year from a running sum started at the member's own first
+    month and stopped after that year's June — times (A, B)."""
+    n_keys, n_months = surv.shape
+    n_fy = w_sum.shape[2]
+    first = np.zeros((2, n_keys, n_months + 1))
+    base = weight * monthly[rec_member]
+    stop = np.minimum(fy_last[rks] + 1, n_months)
+    for j, v in enumerate((base, base * offset)):
+        np.add.at(first[j], (local, rs), v)
+        np.add.at(first[j], (local, stop), -v)
+    run = np.cumsum(first[:, :, :n_months], axis=2)
+    fy_of = np.searchsorted(fy_last, np.arange(n_months))  # the year index of each month
+    fy_of = np.minimum(fy_of, n_fy - 1)
+    total = run + w_sum[:, :, fy_of]
+    paid = np.arange(n_months)[None, :] <= key_e[:, None]
+    month_pay += np.where(paid, surv * total[0] + slope * total[1], 0.0).sum(axis=0)
+
+
 def _accumulate(cum, surv, slope, local, offset, rec_member, weight, s, e, ks, ke, fy_first,
                 fy_last, monthly, cola, in_pay, payments, pv, member_pay, member_pv,
-                per_member, owner) -> None:
+                per_member, owner, by_group=None) -> None:
     """Add the records' expected payments to the fiscal-year totals (and the
     members'): for each, sums over its months of (A + offset B) x discount,
     as differences of the key's cumulative sums."""
@@ -552,6 +619,16 @@ def _accumulate(cum, surv, slope, local, offset, rec_member, weight, s, e, ks, k
                 payments += totals[:len(payments)]
             else:
                 pv[i - 1] += totals[:len(payments)]
+            if by_group is not None:
+                code, g_pay, g_pv = by_group
+                n_fy = g_pay.shape[1]
+                cell = (code[rec_member[sl], None] * n_fy + kk)[valid]
+                sums = np.bincount(cell, weights=value[valid],
+                                   minlength=g_pay.size).reshape(g_pay.shape)
+                if i == 0:
+                    g_pay += sums
+                else:
+                    g_pv[:, i - 1] += sums
             if per_member:
                 target = member_pay if i == 0 else member_pv[i - 1]
                 target += np.bincount(owner[rec_member[sl]], weights=value.sum(axis=1),

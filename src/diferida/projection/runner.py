@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -282,11 +283,7 @@ def project_file(
         labels = [label for label, _ in rates]
         assumptions = Assumptions(v_date, [float(v) for _, v in rates], table, cola_f,
                                   horizon_n, blend)
-        arrays = Members(
-            members["_birth"].to_numpy().astype(np.int64),
-            members["start_date"].cast(pl.Int32).to_numpy().astype(np.int64),
-            members["_cents"].to_numpy(), members["_sex"].to_numpy(),
-            members["_kind"].to_numpy(), in_pay=members["_in_pay"].to_numpy())
+        arrays = member_arrays(members, v_date, day, cola_f)
         if claims is not None:
             arrays = expand(arrays, members["eligibility_date"].cast(pl.Int32).to_numpy()
                             .astype(np.int64), claims, engine.day_number(v_date))
@@ -495,11 +492,37 @@ def assumptions_of(summary: ProjectionSummary, rules: Rules, table: MortalityTab
 
 
 def _last_year(summary: ProjectionSummary, horizon: int) -> int:
-    return fiscal_year_of(summary.valuation_date or summary.as_of) + horizon - 1
+    return engine.first_fiscal_year(summary.valuation_date or summary.as_of) + horizon - 1
 
 
 def fiscal_year_of(d: date) -> int:
     return d.year + (d.month >= 7)
+
+
+def member_arrays(members: pl.DataFrame, v_date: date, as_of: date, cola: Fraction
+                  ) -> Members:
+    """The engine's arrays of a members frame (members_frame, in_pay_frame).
+    An amount in pay is the census's amount as of `as_of`; when the valuation
+    date is later, it is first raised by the COLA of each 1 July after
+    `as_of` up to the member's first projected payment (as a real payment
+    would have been: rounded half up each year), then by the engine's rule
+    from there. With the valuation date on or before `as_of`, the amount is
+    taken as paid from the valuation date."""
+    cents = members["_cents"].to_numpy().astype(np.int64)
+    in_pay = members["_in_pay"].to_numpy()
+    if cola != 0 and v_date > as_of and in_pay.any():
+        cents = cents.copy()
+        since = members["start_date"].cast(pl.Int32).to_numpy().astype(np.int64)
+        first = engine.month_day(engine.month_number(
+            np.maximum(since, engine.day_number(v_date))))
+        julys = engine.fiscal_year(first) - fiscal_year_of(as_of)
+        for n in np.unique(julys[in_pay & (julys > 0)]):
+            sel = in_pay & (julys == n)
+            cents[sel] = engine.cola_amounts(cents[sel], int(n) + 1, cola)[:, int(n)]
+    return Members(
+        members["_birth"].to_numpy().astype(np.int64),
+        members["start_date"].cast(pl.Int32).to_numpy().astype(np.int64),
+        cents, members["_sex"].to_numpy(), members["_kind"].to_numpy(), in_pay=in_pay)
 
 
 def _version() -> str:

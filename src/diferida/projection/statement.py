@@ -21,6 +21,7 @@ STATED = {"rules", "valuation_date", "fiscal_year", "payments", "start_rule",
           "horizon_fiscal_years", "mortality", "sex", "discount_rates", "discount", "cola",
           "cola_rule", "rounding", "determinations_as_of", "valuation_date_rule",
           "benefit_status", "claim", "claim_notes", "claim_rates", "by", "sensitivity",
+          "back_pay",  # stated with the claim (claim_valuation, claim_rates)
           "properties"}
 STATED_MORTALITY = {"table", "description", "improvement", "improvement_source", "base_year",
                     "source", "notes", "fractional_ages", "switch", "last_age", "scale"}
@@ -64,7 +65,8 @@ def method_rows(a: dict[str, Any], lang: str) -> list[tuple[str, Any]]:
     if horizon is None:
         out.append((w["horizon"], w["horizon_none"].format(last_age=last_age)))
     else:
-        first = fiscal_year_of(date.fromisoformat(a["valuation_date"]))
+        from .engine import first_fiscal_year
+        first = first_fiscal_year(date.fromisoformat(a["valuation_date"]))
         out.append((w["horizon"], ww["horizon_last"].format(years=f"{int(horizon):,}",
                                                             fy=first + int(horizon) - 1)))
     rates = ", ".join(rate_text(x) for x in a["discount_rates"])

@@ -180,6 +180,9 @@ def add_assumptions(info: dict[str, Any], summary: Any, claims: ClaimRates | Non
     a["determinations_as_of"] = summary.as_of.isoformat()
     a["valuation_date_rule"] = ("projections and present values from the valuation date; "
                                 "the determinations speak for the as-of date")
+    a["back_pay"] = ("none: the months between the eligibility date and a later claim are "
+                     "not valued (rules §5: the article provides no payment for months "
+                     "before a request)")
     a["benefit_status"] = ("deferred: projected by the start rule; in_pay: the amount being "
                            "paid, from the date payments began, with COLA, never recomputed; "
                            "deceased, refunded: counted and left out")
