@@ -239,43 +239,10 @@ def project_file(
         summary.valuation_extras = bool(has_status or claims is not None or dims
                                         or sensitivity or scale != 1.0
                                         or valuation_date is not None)
-        parts: list[pl.DataFrame] = []
         tick = time.perf_counter()
-
-        def decide(frame: pl.DataFrame) -> tuple[tuple[pl.DataFrame, ...], pl.DataFrame]:
-            res = evaluate_frame(frame, as_of=day, rules=r, lang=lang, require_id=True,
-                                 inputs=("birth_date", "group"))
-            kept, bad = with_sex(frame, (res.determinations,), res.rejected, has_sex, lang)
-            if has_status:
-                kept, bad = with_status(frame, kept, bad, day, lang)
-            return kept, bad
-
-        def use(d: Decided) -> None:
-            det = d.kept[0]
-            if has_status:
-                code = det["_bstatus"]
-                summary.in_pay += int((code == IN_PAY).sum())
-                summary.deceased += int((code == DECEASED).sum())
-                summary.refunded += int((code == REFUNDED).sum())
-                paid = det.filter(code == IN_PAY)
-                det = det.filter(code == DEFERRED)
-            summary.not_entitled += int((det["status"] == "not_entitled").sum())
-            part = members_frame(det, rule, extra=True)
-            if has_status and paid.height:
-                part = pl.concat([part, in_pay_frame(paid, part.schema)])
-            parts.append(part)
-
-        tally = run.run(decide, use)
-        summary.rows_read, summary.rows_rejected = tally.rows_read, tally.rows_rejected
-        summary.problems, summary.blank = tally.problems, tally.blank
+        members, _ = read_census(run, summary, as_of=day, rules=r, lang=lang, rule=rule,
+                                 has_sex=has_sex, has_status=has_status)
         secs["read_and_decide"] = time.perf_counter() - tick
-        if summary.rows_read == 0:
-            raise FileProblem("no_rows", file=str(inp))
-        members = pl.concat(parts) if parts else None
-        summary.projected = (members.height if members is not None else 0) - summary.in_pay
-        summary.check()
-        if members is None:
-            members = pl.DataFrame(schema=MEMBER_SCHEMA)
         summary.sex_given = int((members["_sex"] >= 0).sum())
         summary.sex_blended = members.height - summary.sex_given
 
@@ -341,6 +308,68 @@ def project_file(
     return summary
 
 
+def read_census(run: PopulationRun, summary: ProjectionSummary, *, as_of: date, rules: Rules,
+                lang: str, rule: StartRule, has_sex: bool, has_status: bool,
+                more: Callable[[pl.DataFrame, tuple[pl.DataFrame, ...], pl.DataFrame],
+                               tuple[tuple[pl.DataFrame, ...], pl.DataFrame]] | None = None,
+                keep: Sequence[str] = ()) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Read and decide a member file as `project` does (the batch's reader,
+    engine and rejects; the sex and benefit status columns checked): (the
+    members to project — deferred and entitled, then in pay — as
+    members_frame and in_pay_frame give them, and the members left out,
+    deceased or refunded: participant_id and `_bstatus`). The counts go into
+    `summary` and are checked. `more(frame, kept, bad)`: a further check of
+    the chunk (an employer column), whose columns `keep` names are carried."""
+    parts: list[pl.DataFrame] = []
+    gone: list[pl.DataFrame] = []
+
+    def decide(frame: pl.DataFrame) -> tuple[tuple[pl.DataFrame, ...], pl.DataFrame]:
+        res = evaluate_frame(frame, as_of=as_of, rules=rules, lang=lang, require_id=True,
+                             inputs=("birth_date", "group"))
+        kept, bad = with_sex(frame, (res.determinations,), res.rejected, has_sex, lang)
+        if has_status:
+            kept, bad = with_status(frame, kept, bad, as_of, lang)
+        if more is not None:
+            kept, bad = more(frame, kept, bad)
+        return kept, bad
+
+    def use(d: Decided) -> None:
+        det = d.kept[0]
+        paid = det.clear()
+        if has_status:
+            code = det["_bstatus"]
+            summary.in_pay += int((code == IN_PAY).sum())
+            summary.deceased += int((code == DECEASED).sum())
+            summary.refunded += int((code == REFUNDED).sum())
+            paid = det.filter(code == IN_PAY)
+            gone.append(det.filter((code == DECEASED) | (code == REFUNDED))
+                        .select("participant_id", "_bstatus", *keep))
+            det = det.filter(code == DEFERRED)
+        summary.not_entitled += int((det["status"] == "not_entitled").sum())
+        part = members_frame(det, rule, extra=True)
+        if keep:
+            part = part.with_columns(det.filter(pl.col("status") != "not_entitled")
+                                     .select(*keep))
+        if paid.height:
+            part = pl.concat([part, in_pay_frame(paid, part.schema, keep)])
+        parts.append(part)
+
+    tally = run.run(decide, use)
+    summary.rows_read, summary.rows_rejected = tally.rows_read, tally.rows_rejected
+    summary.problems, summary.blank = tally.problems, tally.blank
+    if summary.rows_read == 0:
+        raise FileProblem("no_rows", file=summary.input)
+    members = pl.concat(parts) if parts else None
+    summary.projected = (members.height if members is not None else 0) - summary.in_pay
+    summary.check()
+    if members is None:
+        members = pl.DataFrame(schema={**MEMBER_SCHEMA, **dict.fromkeys(keep, pl.String)})
+    left = pl.concat(gone) if gone else pl.DataFrame(
+        schema={"participant_id": pl.String, "_bstatus": pl.Int8,
+                **dict.fromkeys(keep, pl.String)})
+    return members, left
+
+
 def members_frame(det: pl.DataFrame, rule: StartRule, extra: bool = False) -> pl.DataFrame:
     """The entitled members of a table of determinations (with `_sex`), as
     the projection's engine reads them (`extra`: with what the valuation's
@@ -365,7 +394,8 @@ MEMBER_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "eligibility_date": pl.Date}
 
 
-def in_pay_frame(det: pl.DataFrame, schema: pl.Schema) -> pl.DataFrame:
+def in_pay_frame(det: pl.DataFrame, schema: pl.Schema, keep: Sequence[str] = ()
+                 ) -> pl.DataFrame:
     """Members already in pay: projected from the amount being paid (never
     recomputed) from the date payments began; status `in_pay`."""
     return det.select(
@@ -376,7 +406,7 @@ def in_pay_frame(det: pl.DataFrame, schema: pl.Schema) -> pl.DataFrame:
         pl.col("_pay_since").cast(pl.Int32).cast(pl.Date).alias("start_date"),
         pl.col("group").replace_strict(KIND_OF_GROUP, return_dtype=pl.Int8).alias("_kind"),
         pl.col("_pay_cents").alias("_cents"), pl.lit(True).alias("_in_pay"), "group",
-        "regime", "eligibility_date",
+        "regime", "eligibility_date", *keep,
     ).cast(schema)
 
 
