@@ -208,3 +208,71 @@ def test_the_cutoff_in_a_field_name_is_the_rules_own_date(lang):
     assert "1960" not in words(lang)["fields"]["deferred_right_1960"]
     name = field_names(rules, lang)["deferred_right_1960"]
     assert name.endswith(fmt_date(rules.deferred_right_cutoff, lang))
+
+
+def _in_pay_rows(amounts: dict[int, str], since: dict[int, str], paid: set[int]) -> list[str]:
+    """20 ordinary members; those in `paid` in pay with their amount and start date."""
+    out = []
+    for i in range(20):
+        if i in paid:
+            out.append(ordinary(i, status="in_pay") + f",{amounts.get(i, '1850.00')},"
+                       f"{since.get(i, '2016-07-01')}")
+        else:
+            out.append(ordinary(i) + ",,")
+    return out
+
+
+def test_changes_of_the_amount_in_pay_its_start_and_the_status_are_reported(tmp_path):
+    # last year: M00..M14 in pay; this year M00..M09 paid another amount (status unchanged),
+    # M10 and M11 paid since another date, and M15..M17 newly in pay
+    before = write(tmp_path / "before.csv", _in_pay_rows({}, {}, set(range(15))))
+    now_amounts = {i: f"{1900 + i}.50" for i in range(10)}
+    now_since = {10: "2016-08-01", 11: "2017-01-01"}
+    now = write(tmp_path / "now.csv",
+                _in_pay_rows(now_amounts, now_since, set(range(15)) | {15, 16, 17}))
+    out = tmp_path / "c.xlsx"
+    s = census_file(now, out, tmp_path / "c.html", prior=before, as_of=AS_OF, lang="en")
+    by = s.figures["changes_by_field"]
+    assert by["monthly_in_pay"] == 10 + 3 and by["in_pay_since"] == 2 + 3
+    assert by["benefit_status"] == 3
+    assert s.figures["benefit_status_changes"] == [
+        {"before": "deferred", "after": "in_pay", "members": 3}]
+    ch = pl.read_excel(out, sheet_name="changes", infer_schema_length=0)
+    got = {(r["participant_id"], r["field"], r["before"], r["after"])
+           for r in ch.iter_rows(named=True)}
+    for i in range(10):  # each planted change, named by member, before and after
+        assert (f"M{i:02d}", "monthly amount in pay", "1850.00", now_amounts[i]) in got
+    assert ("M10", "in pay since", "2016-07-01", "2016-08-01") in got
+    assert ("M11", "in pay since", "2016-07-01", "2017-01-01") in got
+    for i in (15, 16, 17):
+        assert (f"M{i}", "benefit status", "deferred", "in_pay") in got
+        assert (f"M{i}", "monthly amount in pay", None, "1850.00") in got
+    assert len(got) == 10 + 2 + 3 * 3
+    # counted on the summary page, in words
+    summary = dict(pl.read_excel(out, sheet_name="summary").rows())
+    assert summary["monthly amount in pay"] == 13 and summary["in pay since"] == 5
+    assert summary["Deferred (not yet in pay) → In pay"] == 3
+    assert summary["Members with a changed field"] == 10 + 2 + 3
+    html = (tmp_path / "c.html").read_text(encoding="utf-8")
+    assert "monthly amount in pay" in html and "Deferred (not yet in pay) → In pay" in html
+    r = CliRunner().invoke(main, ["census", str(now), "--prior", str(before), "--html",
+                                  str(tmp_path / "d.html"), "--as-of", "2026-11-29"])
+    assert r.exit_code == 0, r.output
+    assert "cambiaron 3 estados, 13 pensiones mensuales y 5 fechas de comienzo" in r.output
+
+
+def test_benefit_columns_are_not_compared_with_a_file_without_them(tmp_path):
+    # a prior file without benefit_status takes everyone as deferred: comparing it
+    # would report every pensioner as a change, so the three are not compared (and said so)
+    rows = _in_pay_rows({}, {}, {0, 1})
+    before = write(tmp_path / "before.csv", [",".join(r.split(",")[:10]) for r in rows],
+                   HEADER.rsplit(",", 3)[0])
+    now = write(tmp_path / "now.csv", rows)
+    out = tmp_path / "c.xlsx"
+    s = census_file(now, out, prior=before, as_of=AS_OF, lang="es")
+    assert s.figures["benefit_compared"] is False
+    assert s.figures["members_changed"] == 0
+    assert "benefit_status" not in s.figures["changes_by_field"]
+    summary = dict(pl.read_excel(out, sheet_name="resumen").rows())
+    assert summary["Estado del beneficio, pensión mensual en pago, en pago desde"] \
+        .startswith("No se comparan")

@@ -23,8 +23,13 @@ def subtitle(summary, rules: Rules, lang: str) -> str:
                                 rules=f"{rules.name} ({rules.version})")
 
 
-def summary_rows(review: Review, summary, lang: str) -> list[tuple[str, Any]]:
-    s = words(lang)["summary"]
+def summary_rows(review: Review, summary, lang: str, rules: Rules | None = None
+                 ) -> list[tuple[str, Any]]:
+    """The summary's lines (a value None: a section's heading); with a prior
+    file, the members changed field by field and the benefit status's moves
+    (`rules`: for the fields' names)."""
+    w = words(lang)
+    s = w["summary"]
     c = summary.current
     rows: list[tuple[str, Any]] = [
         (s["rows_read"], c.rows_read), (s["members"], c.members),
@@ -44,6 +49,19 @@ def summary_rows(review: Review, summary, lang: str) -> list[tuple[str, Any]]:
         rows += [(s["prior_rows_read"], p.rows_read), (s["prior_rows_rejected"], p.rows_rejected),
                  (s["joiners"], review.joiners.height), (s["leavers"], review.leavers.height),
                  (s["members_changed"], review.changes["participant_id"].n_unique())]
+        names = field_names(rules, lang) if rules is not None else {}
+        rows.append((s["changed_by_field"], None))
+        rows += [(names.get(f, f), n) for f, n in review.changes_by_field.items()]
+        if review.benefit_compared:
+            assert review.status_moves is not None  # set with the changes
+            rows.append((s["status_moves"], None))
+            st = w["benefit_statuses"]
+            rows += [(s["status_move"].format(before=st.get(b, b), after=st.get(a, a)), n)
+                     for b, a, n in review.status_moves.iter_rows()]
+            if not review.status_moves.height:
+                rows.append((s["no_status_moves"], 0))
+        else:
+            rows.append((s["benefit_not_compared"], s["benefit_not_compared_why"]))
     return rows
 
 
@@ -89,7 +107,8 @@ def workbook(review: Review, summary, rules: Rules, lang: str) -> bytes:
     w = words(lang)
     sh, dn = w["sheets"], w["distributions"]
     book = Book(lang, w["workbook_title"], subtitle(summary, rules, lang))
-    book.pairs(sh["summary"], (w["item"], w["value"]), summary_rows(review, summary, lang))
+    book.pairs(sh["summary"], (w["item"], w["value"]),
+               summary_rows(review, summary, lang, rules))
 
     # the distributions, one under the other, each with a chart on the charts sheet
     ws = book.wb.add_worksheet(sh["distributions"])

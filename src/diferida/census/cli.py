@@ -80,6 +80,11 @@ def _report(summary, lang: str, no_rejects_file: bool, quiet: bool, as_json: boo
     if summary.prior is not None:
         lines.append(t["prior"].format(input=summary.prior.input, joiners=f["joiners"],
                                        leavers=f["leavers"], changed=f["members_changed"]))
+        if f["benefit_compared"]:
+            by = f["changes_by_field"]
+            lines.append(t["benefit"].format(status=by["benefit_status"],
+                                             amount=by["monthly_in_pay"],
+                                             since=by["in_pay_since"]))
     for p in (summary.output, summary.html, summary.rejects):
         if p:
             lines.append(t["file"].format(path=p))

@@ -22,10 +22,13 @@ from ..projection.engine import FEMALE, MALE
 from ..rules import Rules
 
 STATUS_COLUMN = "benefit_status"
+# in pay: the amount paid a month and the date payments began (null when not in pay)
+IN_PAY = ("monthly_in_pay", "in_pay_since")
+BENEFIT = (STATUS_COLUMN, *IN_PAY)
 # the fields compared between a file and the prior one, in the file's order
 COMPARED = ("birth_date", "entry_date", "separation_date", "creditable_service_years",
             "average_compensation", "group", "refund_requested", "deferred_right_1960",
-            "requested_start_date", STATUS_COLUMN, "sex")
+            "requested_start_date", *BENEFIT, "sex")
 
 
 @cache
@@ -64,6 +67,10 @@ class Review:
     leavers: pl.DataFrame | None = None
     changes: pl.DataFrame | None = None  # participant_id, row, field, before, after
     changes_by_field: dict[str, int] = field(default_factory=dict)
+    # benefit status before and after, members (members in both files whose status moved)
+    status_moves: pl.DataFrame | None = None
+    # the benefit columns compared (both files have benefit_status), or not
+    benefit_compared: bool = True
 
     def figures(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -81,6 +88,9 @@ class Review:
             d["leavers"] = self.leavers.height
             d["members_changed"] = self.changes["participant_id"].n_unique()
             d["changes_by_field"] = self.changes_by_field
+            d["benefit_compared"] = self.benefit_compared
+            assert self.status_moves is not None  # set with the changes
+            d["benefit_status_changes"] = self.status_moves.to_dicts()
         return d
 
 
@@ -168,7 +178,7 @@ def counted(values: pl.Series, order: list[str], names: dict[str, str]) -> pl.Da
 
 
 def review(members: pl.DataFrame, day: date, rules: Rules, lang: str, has_status: bool,
-           prior: pl.DataFrame | None) -> Review:
+           prior: pl.DataFrame | None, prior_has_status: bool = True) -> Review:
     t = thresholds()
     w = words(lang)
     c = catalog(lang)
@@ -232,7 +242,7 @@ def review(members: pl.DataFrame, day: date, rules: Rules, lang: str, has_status
     r = Review(lang, m.height, has_status, counts, dist, backlog, backlog_members, outliers,
                (q1, q3))
     if prior is not None:
-        changes_between(r, m, prior)
+        changes_between(r, m, prior, benefit=has_status and prior_has_status)
     return r
 
 
@@ -244,26 +254,41 @@ def _text(col: str) -> pl.Expr:
     return pl.col(col).cast(pl.String).alias(col)
 
 
-def changes_between(r: Review, now: pl.DataFrame, before: pl.DataFrame) -> None:
+def changes_between(r: Review, now: pl.DataFrame, before: pl.DataFrame,
+                    benefit: bool = True) -> None:
     """Joiners (in this file, not the prior), leavers (the other way) and,
-    for members in both, each field whose value differs."""
+    for members in both, each field whose value differs. `benefit`: both
+    files have benefit_status, so the status, the amount in pay and the date
+    payments began are compared too (a file without the column takes every
+    member as deferred: comparing it would report every pensioner)."""
     r.joiners = now.join(before.select("participant_id"), on="participant_id", how="anti") \
         .select("row", "participant_id", "status")
     r.leavers = before.join(now.select("participant_id"), on="participant_id", how="anti") \
         .select(pl.col("row").alias("prior_row"), "participant_id", "status")
-    a = now.select("participant_id", "row", *[_text(c) for c in COMPARED])
+    r.benefit_compared = benefit
+    compared = [c for c in COMPARED if benefit or c not in BENEFIT]
+    a = now.select("participant_id", "row", *[_text(c) for c in compared])
     b = before.select("participant_id", pl.col("row").alias("prior_row"),
-                      *[_text(c) for c in COMPARED])
+                      *[_text(c) for c in compared])
     both = a.join(b, on="participant_id", how="inner", suffix="_prior")
+    moved = both.filter(pl.col(STATUS_COLUMN).ne_missing(pl.col(f"{STATUS_COLUMN}_prior"))) \
+        .select(pl.col(f"{STATUS_COLUMN}_prior").alias("before"),
+                pl.col(STATUS_COLUMN).alias("after")) if benefit else \
+        pl.DataFrame(schema={"before": pl.String, "after": pl.String})
+    order = {s: i for i, s in enumerate(catalog("en")["census"]["benefit_statuses"])}
+    r.status_moves = moved.group_by("before", "after").len("members").with_columns(
+        pl.col("members").cast(pl.Int64)).sort(
+        pl.col("before").replace_strict(order, default=len(order), return_dtype=pl.Int32),
+        pl.col("after").replace_strict(order, default=len(order), return_dtype=pl.Int32))
     parts = []
-    for c in COMPARED:
+    for c in compared:
         differs = both.filter(pl.col(c).ne_missing(pl.col(f"{c}_prior")))
         r.changes_by_field[c] = differs.height
         parts.append(differs.select("participant_id", "row", "prior_row",
                                     pl.lit(c).alias("field"),
                                     pl.col(f"{c}_prior").alias("before"),
                                     pl.col(c).alias("after")))
-    order = {c: i for i, c in enumerate(COMPARED)}
+    order = {c: i for i, c in enumerate(compared)}
     r.changes = pl.concat(parts).with_columns(
         pl.col("field").replace_strict(order, return_dtype=pl.Int32).alias("_o")) \
         .sort(["row", "_o"]).drop("_o")

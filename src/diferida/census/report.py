@@ -104,6 +104,9 @@ def pairs(rows: list[tuple[str, Any]], caption: str, heads: tuple[str, str]) -> 
     out = [f"<table><caption>{e(caption)}</caption><thead><tr><th scope=col>{e(heads[0])}"
            f"</th><th scope=col>{e(heads[1])}</th></tr></thead><tbody>"]
     for k, v in rows:
+        if v is None:  # a section's heading
+            out.append(f"<tr><th colspan=2 scope=colgroup>{e(k)}</th></tr>")
+            continue
         text, num = _value(v)
         out.append(f"<tr><th scope=row>{e(k)}</th><td{' class=n' if num else ''}>"
                    f"{e(text)}</td></tr>")
@@ -137,7 +140,7 @@ def html_report(review: Review, summary, rules: Rules, lang: str) -> bytes:
     if not review.has_status:
         parts.append(f"<p class=note>{e(w['note_no_status'])}</p>")
     parts.append(f"<h2>{e(hd['summary'])}</h2>" + pairs(
-        summary_rows(review, summary, lang), hd["summary"], (w["item"], w["value"])))
+        summary_rows(review, summary, lang, rules), hd["summary"], (w["item"], w["value"])))
     parts.append(f"<h2>{e(hd['distributions'])}</h2><div class=grid>")
     for key, frame in review.distributions.items():
         parts.append("<section>" + bars(frame, dn[key], lang) + "</section>")

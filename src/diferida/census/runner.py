@@ -50,7 +50,7 @@ NUMBERS = {"creditable_service_years": pl.Decimal(38, 4), "average_compensation"
 INPUTS = tuple(f for f in FIELD_NAMES if f not in ("participant_id", "as_of", *NUMBERS)
                and f not in OUTPUT_NAMES)
 KEPT = ("row", "participant_id", *INPUTS, *NUMBERS, "status", "regime", "eligibility_date",
-        "annual_amount", STATUS_COLUMN, "_sex")
+        "annual_amount", STATUS_COLUMN, "_sex", *profile.IN_PAY)
 
 Progress = Callable[[str, int, int], None]
 
@@ -141,10 +141,19 @@ def read_members(run: PopulationRun, *, day: date, rules: Rules, lang: str
         status = (det.get_column("_bstatus").replace_strict(
             dict(enumerate(STATUSES)), return_dtype=pl.String) if checked
             else pl.Series([STATUSES[0]] * det.height, dtype=pl.String))
+        if not checked:  # nobody in pay (the columns are not there)
+            det = det.with_columns(pl.lit(0, pl.Int64).alias("_pay_cents"),
+                                   pl.lit(0, pl.Int64).alias("_pay_since"))
+        paid = status == "in_pay"
         parts.append(det.with_columns(
             pl.Series("row", d.chunk.rows[d.positions], dtype=pl.Int64),
             status.alias(STATUS_COLUMN),
             pl.col("participant_id").cast(pl.String).str.strip_chars(),
+            # in pay: the amount (dollars and cents) and the date payments began
+            pl.when(paid).then(pl.col("_pay_cents").cast(MONEY) / 100).cast(MONEY)
+            .alias(profile.IN_PAY[0]),
+            pl.when(paid).then(pl.col("_pay_since").cast(pl.Int32).cast(pl.Date))
+            .alias(profile.IN_PAY[1]),
         ).select(KEPT))
 
     tally = run.run(decide, use)
@@ -236,7 +245,8 @@ def census_file(
         secs["read_and_decide"] = time.perf_counter() - tick
 
         tick = time.perf_counter()
-        review = profile.review(members, day, r, lang, summary.current.has_status, before)
+        review = profile.review(members, day, r, lang, summary.current.has_status, before,
+                                summary.prior.has_status if summary.prior else False)
         summary.figures = review.figures()
         secs["profile"] = time.perf_counter() - tick
 
