@@ -20,7 +20,7 @@ import click
 from ..batch import cli as batch_cli
 from ..batch.options import echo_rejects_sample, file_options, read_date
 from ..i18n import LANGS, catalog, help_text
-from ..projection.options import projection_options
+from ..projection.options import projection_options, valuation_options
 from ..rules import builtin_names
 
 EXIT_STRICT, EXIT_UNUSABLE, EXIT_ACCOUNTING, EXIT_INTERRUPTED = 1, 2, 3, 130
@@ -38,11 +38,13 @@ TEXT = {lang: {**catalog(lang)["compare_run"], **batch_cli.RUN_TEXT[lang]} for l
 @click.option("--html", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help=help_text("cli.compare_html"))
 @projection_options(required=False)
+@valuation_options(by=False)
 @file_options(as_of_help=help_text("cli.compare_as_of"),
               lang_help=help_text("cli.compare_lang"))
 def compare_cmd(input, rules, output, html, rejects, as_of, discount, mortality, improvement,
-                cola, start, horizon, sex_blend, lang, separator, columns_map, strict,
-                overwrite, quiet, as_json, chunk_rows) -> None:
+                cola, start, horizon, sex_blend, valuation_date, claim_rates, mortality_scale,
+                sensitivity, lang, separator, columns_map, strict, overwrite, quiet, as_json,
+                chunk_rows) -> None:
     from ..projection.mortality import TableError
     from ..projection.options import OptionError
     from .runner import CompareOptionError, Projecting, compare_file
@@ -56,6 +58,7 @@ def compare_cmd(input, rules, output, html, rejects, as_of, discount, mortality,
     if len(rules) != 2:
         fail(f"--rules: give exactly two rule sets, A then B (got {len(rules)})")
     day = read_date(as_of, "--as-of")
+    v_day = read_date(valuation_date, "--valuation-date")
     projecting = None
     if (discount is None) != (mortality is None):
         fail("--discount and --mortality go together: give both to project the fiscal "
@@ -63,11 +66,15 @@ def compare_cmd(input, rules, output, html, rejects, as_of, discount, mortality,
     if discount is not None:
         projecting = Projecting(discount=discount, mortality=mortality,
                                 improvement=improvement, cola=cola, start=start,
-                                horizon=horizon, sex_blend=sex_blend)
+                                horizon=horizon, sex_blend=sex_blend, valuation_date=v_day,
+                                claim_rates=claim_rates, mortality_scale=mortality_scale,
+                                sensitivity=sensitivity)
     elif improvement is not None or horizon is not None or cola != "0" \
-            or start != "eligibility" or sex_blend != "0.5":
-        fail("--improvement, --cola, --start, --horizon and --sex-blend are projection "
-             "options: give --discount and --mortality too")
+            or start != "eligibility" or sex_blend != "0.5" or valuation_date is not None \
+            or claim_rates is not None or mortality_scale is not None or sensitivity:
+        fail("--improvement, --cola, --start, --horizon, --sex-blend, --valuation-date, "
+             "--claim-rates, --mortality-scale and --sensitivity are projection options: "
+             "give --discount and --mortality too")
     bars = batch_cli.PhaseBars(TEXT[lang], enabled=not quiet and sys.stderr.isatty())
     with batch_cli.Interruptible(t["interrupted"], bars.close) as run:
         summary = batch_cli.run_file(

@@ -27,7 +27,7 @@ from .report import chart_svg, html_report  # noqa: F401  (the runner writes the
 # the workbook's sheets, in order; their names in words are in the catalogs'
 # [workbook.compare_sheets] (an Excel sheet name: at most 31 characters)
 SHEETS = ("summary", "transitions", "changed_members", "eligibility_shifts", "amount_changes",
-          "fiscal_years")
+          "fiscal_years", "sensitivity")
 # the workbook's columns whose values are codes the catalogs put in words
 CODED = ("status", "regime", "route", "reasons")
 # columns left to the CSV/Parquet tables: a code with no words of its own
@@ -126,7 +126,8 @@ def workbook(tables: dict[str, pl.DataFrame], assumptions: dict[str, Any], summa
             shown = shown.with_columns(pl.Series(w["period_heading"], periods, dtype=pl.String))
         book.table(sheet, shown, total_last=name == "fiscal_years",
                    widths={heads[c]: 60 if c.startswith("finding_under") else 40
-                           for c in heads if c.startswith(("finding_under", "start_date_"))})
+                           for c in heads if c.startswith(("finding_under", "start_date_"))},
+                   percent=tuple(heads[c] for c in ("discount_shift", "cola") if c in heads))
         if name == "fiscal_years" and frame.height > 1:
             last = frame.height - 1  # rows 1..last are years; the TOTAL row is not charted
             cols = frame.columns
@@ -174,7 +175,8 @@ def for_people(frame: pl.DataFrame, values: Any) -> pl.DataFrame:
         s = frame.get_column(col)
         m = _SIDED.match(col)
         base = m["base"] if m else col
-        if base in CODED or col in ("shift", "change", "fiscal_year") or s.dtype == pl.Boolean:
+        if base in CODED or col in ("shift", "change", "fiscal_year", "scenario") \
+                or s.dtype == pl.Boolean:
             seen = s.unique().to_list()
             said = {v: values.text(col, v) for v in seen}
             out.append(pl.Series(col, [said[v] for v in s.to_list()], dtype=pl.String))
@@ -188,6 +190,8 @@ def _typed(item: str, v: Any, summary, lang: str) -> Any:
     numbers, the date as a date, the rest as text (a note in words)."""
     if item == "as_of":
         return summary.as_of
+    if item == "valuation_date":
+        return summary.valuation_date
     if item.endswith("_note"):
         return catalog(lang)["compare_report"]["summary"]["note_illustrative"]
     if v is None:

@@ -189,6 +189,12 @@ class Values:
             return amount_bin_text(v, lang)
         if column == "fiscal_year":
             return fiscal_year_text(v, lang)
+        if column == "scenario":
+            return scenario_text(v, lang)
+        if column in ("discount_shift", "cola") and isinstance(v, float):
+            return pct(Decimal(str(v)))
+        if column == "mortality_scale" and isinstance(v, float):
+            return f"{v:g}"
         if column == "finding_condition":
             return str(v)
         if isinstance(v, bool):
@@ -200,6 +206,15 @@ class Values:
         if isinstance(v, int):
             return count_text(v)
         return str(v)
+
+
+def scenario_text(code: str, lang: str) -> str:
+    """A sensitivity scenario's code in words: "mortality_x0.9" -> "Mortality
+    rates times 0.9"."""
+    w = words(lang)["scenario"]
+    if code.startswith("mortality_x"):
+        return w["mortality"].format(scale=code[len("mortality_x"):])
+    return w[code]
 
 
 def _law(rules: Rules, lang: str) -> dict[str, str]:
@@ -282,6 +297,8 @@ def summary_rows(summary, lang: str) -> list[tuple[str, str]]:
     for item, v in summary.items():
         if item == "as_of":
             text = fmt_date(summary.as_of, lang)
+        elif item == "valuation_date":
+            text = fmt_date(summary.valuation_date, lang)
         elif item.endswith("_note"):
             text = w["note_illustrative"]
         elif isinstance(v, Decimal):
@@ -331,6 +348,32 @@ def assumption_rows(assumptions: dict[str, Any], summary, lang: str) -> list[tup
         out.append((w["cola"], w["cola_none"] if cola == 0
                     else w["cola_value"].format(cola=pct(cola))))
         out.append((w["rounding"], w["rounding_value"]))
+        out += _valuation_rows(proj, summary, lang)
+    return out
+
+
+def _valuation_rows(proj: dict[str, Any], summary, lang: str) -> list[tuple[str, str]]:
+    """The valuation basis in words: benefit status, the determinations'
+    date when the valuation date differs, the claim rule, the mortality
+    scale, the sensitivity grid."""
+    w = words(lang)["assumptions"]
+    out = [(w["benefit_status"], w["benefit_status_value"] if summary.has_status
+            else w["benefit_status_none"])]
+    if proj.get("valuation_date") != summary.as_of.isoformat():
+        out.append((w["determinations_as_of"], fmt_date(summary.as_of, lang)))
+    rates = proj.get("claim_rates")
+    if rates is None:
+        out.append((w["claim"], w["claim_valuation"]))
+    else:
+        basis = w["claim_basis_age"] if rates["basis"] == "age" else w["claim_basis_years"]
+        out.append((w["claim"], w["claim_rates"].format(file=rates["file"], basis=basis)))
+    scale = proj["mortality"].get("scale", "1")
+    if proj["mortality"]["table"] != "none" and scale != "1":
+        out.append((w["mortality_scale"], w["mortality_scale_value"].format(scale=scale)))
+    if "sensitivity" in proj:
+        from ..projection.options import SENSITIVITY_MORTALITY
+        scales = listing([f"{f}" for f in SENSITIVITY_MORTALITY], lang)
+        out.append((w["sensitivity"], w["sensitivity_value"].format(scales=scales)))
     return out
 
 
@@ -483,6 +526,9 @@ def html_report(tables: dict[str, pl.DataFrame], assumptions: dict[str, Any], su
                      + chart_svg(fiscal, summary, assumptions, lang)
                      + f"<figcaption>{e(caps['figure'])}</figcaption></figure>")
         parts.append(table_html(fiscal, caps["fiscal_years"], values))
+    if "sensitivity" in tables:
+        parts.append(f"<h2>{e(heads['sensitivity'])}</h2>"
+                     + table_html(tables["sensitivity"], caps["sensitivity"], values))
     for name in ("transitions", "eligibility_shifts", "amount_changes"):
         parts.append(f"<h2>{e(heads[name])}</h2>" + table_html(tables[name], caps[name], values))
     cm = tables["changed_members"]

@@ -41,7 +41,7 @@ from . import engine as cmp
 
 Progress = Callable[[str, int, int], None]
 TABLES = ("summary", "transitions", "changed_members", "eligibility_shifts", "amount_changes",
-          "fiscal_years")
+          "fiscal_years", "sensitivity")
 
 
 class CompareOptionError(ValueError):
@@ -61,6 +61,13 @@ class CompareSummary:
     rows_read: int = 0
     rows_compared: int = 0
     rows_rejected: int = 0
+    # the census's benefit status (projection/status.py): members in pay,
+    # deceased or refunded are not decided under either rules set
+    in_pay: int = 0
+    deceased: int = 0
+    refunded: int = 0
+    has_status: bool = False
+    valuation_date: date | None = None
     problems: int = 0
     blank: int = 0
     changed: int = 0
@@ -70,15 +77,21 @@ class CompareSummary:
     amount_changed: int = 0
     totals: cmp.Totals = field(default_factory=cmp.Totals)
     fiscal: dict[str, str] = field(default_factory=dict)
+    # with --sensitivity: the grid of A, of B and B - A (`sensitivity_frame`)
+    sensitivity: pl.DataFrame | None = None
     seconds: dict[str, float] = field(
         default_factory=lambda: {"read_and_decide": 0.0, "explain": 0.0, "project": 0.0,
                                  "write": 0.0, "total": 0.0})
     sample: pl.DataFrame | None = None
 
     def check(self) -> None:
-        if self.rows_read != self.rows_compared + self.rows_rejected:
-            raise AccountingError(f"{self.rows_read} rows read, {self.rows_compared} compared, "
-                                  f"{self.rows_rejected} rejected")
+        # rows in = compared (deferred) + in pay + deceased + refunded + rejected
+        if self.rows_read != (self.rows_compared + self.in_pay + self.deceased + self.refunded
+                              + self.rows_rejected):
+            raise AccountingError(
+                f"{self.rows_read} rows read, {self.rows_compared} compared, {self.in_pay} in "
+                f"pay, {self.deceased} deceased, {self.refunded} refunded, "
+                f"{self.rows_rejected} rejected")
 
     def items(self) -> list[tuple[str, Any]]:
         """The summary as (item, value) pairs, in reading order."""
@@ -93,10 +106,17 @@ class CompareSummary:
         for label, r in (("a", a), ("b", b)):
             if r.illustrative:
                 out.append((f"rules_{label}_note", "ILLUSTRATIVE REFORM, NOT LAW"))
+        if self.valuation_date is not None and self.valuation_date != self.as_of:
+            out.append(("valuation_date", self.valuation_date.isoformat()))
         out += [
             ("rows_read", self.rows_read),
             ("rows_rejected", self.rows_rejected),
             ("problems", self.problems),
+        ]
+        if self.has_status:
+            out += [("in_pay", self.in_pay), ("deceased", self.deceased),
+                    ("refunded", self.refunded)]
+        out += [
             ("members_compared", self.rows_compared),
             ("members_changed", self.changed),
             ("members_unchanged", self.rows_compared - self.changed),
@@ -133,11 +153,18 @@ class Projecting:
     horizon: int | str | None = None
     sex_blend: str | float = "0.5"
     table: Any = None  # a MortalityTable built in code (tests)
+    # the valuation basis, as `diferida project`'s options of the same names
+    valuation_date: date | None = None
+    claim_rates: str | Path | None = None
+    mortality_scale: str | float | None = None
+    sensitivity: bool = False
 
 
-def table_paths(out: Path) -> dict[str, Path]:
-    """comparison.csv -> comparison.summary.csv, comparison.transitions.csv, ..."""
-    return {name: out.with_name(f"{out.stem}.{name}{out.suffix}") for name in TABLES}
+def table_paths(out: Path, sensitivity: bool = False) -> dict[str, Path]:
+    """comparison.csv -> comparison.summary.csv, comparison.transitions.csv, ...
+    (comparison.sensitivity.csv too when `sensitivity`: with --sensitivity)."""
+    return {name: out.with_name(f"{out.stem}.{name}{out.suffix}") for name in TABLES
+            if name != "sensitivity" or sensitivity}
 
 
 def compare_file(
@@ -176,7 +203,7 @@ def compare_file(
                                  f"{len(rules)})")
     # the rules first: a bad reform is refused before any member is read
     ra, rb = load_rules(rules[0]), load_rules(rules[1])
-    proj = _projection_setup(projecting) if projecting is not None else None
+    proj = _projection_setup(projecting, lang) if projecting is not None else None
 
     inp, out = Path(input), Path(output)
     rej = Path(rejects) if rejects is not None else None
@@ -184,7 +211,8 @@ def compare_file(
     kind_of(inp)
     out_kind = kind_of(out)
     targets = [("-o/--output", out)] if out_kind == "xlsx" else [
-        (f"-o/--output ({p.name})", p) for name, p in table_paths(out).items()
+        (f"-o/--output ({p.name})", p) for name, p in table_paths(
+            out, sensitivity=proj is not None and proj["sensitivity"]).items()
         if name != "fiscal_years" or proj is not None]
     side = out.with_name(out.stem + ".assumptions.json") if out_kind != "xlsx" else None
     outputs: list[tuple[str, Path]] = []
@@ -213,12 +241,16 @@ def compare_file(
 
     day = as_of or date.today()
     from ..projection.sex import SEX_COLUMN
+    from ..projection.status import COLUMNS as STATUS_COLUMNS
+    from ..projection.status import DECEASED, DEFERRED, IN_PAY, REFUNDED
     summary = CompareSummary(str(inp), str(out), ra, rb, day, str(rej) if rej else None,
                              str(page) if page else None)
+    if proj is not None:
+        summary.valuation_date = proj["valuation_date"] or day
     secs = summary.seconds
     with PopulationRun(
             inp, chunk_rows=chunk_rows, lang=lang, separator=separator, columns=columns,
-            limits=limits, extra_fields=(SEX_COLUMN,) if proj is not None else (),
+            limits=limits, extra_fields=(SEX_COLUMN, *STATUS_COLUMNS),
             rejects=rej, overwrite=overwrite, sample_rejects=sample_rejects,
             on_rename=on_rename,
             progress=(lambda d, t: progress("decide", d, t)) if progress is not None
@@ -229,10 +261,13 @@ def compare_file(
         members_a: list[pl.DataFrame] = []
         members_b: list[pl.DataFrame] = []
         has_sex = proj is not None and SEX_COLUMN in run.source.columns
+        # the census's status, read as `diferida project` reads it (with_status)
+        has_status = any(c in run.source.columns for c in STATUS_COLUMNS)
+        summary.has_status = has_status
         tick = time.perf_counter()
         # the start asked for: the workbook says each side's start in words
         # (rules §5), the request included (output.START_HIDDEN)
-        inputs = (*(("birth_date", "group") if proj is not None else ()),
+        inputs = (*(("birth_date", "group") if proj is not None or has_status else ()),
                   "requested_start_date")
 
         def decide(frame: pl.DataFrame) -> tuple[tuple[pl.DataFrame, ...], pl.DataFrame]:
@@ -242,29 +277,49 @@ def compare_file(
             if not res_b.rejected["row"].unique().sort().equals(bad["row"].unique().sort()):
                 raise AccountingError("rules A and rules B rejected different rows")
             kept = (res_a.determinations, res_b.determinations)
-            if proj is None:
-                return kept, bad
-            from ..projection.runner import with_sex
-            return with_sex(frame, kept, bad, has_sex, lang)
+            from ..projection.runner import with_sex, with_status
+            if proj is not None:
+                kept, bad = with_sex(frame, kept, bad, has_sex, lang)
+            if has_status:
+                kept, bad = with_status(frame, kept, bad, day, lang)
+            return kept, bad
 
         def use(d: Decided) -> None:
             det_a, det_b = d.kept
+            paid_a = paid_b = None
+            if has_status:
+                # in pay, deceased, refunded: counted, never decided under A or B
+                code = det_a["_bstatus"]
+                summary.in_pay += int((code == IN_PAY).sum())
+                summary.deceased += int((code == DECEASED).sum())
+                summary.refunded += int((code == REFUNDED).sum())
+                paid_a, paid_b = det_a.filter(code == IN_PAY), det_b.filter(code == IN_PAY)
+                keep = code == DEFERRED
+                det_a = det_a.filter(keep).drop("_bstatus", "_pay_cents", "_pay_since")
+                det_b = det_b.filter(keep).drop("_bstatus", "_pay_cents", "_pay_since")
+                positions = d.positions[keep.to_numpy()]
+            else:
+                positions = d.positions
             if proj is not None:  # the projection's members, then the compared columns
-                from ..projection.runner import members_frame
-                members_a.append(members_frame(det_a, proj["rule"]))
-                members_b.append(members_frame(det_b, proj["rule"]))
+                from ..projection.runner import in_pay_frame, members_frame
+                for det, paid, parts in ((det_a, paid_a, members_a), (det_b, paid_b, members_b)):
+                    part = members_frame(det, proj["rule"], extra=True)
+                    if paid is not None and paid.height:
+                        # the amount being paid, the same under A and B (never recomputed)
+                        part = pl.concat([part, in_pay_frame(paid, part.schema)])
+                    parts.append(part)
                 det_a, det_b = det_a.drop("_sex"), det_b.drop("_sex")
             summary.rows_compared += det_a.height
             summary.totals.add(det_a, det_b)
             trans_parts.append(cmp.transitions(det_a, det_b))
             mask = cmp.changed_mask(det_a, det_b)
             sbs = cmp.side_by_side(det_a, det_b).with_columns(
-                pl.Series("row", d.chunk.rows[d.positions], dtype=pl.Int64),
+                pl.Series("row", d.chunk.rows[positions], dtype=pl.Int64),
                 det_a["requested_start_date"].alias("_requested_start_date"),
                 det_a["premature_request"].alias("_premature_request_a"),
                 det_b["premature_request"].alias("_premature_request_b"))
             sbs_parts.append(sbs.filter(mask))
-            changed_inputs.append(d.chunk.frame[d.positions[mask.to_numpy()]])
+            changed_inputs.append(d.chunk.frame[positions[mask.to_numpy()]])
             summary.status_changed += int(det_a["status"].ne_missing(det_b["status"]).sum())
             summary.route_changed += int(det_a["route"].ne_missing(det_b["route"]).sum())
             summary.date_moved += int(det_a["eligibility_date"].ne_missing(
@@ -330,11 +385,13 @@ def compare_file(
         }
         if fiscal is not None:
             tables["fiscal_years"] = fiscal
+        if summary.sensitivity is not None:
+            tables["sensitivity"] = summary.sensitivity
         if out_kind == "xlsx":
             run.data(out, out_mod.workbook(tables, assumptions, summary, lang))
             summary.files.append(str(out))
         else:
-            paths = table_paths(out)
+            paths = table_paths(out, sensitivity="sensitivity" in tables)
             for name, frame in tables.items():
                 run.output(paths[name], out_mod.for_file(frame))
                 summary.files.append(str(paths[name]))
@@ -371,61 +428,93 @@ def _changed_table(changed: pl.DataFrame, why: pl.DataFrame | None) -> pl.DataFr
     return pl.concat([frame, why], how="horizontal")
 
 
-def _projection_setup(p: Projecting) -> dict[str, Any]:
-    from ..projection.mortality import resolve
+def _projection_setup(p: Projecting, lang: str) -> dict[str, Any]:
+    """The projection's options read as `diferida project` reads them
+    (projection/options.py), the valuation basis included."""
+    from ..projection.claims import load_claim_rates
+    from ..projection.mortality import resolve, scaled
     from ..projection.options import (
         OptionError,
         parse_cola,
         parse_horizon,
+        parse_mortality_scale,
         parse_rates,
         parse_sex_blend,
         parse_start,
     )
+    out = {"rates": parse_rates(p.discount), "cola": parse_cola(p.cola),
+           "rule": parse_start(p.start), "horizon": parse_horizon(p.horizon),
+           "blend": parse_sex_blend(p.sex_blend),
+           "scale": parse_mortality_scale(p.mortality_scale)}
     table = p.table
     if table is None:
         table = resolve(p.mortality, p.improvement)
     elif p.improvement not in (None, "none"):
         raise OptionError("--improvement: give the improved rates in the table itself")
-    return {"rates": parse_rates(p.discount), "cola": parse_cola(p.cola),
-            "rule": parse_start(p.start), "horizon": parse_horizon(p.horizon),
-            "blend": parse_sex_blend(p.sex_blend), "table": table}
+    if out["scale"] != 1.0:
+        table = scaled(table, out["scale"])
+    out["table"] = table
+    out["claims"] = load_claim_rates(p.claim_rates, lang) if p.claim_rates is not None \
+        else None
+    out["valuation_date"] = p.valuation_date
+    out["sensitivity"] = p.sensitivity
+    return out
 
 
 def _project_both(proj: dict[str, Any], parts_a: list[pl.DataFrame],
                   parts_b: list[pl.DataFrame], summary: CompareSummary, ra: Rules, rb: Rules,
                   has_sex: bool, lang: str) -> tuple[pl.DataFrame, dict[str, Any]]:
-    """Both sides projected by the projection's engine with the same
-    assumptions; the fiscal-year table of A, B and B - A."""
-    from ..projection import engine, output
-    from ..projection.engine import Assumptions, Members
-    from ..projection.runner import ProjectionSummary, assumptions_of
+    """Both sides projected as `diferida project` projects a census (the same
+    members' frames, in-pay members from the amount being paid, the same
+    engine, claim rates and valuation date); the fiscal-year table of A, B
+    and B - A, and with --sensitivity the grid of each side."""
+    from ..projection import engine, output, valuation
+    from ..projection.claims import expand
+    from ..projection.engine import Assumptions
+    from ..projection.runner import (
+        MEMBER_SCHEMA,
+        ProjectionSummary,
+        assumptions_of,
+        member_arrays,
+    )
 
     labels = [label for label, _ in proj["rates"]]
-    assumptions = Assumptions(summary.as_of, [float(v) for _, v in proj["rates"]],
+    v_date = summary.valuation_date or summary.as_of
+    assumptions = Assumptions(v_date, [float(v) for _, v in proj["rates"]],
                               proj["table"], proj["cola"], proj["horizon"], proj["blend"])
-    tables, infos = [], {}
+    tables, infos, grids = [], {}, []
     for side, parts, r in (("a", parts_a, ra), ("b", parts_b, rb)):
-        members = pl.concat(parts)
-        arrays = Members(
-            members["_birth"].to_numpy().astype(np.int64),
-            members["start_date"].cast(pl.Int32).to_numpy().astype(np.int64),
-            members["_cents"].to_numpy(), members["_sex"].to_numpy(),
-            members["_kind"].to_numpy())
+        members = pl.concat(parts) if parts else pl.DataFrame(schema=MEMBER_SCHEMA)
+        arrays = member_arrays(members, v_date, summary.as_of, proj["cola"])
+        if proj["claims"] is not None:
+            arrays = expand(arrays, members["eligibility_date"].cast(pl.Int32).to_numpy()
+                            .astype(np.int64), proj["claims"], engine.day_number(v_date))
         p = engine.project(arrays, assumptions)
+        if proj["sensitivity"]:
+            grids.append(valuation.sensitivity(arrays, assumptions, proj["rates"],
+                                               proj["cola"], p, "en"))
         tbl = output.table_frame(p, labels, "en")
         tables.append(tbl)
+        in_pay = int(members["_in_pay"].sum())
         ps = ProjectionSummary(summary.input, summary.output, None, None, None, None,
                                summary.as_of, rows_read=summary.rows_read,
-                               projected=members.height,
-                               not_entitled=summary.rows_compared - members.height,
+                               projected=members.height - in_pay,
+                               not_entitled=summary.rows_compared - members.height + in_pay,
                                rows_rejected=summary.rows_rejected, problems=summary.problems,
-                               sex_given=int((members["_sex"] >= 0).sum()))
-        ps.sex_blended = ps.projected - ps.sex_given
+                               in_pay=in_pay, deceased=summary.deceased,
+                               refunded=summary.refunded,
+                               sex_given=int((members["_sex"] >= 0).sum()),
+                               valuation_date=v_date)
+        ps.check()
+        ps.sex_blended = members.height - ps.sex_given
+        ps.starts_first_year = valuation.first_year_starts(p, v_date)
         last = tbl.row(tbl.height - 1, named=True)
         ps.totals = {label: str(last[f"pv_{label}"]) for label in labels}
         ps.totals["payments"] = str(last["payments"])
         infos[side] = assumptions_of(ps, r, proj["table"], proj["rates"], proj["cola"],
-                                   proj["rule"], proj["horizon"], proj["blend"], has_sex, p)
+                                     proj["rule"], proj["horizon"], proj["blend"], has_sex, p)
+        valuation.add_assumptions(infos[side], ps, proj["claims"], proj["table"], [],
+                                  proj["sensitivity"])
         summary.fiscal[f"payments_total_{side}"] = last["payments"]
         for label in labels:
             summary.fiscal[f"pv_{label}_total_{side}"] = last[f"pv_{label}"]
@@ -433,11 +522,52 @@ def _project_both(proj: dict[str, Any], parts_a: list[pl.DataFrame],
         stem = key[:-len("_total_a")]
         summary.fiscal[f"{stem}_total_difference"] = (
             summary.fiscal[f"{stem}_total_b"] - summary.fiscal[key])
+    if grids:
+        summary.sensitivity = sensitivity_frame(grids[0], grids[1], labels,
+                                                scenario_codes(proj))
     fiscal = _fiscal_table(tables[0], tables[1], labels)
     info = {k: v for k, v in infos["a"]["assumptions"].items() if k != "rules"}
     info["counts_a"] = infos["a"]["counts"]
     info["counts_b"] = infos["b"]["counts"]
     return fiscal, info
+
+
+def sensitivity_frame(a: pl.DataFrame, b: pl.DataFrame, labels: list[str],
+                      codes: list[str]) -> pl.DataFrame:
+    """The sensitivity grid of both sides on one row per scenario (the
+    scenarios of `projection.valuation.scenarios`, the same for A and B):
+    the scenario's code and its options, then total payments and the present
+    value at each rate under A, under B and B - A, each as `diferida project
+    --sensitivity` gives it for that side (a present value blank where the
+    shifted rate is outside the allowed range: blank on both sides and in
+    the difference)."""
+    from ..projection.valuation import TEXT
+
+    t = TEXT["en"]
+    keys = {t["scenario"]: "scenario", t["discount_shift"]: "discount_shift",
+            t["mortality_scale"]: "mortality_scale", t["improvement"]: "improvement",
+            t["cola"]: "cola"}
+    value_cols = ["payments", *[f"pv_{x}" for x in labels]]
+    if a.height != b.height or a.select(list(keys)).rows() != b.select(list(keys)).rows():
+        raise AccountingError("the sensitivity scenarios of A and B differ")
+    out = a.select(list(keys)).rename(keys)
+    # the scenario's code (base, discount_down, ...), for programs and for the words
+    out = out.with_columns(pl.Series("scenario", codes, dtype=pl.String))
+    cols = []
+    for c in value_cols:
+        sa, sb = a[c].alias(f"{c}_a"), b[c].alias(f"{c}_b")
+        cols += [sa, sb, (sb - sa).cast(sa.dtype).alias(f"{c}_difference")]
+    return pl.concat([out, pl.DataFrame(cols)], how="horizontal")
+
+
+def scenario_codes(proj: dict[str, Any]) -> list[str]:
+    """The codes of the sensitivity scenarios, in the grid's order: base,
+    discount_down, discount_up, mortality_x0.9, mortality_x1.1,
+    no_improvement, no_cola (those that apply)."""
+    from ..projection.valuation import scenarios
+
+    return [f"mortality_x{sc['scale']:g}" if sc["key"] == "mortality" else sc["key"]
+            for sc in scenarios(proj["rates"], proj["table"], proj["cola"])]
 
 
 def _fiscal_table(a: pl.DataFrame, b: pl.DataFrame, labels: list[str]) -> pl.DataFrame:

@@ -186,9 +186,9 @@ def parse_by(value: str | Sequence[str] | None) -> list[str]:
     return parts
 
 
-def valuation_options() -> Callable[[Any], Any]:
-    """`project` only: --valuation-date, --claim-rates, --mortality-scale, --by,
-    --sensitivity."""
+def valuation_options(*, by: bool = True) -> Callable[[Any], Any]:
+    """`project`: --valuation-date, --claim-rates, --mortality-scale, --by,
+    --sensitivity; `compare` (by=False): the same without --by."""
     return apply_options([
         click.option("--valuation-date", default=None, metavar="YYYY-MM-DD",
                      help=help_text("cli.valuation_date")),
@@ -196,8 +196,8 @@ def valuation_options() -> Callable[[Any], Any]:
                      help=help_text("cli.claim_rates")),
         click.option("--mortality-scale", default=None, metavar="F",
                      help=help_text("cli.mortality_scale")),
-        click.option("--by", default=None, metavar=",".join(BY_DIMENSIONS),
-                     help=help_text("cli.by")),
+        *([click.option("--by", default=None, metavar=",".join(BY_DIMENSIONS),
+                        help=help_text("cli.by"))] if by else []),
         click.option("--sensitivity", is_flag=True,
                      help=help_text("cli.sensitivity")),
     ])
