@@ -276,3 +276,49 @@ def test_benefit_columns_are_not_compared_with_a_file_without_them(tmp_path):
     summary = dict(pl.read_excel(out, sheet_name="resumen").rows())
     assert summary["Estado del beneficio, pensión mensual en pago, en pago desde"] \
         .startswith("No se comparan")
+
+
+def test_pay_fences_on_the_logarithm_flag_a_tiny_salary_and_no_ordinary_one(tmp_path):
+    from bench.generate import population
+
+    # 600 ordinary members (pay log-normal around $32,000) and one paid $123.45: fences in
+    # dollars (Q1 - 3 IQR) fall below zero and let it pass; on the logarithm they do not
+    frame = population(600, seed=5)
+    tiny = frame.head(1).with_columns(pl.lit("TINY").alias("participant_id"),
+                                      pl.lit("123.45").alias("average_compensation"))
+    src = tmp_path / "m.csv"
+    pl.concat([frame, tiny]).write_csv(src)
+    out = tmp_path / "c.xlsx"
+    s = census_file(src, out, as_of=AS_OF, lang="en")
+    o = pl.read_excel(out, sheet_name="outliers")
+    pay = o.filter(pl.col("check").str.starts_with("Average compensation"))
+    assert pay["participant_id"].to_list() == ["TINY"]
+    assert s.figures["outliers"].get("pay_high", 0) == 0
+    # the rule in the output's words, with this file's quartiles and fences
+    kept = pl.read_csv(src, infer_schema=False)["average_compensation"].cast(pl.Float64)
+    q1, q3 = kept.quantile(0.25, "linear"), kept.quantile(0.75, "linear")
+    lo, hi = q1 / (q3 / q1) ** 3, q3 * (q3 / q1) ** 3
+    assert 0 < lo < 123.45 * 100 and hi > kept.filter(kept > 200).max()
+    assert pay["check"][0] == f"Average compensation below ${lo:,.2f}, the file's lower fence"
+    assert pay["limit"][0] == pytest.approx(round(lo, 2))
+    rules = dict(pl.read_excel(out, sheet_name="thresholds").rows())
+    low = rules[pay["check"][0]]
+    assert f"${q1:,.2f} ÷ (${q3:,.2f} ÷ ${q1:,.2f})³" in low
+    assert "logarithm" in rules[f"Average compensation above ${hi:,.2f}, the file's upper fence"]
+
+
+def test_labels_say_what_they_mean(census):
+    _, out, page, _, _ = census
+    o = pl.read_excel(out, sheet_name="outliers")
+    span = o.filter(pl.col("participant_id") == "SPAN")
+    # the check names the tolerance, the limit column the member's own limit (10 years + 0.0833)
+    assert span["check"][0] == ("Creditable service longer than the time from entry to "
+                                "separation (or to the census date) plus 0.0833 years")
+    assert span["limit"][0] == pytest.approx(10.08, abs=0.01) and span["value"][0] == 20
+    assert "tolerance" not in page.read_text(encoding="utf-8")
+    # a band of one whole year is written as what it holds, never "0–0" or "1–1"
+    d = pl.read_excel(out, sheet_name="distributions", has_header=False)
+    labels = [v for v in d[:, 0].to_list() if v]
+    assert "0–0" not in labels and "1–1" not in labels
+    start = labels.index("Years since eligibility (members eligible now)")
+    assert labels[start + 2:start + 5] == ["under 1", "1 to under 2", "2–4"]

@@ -5,11 +5,13 @@ reasons, and with a prior file the joiners, leavers and changed fields."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import polars as pl
 
 from ..i18n import fmt_date
+from ..money import format_money
 from ..rules import Rules
 from ..workbook import Book
 from .profile import Review, field_names, words
@@ -65,31 +67,57 @@ def summary_rows(review: Review, summary, lang: str, rules: Rules | None = None
     return rows
 
 
+def _exponent(k: float) -> str:
+    """³ for 3: a whole exponent in superscript digits, any other after ^."""
+    if float(k).is_integer():
+        return str(int(k)).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return f"^{k:g}"
+
+
+def _plain(x: float) -> str:
+    """A limit as the thresholds file writes it: 100, 0.0833, 6,140.12."""
+    return f"{x:,.4f}".rstrip("0").rstrip(".")
+
+
+def check_texts(review: Review, lang: str) -> dict[str, str]:
+    """Each check in words, with the limit every member is held to (the
+    service check's limit is each member's own: it is in the `limit`
+    column, the text names the tolerance added to it)."""
+    from .profile import thresholds
+
+    w = words(lang)["checks"]
+    o = thresholds()["outliers"]
+    lo, hi = review.fences
+    return {
+        "age_over": w["age_over"].format(limit=o["age_over"]["years"]),
+        "unclaimed": w["unclaimed"].format(limit=o["unclaimed"]["years"]),
+        "pay_high": w["pay_high"].format(limit=format_money(Decimal(f"{hi:.2f}"))),
+        "pay_low": w["pay_low"].format(limit=format_money(Decimal(f"{lo:.2f}"))),
+        "service_over_span": w["service_over_span"].format(
+            tolerance=_plain(float(o["service_over_span"]["tolerance_years"]))),
+    }
+
+
 def outlier_frame(review: Review, lang: str) -> pl.DataFrame:
-    w = words(lang)
-    return review.outliers.with_columns(
-        pl.struct("check", "limit").map_elements(
-            lambda x: w["checks"][x["check"]].format(limit=f"{x['limit']:,.2f}".rstrip("0")
-                                                     .rstrip(".")),
-            return_dtype=pl.String).alias("check"))
+    return review.outliers.with_columns(pl.col("check").replace_strict(
+        check_texts(review, lang), return_dtype=pl.String))
 
 
-def threshold_rows(lang: str) -> list[tuple[str, str]]:
+def threshold_rows(review: Review, lang: str) -> list[tuple[str, str]]:
+    """Each check and why, the pay fences with this file's quartiles."""
     from .profile import thresholds
 
     w = words(lang)
     o = thresholds()["outliers"]
-    return [
-        (w["checks"]["age_over"].format(limit=o["age_over"]["years"]), w["reasons"]["age_over"]),
-        (w["checks"]["unclaimed"].format(limit=o["unclaimed"]["years"]),
-         w["reasons"]["unclaimed"]),
-        (w["checks"]["pay_high"].format(limit=f"Q3 + {o['pay']['iqr_factor']} IQR"),
-         w["reasons"]["pay"]),
-        (w["checks"]["pay_low"].format(limit=f"Q1 − {o['pay']['iqr_factor']} IQR"),
-         w["reasons"]["pay"]),
-        (w["checks"]["service_over_span"].format(
-            limit=o["service_over_span"]["tolerance_years"]), w["reasons"]["service_over_span"]),
-    ]
+    text = check_texts(review, lang)
+    q1, q3 = (format_money(Decimal(f"{q:.2f}")) for q in review.quartiles)
+    k = float(o["pay"]["iqr_factor"])
+    pay = {"q1": q1, "q3": q3, "k": f"{k:g}", "power": _exponent(k)}
+    return [(text["age_over"], w["reasons"]["age_over"]),
+            (text["unclaimed"], w["reasons"]["unclaimed"]),
+            (text["pay_high"], w["reasons"]["pay_high"].format(**pay)),
+            (text["pay_low"], w["reasons"]["pay_low"].format(**pay)),
+            (text["service_over_span"], w["reasons"]["service_over_span"])]
 
 
 def named(frame: pl.DataFrame, lang: str) -> pl.DataFrame:
@@ -156,7 +184,7 @@ def workbook(review: Review, summary, rules: Rules, lang: str) -> bytes:
     book.table(sh["backlog_members"], named(review.backlog_members, lang), plain=rows)
     book.table(sh["outliers"], named(outlier_frame(review, lang), lang), widths={
         cols["check"]: 60}, plain=rows)
-    book.pairs(sh["thresholds"], (cols["check"], cols["reason"]), threshold_rows(lang),
+    book.pairs(sh["thresholds"], (cols["check"], cols["reason"]), threshold_rows(review, lang),
                label_width=60, value_width=90)
     if review.joiners is not None:
         assert review.leavers is not None and review.changes is not None  # set together

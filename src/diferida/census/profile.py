@@ -62,7 +62,8 @@ class Review:
     backlog: pl.DataFrame  # value (years since eligibility), members, annual_amount
     backlog_members: pl.DataFrame
     outliers: pl.DataFrame  # row, participant_id, check, value, limit
-    quartiles: tuple[float, float]
+    quartiles: tuple[float, float]  # of the average compensation
+    fences: tuple[float, float]  # below the one or above the other: an outlier
     joiners: pl.DataFrame | None = None
     leavers: pl.DataFrame | None = None
     changes: pl.DataFrame | None = None  # participant_id, row, field, before, after
@@ -118,6 +119,17 @@ def enrich(m: pl.DataFrame, day: date) -> pl.DataFrame:
     )
 
 
+def pay_fences(q1: float, q3: float, k: float) -> tuple[float, float]:
+    """Tukey's fences on the logarithm of pay, in dollars: ln Q1 − k (ln Q3 −
+    ln Q1) and ln Q3 + k (ln Q3 − ln Q1), that is Q1 ÷ (Q3/Q1)^k and
+    Q3 × (Q3/Q1)^k. Both are positive whatever the spread, where fences in
+    dollars (Q1 − k IQR) fall below zero and never flag a tiny salary."""
+    if q1 <= 0:  # no positive pay to take a ratio of (compensation is checked > 0)
+        return 0.0, q3
+    ratio = (q3 / q1) ** k
+    return q1 / ratio, q3 * ratio
+
+
 def band_labels(bounds: list[float], whole: bool, lang: str, money: bool = False) -> list[str]:
     w = words(lang)["bands"]
 
@@ -128,6 +140,9 @@ def band_labels(bounds: list[float], whole: bool, lang: str, money: bool = False
     for i, lo in enumerate(bounds):
         if i == len(bounds) - 1:
             out.append(w["last"].format(lo=num(lo)))
+        elif whole and bounds[i + 1] - 1 == lo:  # one whole year: "1 to under 2", not "1–1"
+            out.append(w["under"].format(lo=num(bounds[i + 1])) if lo == 0 else
+                       w["below"].format(lo=num(lo), hi=num(bounds[i + 1])))
         elif whole:
             out.append(w["whole"].format(lo=num(lo), hi=num(bounds[i + 1] - 1)))
         else:
@@ -218,8 +233,7 @@ def review(members: pl.DataFrame, day: date, rules: Rules, lang: str, has_status
     # outliers, each check from the thresholds file
     o = t["outliers"]
     q1, q3 = (float(m["pay"].quantile(q, "linear") or 0) for q in (0.25, 0.75))
-    k = float(o["pay"]["iqr_factor"])
-    lo, hi = q1 - k * (q3 - q1), q3 + k * (q3 - q1)
+    lo, hi = pay_fences(q1, q3, float(o["pay"]["iqr_factor"]))
     tol = float(o["service_over_span"]["tolerance_years"])
     # (check, condition, the value measured, the limit it passed), all numbers
     checks = [
@@ -240,7 +254,7 @@ def review(members: pl.DataFrame, day: date, rules: Rules, lang: str, has_status
     outliers = pl.concat(found).sort(["row", "check"])
 
     r = Review(lang, m.height, has_status, counts, dist, backlog, backlog_members, outliers,
-               (q1, q3))
+               (q1, q3), (round(lo, 2), round(hi, 2)))
     if prior is not None:
         changes_between(r, m, prior, benefit=has_status and prior_has_status)
     return r

@@ -153,7 +153,7 @@ def html_report(review: Review, summary, rules: Rules, lang: str) -> bytes:
                  + table(named(outlier_frame(review, lang), lang), hd["outliers"], lang,
                          listed))
     parts.append(f"<h2>{e(hd['thresholds'])}</h2>"
-                 + pairs(threshold_rows(lang), hd["thresholds"],
+                 + pairs(threshold_rows(review, lang), hd["thresholds"],
                          (cols["check"], cols["reason"])))
     if review.joiners is not None:
         assert review.leavers is not None and review.changes is not None  # set together
