@@ -41,9 +41,12 @@ def cells(path: Path, sheet: str) -> dict[str, tuple[str, str]]:
     out = {}
     for c in root.iter(f"{{{NS['m']}}}c"):
         v = c.find("m:v", NS)
-        if v is None:
-            continue
         kind = c.get("t", "n")
+        if v is None and kind != "inlineStr":
+            continue
+        if kind == "inlineStr":  # text written in the cell itself
+            out[c.get("r")] = ("s", "".join(t.text or "" for t in c.iter(f"{{{NS['m']}}}t")))
+            continue
         if kind == "s":
             out[c.get("r")] = ("s", shared[int(v.text)])
         else:
@@ -111,3 +114,20 @@ def to_pdf(xlsx: Path) -> list[str]:
     if pages and not pages[-1].strip():
         pages.pop()
     return pages
+
+
+WORD = re.compile(r'<word xMin="([0-9.]+)" yMin="([0-9.]+)" xMax="([0-9.]+)" yMax="([0-9.]+)">'
+                  r"([^<]*)</word>")
+
+
+def pdf_words(xlsx: Path) -> list[list[tuple[float, float, float, float, str]]]:
+    """The words of each page of the PDF `to_pdf` made of `xlsx` (call it
+    first), each with its box in points: (x0, y0, x1, y1, text)."""
+    import html
+
+    pdf = xlsx.parent / "pdf" / (xlsx.stem + ".pdf")
+    text = subprocess.run([PDFTOTEXT, "-bbox", str(pdf), "-"], capture_output=True,
+                          text=True, timeout=120, check=True).stdout
+    return [[(float(a), float(b), float(c), float(d), html.unescape(w))
+             for a, b, c, d, w in WORD.findall(page)]
+            for page in text.split("<page ")[1:]]

@@ -24,6 +24,7 @@ from .print_helpers import (
     cells,
     numbers_as_text,
     page_setup,
+    pdf_words,
     sheet_names,
     to_pdf,
 )
@@ -143,8 +144,9 @@ def test_the_projection_workbook_prints_with_its_chart_whole_on_one_page(books):
     _need_office()
     pages = to_pdf(books["project"])
     # the table (1 July 2026 .. age 120 of the youngest: about 80 fiscal years) on two
-    # pages, the chart on one, the assumptions on one
-    assert len(pages) == 4, [p[:200] for p in pages]
+    # pages, the chart on one, the assumptions on two (each wrapped row as tall as
+    # its lines)
+    assert len(pages) == 5, [p[:200] for p in pages]
     title = "Expected deferred pension payments by fiscal year"
     chart = _pages_with(pages, title)
     assert len(chart) == 1
@@ -160,7 +162,8 @@ def test_the_projection_workbook_prints_with_its_chart_whole_on_one_page(books):
     assert len(table) == 2
     for i in table:
         assert "pv_0.0625" in pages[i] and "period" in pages[i]
-    assert "Method" in pages[-1] and "Discount rates" in pages[-1]
+    assert "Method" in pages[-2] and "Discount rates" in pages[-2]
+    assert "Expected payments in total" in pages[-1]
 
 
 def test_the_valuation_sheets_are_tables_laid_out_like_the_others(books):
@@ -224,6 +227,76 @@ def test_the_census_workbook_prints_each_chart_whole(books):
         assert len(hits) == 1, title
     assert len(pages) == CENSUS_PAGES
     assert "Older than 100 on the census date" in pages[-1]  # the thresholds, last
+
+
+# ---- the valuation workbook as printed: nothing overprints, nothing runs together ----
+
+# a figure as a cell prints it: 1,234.50, 1.50%, ×0.99
+FIGURE = re.compile(r"^[×−-]?[0-9][0-9,]*\.[0-9]{2}%?$")
+VALUATION_PAGES = 8  # the table (2), the chart, the assumptions (2), by (2), sensitivity
+
+
+@pytest.fixture(scope="module")
+def valuation_pub(members, tmp_path_factory):
+    """A valuation with the SOA tables and their improvement scale, a
+    mortality scale of 1.1 (the sensitivity's x0.9 is a factor 0.99), the
+    breakdown and the grid, from a 30 June valuation date."""
+    pytest.importorskip("pymort")
+    out = tmp_path_factory.mktemp("valuation_pub") / "valuation.xlsx"
+    project_file(members, out, discount="0.04,0.0625", mortality="pub2010",
+                 mortality_scale="1.1", cola="0.015", by="group,regime,age_band,eligible_now",
+                 sensitivity=True, valuation_date=date(2026, 6, 30), as_of=AS_OF, lang="en")
+    return out
+
+
+def overprinted(words) -> list[tuple[str, str]]:
+    """Pairs of words printed over each other: their boxes overlap across and
+    by more than a third of a line down (a line's box touches the next)."""
+    out = []
+    for i, a in enumerate(words):
+        for b in words[i + 1:]:
+            across = min(a[2], b[2]) - max(a[0], b[0])
+            down = min(a[3], b[3]) - max(a[1], b[1])
+            if across > 0.5 and down > 0.3 * min(a[3] - a[1], b[3] - b[1]):
+                out.append((a[4], b[4]))
+    return out
+
+
+def touching(words) -> list[tuple[str, str]]:
+    """A figure and the word after it on its line closer than 0.3 of the
+    line's height: a right-aligned number run into the next cell's text (a
+    space within a sentence is about 0.28; between cells it is far more)."""
+    line = sorted(words, key=lambda w: (round(w[1]), w[0]))
+    return [(a[4], b[4]) for a, b in zip(line, line[1:], strict=False)
+            if abs(a[1] - b[1]) < 1 and FIGURE.match(a[4]) and re.match(r"\w", b[4])
+            and b[0] - a[2] < 0.3 * (a[3] - a[1])]
+
+
+@pytest.mark.slow
+def test_the_valuation_workbook_prints_without_overprinting(valuation_pub):
+    _need_office()
+    pages = to_pdf(valuation_pub)
+    assert len(pages) == VALUATION_PAGES, [p[:300] for p in pages]
+    for n, words in enumerate(pdf_words(valuation_pub), start=1):
+        # wrapped labels of the assumptions over the next row; the page header's
+        # title over the valuation date on the narrow `by` sheet (printed unscaled)
+        assert overprinted(words) == [], n
+        # pv_0.0625's figures and the period; the factor x1.10 and mp2020
+        assert touching(words) == [], n
+    for p in pages:  # the title, the valuation date and the rules set on every page
+        assert "Deferred pensions: expected payments by fiscal year" in p
+        assert "Valuation date: June 30, 2026 · Rules: article19 (version" in p
+    grid = pages[_pages_with(pages, "discount -1 point")[0]]
+    rows = {line.split("  ")[0].strip(): line.split() for line in grid.splitlines()
+            if line.strip()}
+    # each row says the rate its present value is at, beside it
+    assert rows["base"][-4] == "4.00%" and rows["base"][-2] == "6.25%"
+    down = rows["discount -1 point"]
+    assert down[-4] == "3.00%" and down[-2] == "5.25%"
+    assert "rate_used_for_0.04" in grid and "rate_used_for_0.0625" in grid
+    # the factors as written: x0.99 (not 0.9900000000000001), then the scale's name
+    assert rows["mortality x0.9"][3:5] == ["×0.99", "mp2020"], rows["mortality x0.9"]
+    assert "0.9900000000000001" not in "".join(pages) and "1.2100000000000002" not in grid
 
 
 # ---- the HTML reports in a real browser -----------------------------------------------

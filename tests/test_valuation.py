@@ -388,8 +388,10 @@ def test_each_sensitivity_row_equals_a_separate_run(tmp_path):
                                           "mortality x0.9", "mortality x1.1",
                                           "no improvement", "COLA 0"]
     for row in grid.iter_rows(named=True):
+        # the rates the row says it is at, the base rates shifted by its step
         shift = Decimal(row["discount_shift"])
-        rates = [str(Decimal(x) + shift) for x in ("0.04", "0.0625")]
+        rates = [row[f"rate_used_for_{x}"] for x in ("0.04", "0.0625")]
+        assert [Decimal(x) for x in rates] == [Decimal(x) + shift for x in ("0.04", "0.0625")]
         one = project_file(src, tmp_path / "one.csv", discount=",".join(rates),
                            mortality="pub2010", improvement=row["improvement"],
                            cola=row["cola"], mortality_scale=row["mortality_scale"],
@@ -397,6 +399,41 @@ def test_each_sensitivity_row_equals_a_separate_run(tmp_path):
         assert Decimal(one.totals["payments"]) == Decimal(row["payments"]), row["scenario"]
         assert Decimal(one.totals[rates[0]]) == Decimal(row["pv_0.04"]), row["scenario"]
         assert Decimal(one.totals[rates[1]]) == Decimal(row["pv_0.0625"]), row["scenario"]
+
+
+def test_sensitivity_factors_read_as_written_and_each_row_states_its_rate(tmp_path):
+    """The mortality factors are decimal products (1.1 x 0.9 = 0.99, not the
+    binary 0.9900000000000001) in the CSV, the workbook and the record; each
+    row states the discount rate its present value is at (3% in "discount
+    -1 point" of 4%) in words beside the value."""
+    from diferida.projection.mortality import scaled
+
+    assert scaled(scaled(gompertz_table(), 1.1), 0.9).scale == 0.99
+    assert scaled(scaled(gompertz_table(), 1.1), Decimal("1.1")).scale == 1.21
+    table = tmp_path / "g.csv"
+    table_csv(table, gompertz_table(), phased=True)
+    src = write(tmp_path, [A1, A2, A4])
+    for out in (tmp_path / "flows.csv", tmp_path / "flows.xlsx"):
+        r = run(src, "-o", out, "--as-of", V, "--discount", "0.005,0.04", "--mortality", table,
+                "--mortality-scale", "1.1", "--sensitivity")
+        assert r.exit_code == 0, r.output
+    text = (tmp_path / "flows.sensitivity.csv").read_text()
+    assert "0.9900000000000001" not in text and "1.2100000000000002" not in text
+    grid = pl.read_csv(tmp_path / "flows.sensitivity.csv", infer_schema=False)
+    by = {row["scenario"]: row for row in grid.iter_rows(named=True)}
+    assert [by[f"mortality x{f}"]["mortality_scale"] for f in ("0.9", "1.1")] == ["0.99", "1.21"]
+    assert by["base"]["rate_used_for_0.04"] == "0.04"
+    assert by["discount -1 point"]["rate_used_for_0.04"] == "0.03"
+    # a shifted rate below 0 is stated, and its present value is blank
+    assert by["discount -1 point"]["rate_used_for_0.005"] == "-0.005"
+    assert by["discount -1 point"]["pv_0.005"] is None
+    assert by["discount +1 point"]["rate_used_for_0.005"] == "0.015"
+    assert json.loads((tmp_path / "flows.assumptions.json").read_text())[
+        "assumptions"]["mortality"]["scale"] == "1.1"
+    book = pl.read_excel(tmp_path / "flows.xlsx", sheet_name="sensitivity")
+    row = book.filter(pl.col("scenario") == "mortality x0.9").row(0, named=True)
+    assert row["mortality_scale"] == 0.99 and row["rate_used_for_0.04"] == 0.04
+    assert numbers_as_text(tmp_path / "flows.xlsx") == []
 
 
 def test_sensitivity_and_by_sheets_in_the_workbook(tmp_path):

@@ -3,10 +3,15 @@ sheet shapes that `project`, `compare` and `census` share (xlsxwriter).
 
 Every printed sheet is landscape on US Letter, one page wide (as many tall
 as the rows need), its header row repeated on every page, a page header
-with the report's title, the valuation date and the rules set, and a footer
-"page N of M". A table starts in cell A1 (its header row), so a program
-that reads the workbook (Polars, pandas) finds the columns where it expects
-them; the title is on every printed page instead. Money is `#,##0.00`,
+with the report's title over the valuation date and the rules set (two
+lines on the left: side by side they overprint on a narrow sheet, which
+prints unscaled), and a footer "page N of M". Wrapped text gets the row
+height its lines need (LibreOffice does not size the rows of a written
+workbook), and a text column right of a number column starts one indent
+in, so a right-aligned figure never touches the words after it. A table
+starts in cell A1 (its header row), so a program that reads the workbook
+(Polars, pandas) finds the columns where it expects them; the title is on
+every printed page instead. Money is `#,##0.00`,
 counts `#,##0`, dates `yyyy-mm-dd`, and every number is stored as a number.
 A chart has a sheet of its own, fitted whole to one landscape page.
 """
@@ -14,6 +19,7 @@ A chart has a sheet of its own, fitted whole to one landscape page.
 from __future__ import annotations
 
 import io
+import textwrap
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
@@ -33,6 +39,14 @@ DATE = "yyyy-mm-dd"
 # the chart's size on its page: a landscape Letter page less the margins, in pixels
 CHART_SIZE = {"width": 1150, "height": 720}
 LETTER = 1  # xlsxwriter's paper code for US Letter (8.5 x 11 in)
+# a factor (a mortality scale): "×0.99", a number all the same
+FACTOR = '"×"0.00'
+LINE_POINTS = 15  # the height of one line of 11-point text
+# characters of a line per unit of column width (the width of one "0"): plain
+# text runs about 1.25 to a unit, bold about 1.05; a row is sized a little
+# tall rather than short (a line too few overprints the next row)
+PLAIN_PER_UNIT = 1.1
+BOLD_PER_UNIT = 0.9
 
 
 class Year(int):
@@ -41,6 +55,13 @@ class Year(int):
 
 def words(lang: str) -> dict[str, Any]:
     return catalog(lang)["workbook"]
+
+
+def lines(text: str, width: float, per_unit: float = PLAIN_PER_UNIT) -> int:
+    """The lines `text` wraps to in a column `width` wide (its own line
+    breaks kept), at least 1."""
+    room = max(1, int(width * per_unit))
+    return sum(max(1, len(textwrap.wrap(part, room))) for part in text.split("\n"))
 
 
 def _header_text(text: str) -> str:
@@ -82,6 +103,14 @@ class Book:
         self.count_top = f({"num_format": COUNT, "valign": "top", "align": "left"})
         self.year_top = f({"num_format": "0", "valign": "top", "align": "left"})
         self.date_top = f({"num_format": date_format, "valign": "top", "align": "left"})
+        self.factor = f({"num_format": FACTOR})
+        # a text column right of a number column: one indent in (`table`)
+        # (an indent counts only with the alignment written out)
+        self.head_pad = f({"bold": True, "bottom": 1, "text_wrap": True, "valign": "bottom",
+                           "bg_color": "#f2f2f2", "align": "left", "indent": 1})
+        self.pad = f({"align": "left", "indent": 1})
+        self.wrap_pad = f({"text_wrap": True, "valign": "top", "align": "left", "indent": 1})
+        self.bold_pad = f({"bold": True, "top": 1, "align": "left", "indent": 1})
 
     # ---- page set-up ---------------------------------------------------------
 
@@ -95,8 +124,8 @@ class Book:
         ws.fit_to_pages(1, rows_tall)
         if header_row is not None:
             ws.repeat_rows(header_row)
-        ws.set_header(f"&L&B{_header_text(self.title)}&R{_header_text(self.subtitle)}",
-                      {"margin": 0.3})
+        ws.set_header(f"&L&B{_header_text(self.title)}&B\n{_header_text(self.subtitle)}",
+                      {"margin": 0.25})
         ws.set_footer("&C" + _header_text(w["page"]).replace("{page}", "&P")
                       .replace("{pages}", "&N"), {"margin": 0.3})
 
@@ -104,28 +133,47 @@ class Book:
 
     def table(self, name: str, frame: pl.DataFrame, *, total_last: bool = False,
               widths: dict[str, int] | None = None, wrap_over: int = 60,
-              percent: tuple[str, ...] = (), plain: tuple[str, ...] = ()) -> Any:
+              percent: tuple[str, ...] = (), plain: tuple[str, ...] = (),
+              factor: tuple[str, ...] = ()) -> Any:
         """A sheet holding `frame`: its header in row 1, each value by its
         type (Decimal money, integers counts, floats two decimals, dates,
         text as text, never a formula); the last row in bold when it is a
-        total."""
+        total. `percent`, `plain`, `factor`: number columns shown as a
+        percent, as written, as a factor ("×0.99")."""
         ws = self.wb.add_worksheet(name)
         cols = frame.columns
-        for c, col in enumerate(cols):
-            ws.write_string(0, c, col, self.head)
         kinds = [frame.schema[c] for c in cols]
+        numeric = [isinstance(k, pl.Decimal) or k.is_numeric() or k == pl.Date for k in kinds]
+        padded = [c > 0 and kinds[c] == pl.String and numeric[c - 1] for c in range(len(cols))]
+        for c, col in enumerate(cols):
+            ws.write_string(0, c, col, self.head_pad if padded[c] else self.head)
+        width = [(widths or {}).get(col) or fit_width(frame, col, wrap_over) + 2 * padded[c]
+                 for c, col in enumerate(cols)]
         last = frame.height
         for r, row in enumerate(frame.iter_rows(), start=1):
             total = total_last and r == last
+            tall = 1
             for c, v in enumerate(row):
                 if cols[c] in percent and v is not None:
                     ws.write_number(r, c, v, self.percent)
                 elif cols[c] in plain and v is not None:
                     ws.write_number(r, c, v)
+                elif cols[c] in factor and v is not None:
+                    ws.write_number(r, c, v, self.factor)
+                elif padded[c] and isinstance(v, str):
+                    wrapped = len(v) > wrap_over and not total
+                    ws.write_string(r, c, v, self.bold_pad if total else
+                                    self.wrap_pad if wrapped else self.pad)
+                    if wrapped:
+                        tall = max(tall, lines(v, width[c] - 2))
                 else:
                     self.cell(ws, r, c, v, kinds[c], total, wrap_over)
-        for c, col in enumerate(cols):
-            ws.set_column(c, c, (widths or {}).get(col) or fit_width(frame, col, wrap_over))
+                    if isinstance(v, str) and len(v) > wrap_over:
+                        tall = max(tall, lines(v, width[c]))
+            if tall > 1:
+                ws.set_row(r, LINE_POINTS * tall)
+        for c in range(len(cols)):
+            ws.set_column(c, c, width[c])
         ws.freeze_panes(1, 1 if cols and kinds[0] == pl.String else 0)
         self.printed(ws)
         return ws
@@ -172,13 +220,12 @@ class Book:
                 ws.write_blank(r, 1, None, self.section)
                 continue
             ws.write_string(r, 0, label, self.label)
+            # the row as tall as the wrapped label (bold) or the wrapped value needs
+            tall = lines(label, label_width, BOLD_PER_UNIT)
             if isinstance(v, bool) or not isinstance(v, Decimal | int | float | date):
                 text = str(v)
                 ws.write_string(r, 1, text, self.wrap)
-                lines = sum(1 + len(part) // value_width for part in text.split("\n"))
-                lines = max(lines, 1 + len(label) // label_width)
-                if lines > 1:
-                    ws.set_row(r, 15 * lines)
+                tall = max(tall, lines(text, value_width))
             elif isinstance(v, Decimal):
                 ws.write_number(r, 1, float(v), self.money_top)
             elif isinstance(v, Year):
@@ -189,6 +236,8 @@ class Book:
                 ws.write_number(r, 1, v, self.money_top)
             else:
                 ws.write_datetime(r, 1, datetime(v.year, v.month, v.day), self.date_top)
+            if tall > 1:
+                ws.set_row(r, LINE_POINTS * tall)
         ws.set_column(0, 0, label_width)
         ws.set_column(1, 1, value_width)
         ws.freeze_panes(1, 0)

@@ -26,6 +26,7 @@ import math
 import re
 import warnings
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
@@ -132,9 +133,13 @@ class MortalityTable:
         return out
 
 
-def scaled(table: MortalityTable, factor: float) -> MortalityTable:
-    """The same table with every rate (after improvement) x `factor`, capped at 1."""
-    return replace(table, scale=table.scale * factor)
+def scaled(table: MortalityTable, factor: float | Decimal) -> MortalityTable:
+    """The same table with every rate (after improvement) x `factor`, capped at 1.
+    The factors multiply as decimals (1.1 x 0.9 is 0.99, where the binary
+    product is 0.9900000000000001): the scale reads as a reader would write
+    it, and is the scale a run with --mortality-scale 0.99 uses."""
+    product = Decimal(repr(float(table.scale))) * Decimal(str(factor))
+    return replace(table, scale=float(product))
 
 
 def without_improvement(table: MortalityTable) -> MortalityTable:

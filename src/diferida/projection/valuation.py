@@ -108,21 +108,23 @@ def scenarios(rates: list[tuple[str, Decimal]], table: MortalityTable, cola: Fra
               ) -> list[dict[str, Any]]:
     """The standard grid: the base, each discount rate -/+ one point, the
     mortality x0.9 and x1.1, no improvement (when a scale is used), COLA 0
-    (when a COLA is used). Each is the options of a `diferida project` run."""
-    out: list[dict[str, Any]] = [{"key": "base", "shift": Decimal(0), "scale": 1.0,
+    (when a COLA is used). Each is the options of a `diferida project` run;
+    the factors are decimals (`mortality.scaled`)."""
+    one = Decimal(1)
+    out: list[dict[str, Any]] = [{"key": "base", "shift": Decimal(0), "scale": one,
                                   "improvement": True, "cola": cola}]
     for shift in (-SENSITIVITY_STEP, SENSITIVITY_STEP):
         out.append({"key": "discount_down" if shift < 0 else "discount_up", "shift": shift,
-                    "scale": 1.0, "improvement": True, "cola": cola})
+                    "scale": one, "improvement": True, "cola": cola})
     if not table.none:
         for f in SENSITIVITY_MORTALITY:
-            out.append({"key": "mortality", "shift": Decimal(0), "scale": float(f),
+            out.append({"key": "mortality", "shift": Decimal(0), "scale": f,
                         "improvement": True, "cola": cola})
     if table.improvement is not None:
-        out.append({"key": "no_improvement", "shift": Decimal(0), "scale": 1.0,
+        out.append({"key": "no_improvement", "shift": Decimal(0), "scale": one,
                     "improvement": False, "cola": cola})
     if cola != 0:
-        out.append({"key": "no_cola", "shift": Decimal(0), "scale": 1.0, "improvement": True,
+        out.append({"key": "no_cola", "shift": Decimal(0), "scale": one, "improvement": True,
                     "cola": Fraction(0)})
     return out
 
@@ -130,11 +132,13 @@ def scenarios(rates: list[tuple[str, Decimal]], table: MortalityTable, cola: Fra
 def sensitivity(arrays: Members, a: Assumptions, rates: list[tuple[str, Decimal]],
                 cola: Fraction, base: Projection, lang: str) -> pl.DataFrame:
     """One row per scenario of `scenarios`, each a full projection of the
-    same members: total expected payments and the present value at each
-    rate (shifted by the scenario's discount step; blank where the shifted
-    rate is outside 0 .. the largest rate allowed). The totals are rounded
-    as the fiscal-year table's TOTAL is (the sum of the rounded years), so
-    each row equals the TOTAL of a separate run with those options."""
+    same members: total expected payments and, for each discount rate given,
+    the rate the scenario uses (`rate_used_for_0.04`: the rate shifted by
+    the scenario's step, 3% in "discount -1 point") and the present value at
+    it (`pv_0.04`; blank where the shifted rate is outside 0 .. the largest
+    rate allowed). The totals are rounded as the fiscal-year table's TOTAL
+    is (the sum of the rounded years), so each row equals the TOTAL of a
+    separate run with those options."""
     t = TEXT[lang]
     h = output.HEADERS[lang]
     rows: list[dict[str, Any]] = []
@@ -142,7 +146,7 @@ def sensitivity(arrays: Members, a: Assumptions, rates: list[tuple[str, Decimal]
         shifted = [v + sc["shift"] for _, v in rates]
         usable = [0 <= v <= MAX_DISCOUNT for v in shifted]
         table = a.table if sc["improvement"] else without_improvement(a.table)
-        if sc["scale"] != 1.0:
+        if sc["scale"] != 1:
             table = scaled(table, sc["scale"])
         if sc["key"] == "base":
             p = base
@@ -156,12 +160,14 @@ def sensitivity(arrays: Members, a: Assumptions, rates: list[tuple[str, Decimal]
             t["scenario"]: name,
             # numbers as numbers (a rate, a factor); the workbook prints them as such
             t["discount_shift"]: float(sc["shift"]),
-            t["mortality_scale"]: float(table.scale),
+            t["mortality_scale"]: table.scale,  # 0.99 (a decimal product), a number
             t["improvement"]: table.improvement.name if table.improvement else "none",
             t["cola"]: float(Decimal(sc["cola"].numerator) / Decimal(sc["cola"].denominator)),
             h["payments"]: int(output.cents(p.payments).sum()),
         }
         for i, (label, _) in enumerate(rates):
+            # the rate this row's value is at, beside it: the header names the rate given
+            row[f"{t['rate_used']}{label}"] = float(shifted[i])
             row[f"{h['pv']}{label}"] = int(output.cents(p.pv[i]).sum()) if usable[i] else None
         rows.append(row)
     frame = pl.DataFrame(rows, infer_schema_length=None)
@@ -225,4 +231,7 @@ def sheet(book: Any, name: str, frame: pl.DataFrame) -> None:
     h, t = output.HEADERS[book.lang], TEXT[book.lang]
     total = frame.height > 0 and frame.row(frame.height - 1)[0] == h["total"]
     book.table(name, frame, total_last=total,
-               percent=tuple(c for c in (t["discount_shift"], t["cola"]) if c in frame.columns))
+               percent=tuple(c for c in frame.columns
+                             if c in (t["discount_shift"], t["cola"])
+                             or c.startswith(t["rate_used"])),
+               factor=tuple(c for c in (t["mortality_scale"],) if c in frame.columns))
