@@ -72,6 +72,8 @@ def _lazy_command(name: str) -> click.Command:
         from .compare.cli import compare_cmd as command
     elif name == "census":
         from .census.cli import census_cmd as command
+    elif name == "valuation":
+        from .liability.cli import valuation_cmd as command
     elif name == "serve":
         from .server import serve_cmd as command
     elif name == "db":
@@ -91,7 +93,8 @@ class LazyGroup(click.Group):
     module. Their modules import only click at first (the libraries a command
     needs load when it runs), so `diferida --help` can list them all quickly."""
 
-    LAZY = ("batch", "project", "compare", "census", "serve", "db", "users", "audit")
+    LAZY = ("batch", "project", "compare", "census", "valuation", "serve", "db", "users",
+            "audit")
 
     def list_commands(self, ctx):
         return sorted([*super().list_commands(ctx), *self.LAZY])

@@ -56,6 +56,7 @@ from .status import COLUMNS as STATUS_COLUMNS
 from .status import DECEASED, DEFERRED, IN_PAY, REFUNDED, check_status
 
 Progress = Callable[[str, int, int], None]
+NOT_ENTITLED = 4  # read_census: a deferred member the rules give no pension (not a status)
 
 
 @dataclass
@@ -312,12 +313,14 @@ def read_census(run: PopulationRun, summary: ProjectionSummary, *, as_of: date, 
                 lang: str, rule: StartRule, has_sex: bool, has_status: bool,
                 more: Callable[[pl.DataFrame, tuple[pl.DataFrame, ...], pl.DataFrame],
                                tuple[tuple[pl.DataFrame, ...], pl.DataFrame]] | None = None,
-                keep: Sequence[str] = ()) -> tuple[pl.DataFrame, pl.DataFrame]:
+                keep: Sequence[str] = (), keep_gone: bool = False
+                ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Read and decide a member file as `project` does (the batch's reader,
     engine and rejects; the sex and benefit status columns checked): (the
     members to project — deferred and entitled, then in pay — as
-    members_frame and in_pay_frame give them, and the members left out,
-    deceased or refunded: participant_id and `_bstatus`). The counts go into
+    members_frame and in_pay_frame give them, and, with `keep_gone`, the
+    members not projected — deceased, refunded or not entitled:
+    participant_id and `_bstatus`, NOT_ENTITLED for the last). The counts go into
     `summary` and are checked. `more(frame, kept, bad)`: a further check of
     the chunk (an employer column), whose columns `keep` names are carried."""
     parts: list[pl.DataFrame] = []
@@ -342,10 +345,16 @@ def read_census(run: PopulationRun, summary: ProjectionSummary, *, as_of: date, 
             summary.deceased += int((code == DECEASED).sum())
             summary.refunded += int((code == REFUNDED).sum())
             paid = det.filter(code == IN_PAY)
-            gone.append(det.filter((code == DECEASED) | (code == REFUNDED))
-                        .select("participant_id", "_bstatus", *keep))
+            if keep_gone:
+                gone.append(det.filter((code == DECEASED) | (code == REFUNDED))
+                            .select("participant_id", "_bstatus", *keep))
             det = det.filter(code == DEFERRED)
-        summary.not_entitled += int((det["status"] == "not_entitled").sum())
+        out = det["status"] == "not_entitled"
+        summary.not_entitled += int(out.sum())
+        if keep_gone:
+            gone.append(det.filter(out).select(
+                "participant_id", pl.lit(NOT_ENTITLED, dtype=pl.Int8).alias("_bstatus"),
+                *keep))
         part = members_frame(det, rule, extra=True)
         if keep:
             part = part.with_columns(det.filter(pl.col("status") != "not_entitled")

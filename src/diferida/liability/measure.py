@@ -1,0 +1,398 @@
+"""The measurement's arithmetic: runs of the projection engine on tables of
+members (projection/runner.py `read_census`), combined into the total
+pension liability, its sensitivity, the schedule of changes and the
+employers' shares.
+
+Every figure is a *run*: the engine's expected payments and present values
+by fiscal year of a set of members under a basis (rules set, mortality,
+claim rates, COLA, sex blend, discount), each fiscal year rounded half up
+to the cent, then added (as `diferida project` writes its TOTAL). A run on
+a union of sets adds the sets' unrounded fiscal years before rounding, so
+it equals the same run made on the union as one file. Each line of the
+schedule of changes is the difference of two such runs (docs/valuation.md
+names them), so the lines add up to the change to the cent by
+construction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import date
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from ..projection import engine
+from ..projection.claims import ClaimRates, expand
+from ..projection.engine import Assumptions
+from ..projection.mortality import MortalityTable
+from ..projection.runner import member_arrays
+from .curve import YieldCurve, durations, single_equivalent_rate
+
+
+@dataclass
+class Basis:
+    """The assumptions of one measurement. `discount`: a rate or a curve."""
+
+    discount: Decimal | YieldCurve
+    table: MortalityTable
+    claims: ClaimRates | None = None
+    cola: Fraction = Fraction(0)
+    blend: float = 0.5
+
+    def rate(self, shift: Decimal = Decimal(0)) -> float | YieldCurve:
+        if isinstance(self.discount, YieldCurve):
+            return self.discount.shifted(float(shift)) if shift else self.discount
+        return float(self.discount + shift)
+
+    # what each assumption is, for telling whether two bases differ in it
+    def mortality_key(self) -> tuple:
+        t = self.table
+        return (t.name, t.improvement.name if t.improvement else None, t.scale,
+                (t.source or {}).get("sha256"))
+
+    def claims_key(self) -> Any:
+        return None if self.claims is None else self.claims.source.get("sha256")
+
+    def discount_key(self) -> Any:
+        d = self.discount
+        return (d.spot, d.shift) if isinstance(d, YieldCurve) else d
+
+
+@dataclass
+class Run:
+    """Unrounded expected payments and present values (cents) by fiscal year."""
+
+    fiscal_years: np.ndarray
+    payments: np.ndarray
+    pv: np.ndarray  # [rates, fiscal years]
+    month_days: np.ndarray | None = None
+    month_payments: np.ndarray | None = None
+    group_payments: np.ndarray | None = None
+    group_pv: np.ndarray | None = None
+
+    def total(self, i: int = 0) -> int:
+        """The present value at rate i, in whole cents: the sum of the rounded years."""
+        return rounded_sum(self.pv[i])
+
+    @property
+    def paid(self) -> int:
+        return rounded_sum(self.payments)
+
+
+def rounded_sum(x: np.ndarray) -> int:
+    return int(np.floor(np.asarray(x, dtype=np.float64) + 0.5).astype(np.int64).sum())
+
+
+def _pad(x: np.ndarray, n: int) -> np.ndarray:
+    return np.pad(x, [(0, 0)] * (x.ndim - 1) + [(0, n - x.shape[-1])])
+
+
+def add(*runs: Run) -> Run:
+    """The run of the union of the runs' members (the same date and rates)."""
+    runs = tuple(r for r in runs if r is not None)
+    n = max(len(r.fiscal_years) for r in runs)
+    first = next(r for r in runs if len(r.fiscal_years) == n)
+    months = None
+    if all(r.month_payments is not None for r in runs):
+        m = max(len(r.month_payments) for r in runs)
+        months = sum(_pad(r.month_payments, m) for r in runs)
+        mdays = next(r.month_days for r in runs if len(r.month_payments) == m)
+    return Run(first.fiscal_years, sum(_pad(r.payments, n) for r in runs),
+               sum(_pad(r.pv, n) for r in runs),
+               mdays if months is not None else None, months)
+
+
+def empty_run(n_rates: int) -> Run:
+    return Run(np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros((n_rates, 0)),
+               np.zeros(0, dtype=np.int64), np.zeros(0))
+
+
+def run(members: pl.DataFrame, basis: Basis, v: date, as_of: date,
+        rates: Sequence[float | YieldCurve], *, monthly: bool = False,
+        groups: tuple[np.ndarray, int] | None = None) -> Run:
+    """The engine on `members` (a frame of read_census) valued at `v`;
+    `as_of`: the date the census's amounts in pay are stated for."""
+    if members.height == 0:
+        return empty_run(len(rates))
+    arrays = member_arrays(members, v, as_of, basis.cola)
+    if groups is not None:
+        arrays.group, arrays.groups = groups
+    if basis.claims is not None:
+        if groups is not None:
+            raise ValueError("claim rates and groups: expand the groups too")
+        arrays = expand(arrays, members["eligibility_date"].cast(pl.Int32).to_numpy()
+                        .astype(np.int64), basis.claims, engine.day_number(v))
+    a = Assumptions(v, list(rates), basis.table, basis.cola, None, basis.blend)
+    p = engine.project(arrays, a, per_member=False, monthly=monthly)
+    return Run(p.fiscal_years, p.payments, p.pv, p.month_days, p.month_payments,
+               p.group_payments, p.group_pv)
+
+
+def times(r: Run, v: date) -> np.ndarray:
+    """Each payment date of the run in years from `v` (days / 365.25)."""
+    assert r.month_days is not None
+    return (r.month_days - engine.day_number(v)) / engine.DAYS_PER_YEAR
+
+
+# ---------------------------------------------------------------- liability
+
+
+@dataclass
+class Liability:
+    """The total pension liability at the measurement date, in cents."""
+
+    total: int
+    deferred: int
+    in_pay: int
+    lower: int | None  # at the rate one point lower (None: below 0, not a run)
+    higher: int | None
+    next_year_payments: int
+    equivalent_rate: float  # the single equivalent rate (the rate itself when flat)
+    macaulay: float
+    modified: float
+    fiscal_years: np.ndarray = field(repr=False)
+    payments: np.ndarray = field(repr=False)  # rounded cents per fiscal year
+    pv: np.ndarray = field(repr=False)  # rounded cents per fiscal year
+    flows: Run | None = field(default=None, repr=False)
+
+
+def apportion(parts: np.ndarray, total: int) -> np.ndarray:
+    """Whole cents for each part, adding up to `total`: each part's exact
+    share floored, the cents left given one each to the largest remainders
+    (ties: the first part), the largest-remainder rule."""
+    parts = np.asarray(parts, dtype=np.float64)
+    s = parts.sum()
+    if total == 0 or s <= 0:
+        out = np.zeros(len(parts), dtype=np.int64)
+        if total:
+            raise ValueError("a total to share among parts worth nothing")
+        return out
+    quota = parts / s * total
+    base = np.floor(quota).astype(np.int64)
+    left = int(total - base.sum())
+    order = np.lexsort((np.arange(len(parts)), -(quota - base)))
+    base[order[:left]] += 1
+    return base
+
+
+def measure(deferred: pl.DataFrame, in_pay: pl.DataFrame, basis: Basis, v: date,
+            as_of: date, step: Decimal) -> Liability:
+    """The liability of the members (deferred, in pay) at `v`, with the
+    rates one `step` lower and higher, the next fiscal year's expected
+    payments, the single equivalent rate and the duration."""
+    lower_ok = isinstance(basis.discount, YieldCurve) and min(basis.discount.spot) >= step \
+        or not isinstance(basis.discount, YieldCurve) and basis.discount >= step
+    rates = [basis.rate(), basis.rate(-step) if lower_ok else basis.rate(), basis.rate(step)]
+    d = run(deferred, basis, v, as_of, rates, monthly=True)
+    p = run(in_pay, basis, v, as_of, rates, monthly=True)
+    both = add(d, p)
+    total = both.total(0)
+    years = np.floor(both.pv[0] + 0.5).astype(np.int64)
+    split = apportion(np.array([d.pv[0].sum(), p.pv[0].sum()]), total)
+    t = times(both, v) if len(both.month_payments) else np.zeros(0)
+    cash = both.month_payments if both.month_payments is not None else np.zeros(0)
+    if isinstance(basis.discount, YieldCurve):
+        pv_exact = float((cash * basis.discount.factor(t)).sum())
+        ser = single_equivalent_rate(t, cash, pv_exact)
+    else:
+        ser = float(basis.discount)
+    mac, mod = durations(t, cash, ser)
+    pay = np.floor(both.payments + 0.5).astype(np.int64)
+    return Liability(total, int(split[0]), int(split[1]),
+                     both.total(1) if lower_ok else None, both.total(2),
+                     int(pay[0]) if len(pay) else 0, ser, mac, mod, both.fiscal_years, pay,
+                     years, both)
+
+
+# ------------------------------------------------------------ the employers
+
+
+def employers(members: pl.DataFrame, basis: Basis, v: date, as_of: date,
+              liability: Liability, column: str = "employer"
+              ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+    """(codes, payments [employer, fiscal year] in cents, liability share in
+    cents, proportion in millionths): each fiscal year's expected payments
+    and the total liability shared among the employers by the largest
+    remainder, so that every column adds up to the totals to the cent."""
+    codes = sorted(members[column].unique().to_list())
+    if not codes:
+        n = len(liability.fiscal_years)
+        return [], np.zeros((0, n), dtype=np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    index = {c: i for i, c in enumerate(codes)}
+    code = members[column].replace_strict(index, return_dtype=pl.Int64).to_numpy()
+    if basis.claims is None:
+        r = run(members, basis, v, as_of, [basis.rate()], groups=(code, len(codes)))
+        g_pay, g_pv = r.group_payments, r.group_pv[:, 0, :]
+    else:  # claim entries are a member's several starts: one run per employer
+        g_pay = np.zeros((len(codes), len(liability.fiscal_years)))
+        g_pv = np.zeros_like(g_pay)
+        for i in range(len(codes)):
+            r = run(members.filter(pl.Series(code == i)), basis, v, as_of, [basis.rate()])
+            g_pay[i, :len(r.payments)] = r.payments[:g_pay.shape[1]]
+            g_pv[i, :len(r.payments)] = r.pv[0][:g_pay.shape[1]]
+    n = len(liability.fiscal_years)
+    g_pay, g_pv = _pad(g_pay, n)[:, :n], _pad(g_pv, n)[:, :n]
+    pay = np.zeros((len(codes), n), dtype=np.int64)
+    for k in range(n):
+        pay[:, k] = apportion(g_pay[:, k], int(liability.payments[k]))
+    share = apportion(g_pv.sum(axis=1), liability.total)
+    proportion = apportion(g_pv.sum(axis=1), 1_000_000)
+    return codes, pay, share, proportion
+
+
+# ------------------------------------------------------ the schedule of changes
+
+
+@dataclass
+class Line:
+    key: str  # the line's name (words in i18n/<lang>/liability.toml [changes])
+    cents: int
+    runs: tuple[str, str] | None = None  # (from, to): the runs whose difference it is
+
+
+@dataclass
+class Census:
+    """A census as read: the members projected (deferred, in pay) and the
+    members not projected (deceased, refunded, not entitled)."""
+
+    members: pl.DataFrame
+    gone: pl.DataFrame
+    as_of: date
+
+
+def categories(prior: Census, current: Census) -> dict[str, set]:
+    """Each member by what happened between the two censuses (by
+    participant_id): joined (only in the current file), left (only in the
+    prior), died (deceased now, not before), refunded (likewise), started
+    (in pay now, not before), changed (every other member in both, whether
+    or not a value changed): the ids of each."""
+    from ..projection.status import DECEASED, IN_PAY, REFUNDED
+
+    def status(c: Census) -> dict[str, int]:
+        out = dict(zip(c.gone["participant_id"].to_list(), c.gone["_bstatus"].to_list(),
+                       strict=True))
+        m = c.members
+        out.update(zip(m["participant_id"].to_list(),
+                       np.where(m["_in_pay"].to_numpy(), IN_PAY, 0).tolist(), strict=True))
+        return out
+
+    ps, cs = status(prior), status(current)
+    cat: dict[str, str] = {}
+    for pid in ps.keys() | cs.keys():
+        if pid not in ps:
+            cat[pid] = "joined"
+        elif pid not in cs:
+            cat[pid] = "left"
+        elif cs[pid] == DECEASED and ps[pid] != DECEASED:
+            cat[pid] = "died"
+        elif cs[pid] == REFUNDED and ps[pid] != REFUNDED:
+            cat[pid] = "refunded"
+        elif cs[pid] == IN_PAY and ps[pid] != IN_PAY:
+            cat[pid] = "started"
+        else:
+            cat[pid] = "changed"
+    by: dict[str, set] = {k: set() for k in EXPERIENCE}
+    for pid, k in cat.items():
+        by[k].add(pid)
+    return by
+
+
+EXPERIENCE = ("left", "died", "refunded", "started", "changed", "joined")
+
+
+def _subset(members: pl.DataFrame, ids: set) -> pl.DataFrame:
+    return members.filter(pl.col("participant_id").is_in(list(ids)))
+
+
+def schedule(prior: Census, prior_basis: Basis, prior_date: date,
+             current_prior_rules: Census, current: Census, basis: Basis, v: date,
+             final: Liability, rules_changed: bool) -> tuple[list[Line], dict[str, Any]]:
+    """The schedule of changes from the liability at `prior_date` (prior
+    census, prior basis, prior rules) to `final` (the liability at `v`).
+    Returns the lines (they add up to final.total - the prior total) and
+    what the lines rest on (rates, counts by category)."""
+    # last year's liability, and the roll-forward expected at v
+    a_run = run(prior.members, prior_basis, prior_date, prior.as_of, [prior_basis.rate()],
+                monthly=True)
+    start = a_run.total(0)
+    t = times(a_run, prior_date) if len(a_run.month_payments) else np.zeros(0)
+    cash = a_run.month_payments if a_run.month_payments is not None else np.zeros(0)
+    if isinstance(prior_basis.discount, YieldCurve):
+        i = single_equivalent_rate(t, cash, float((cash * prior_basis.discount.factor(t))
+                                                  .sum()))
+    else:
+        i = float(prior_basis.discount)
+    fy_end = engine.fiscal_year(np.array([engine.day_number(v)]))[0]
+    in_year = a_run.fiscal_years <= fy_end
+    paid = rounded_sum(a_run.payments[in_year])
+    tau = (engine.day_number(v) - engine.day_number(prior_date)) / engine.DAYS_PER_YEAR
+    fy_of_month = engine.fiscal_year(a_run.month_days) if len(t) else np.zeros(0, np.int64)
+    after = fy_of_month > fy_end
+    later = np.bincount(fy_of_month[after] - fy_end - 1,
+                        weights=cash[after] * (1.0 + i) ** (-(t[after] - tau))) \
+        if after.any() else np.zeros(0)
+    expected = rounded_sum(later)
+    interest = expected + paid - start
+    lines = [Line("start", start), Line("interest", interest),
+             Line("payments", -paid)]
+
+    # experience: the prior basis and rules at v, member set by member set
+    ids = categories(prior, current)
+    rate = [prior_basis.rate()]
+
+    def at_v(members: pl.DataFrame, c: Census) -> Run:
+        return run(members, prior_basis, v, c.as_of, rate)
+
+    old = {k: at_v(_subset(prior.members, ids[k]), prior) for k in EXPERIENCE[:-1]}
+    new = {k: at_v(_subset(current_prior_rules.members, ids[k]), current_prior_rules)
+           for k in ("started", "changed", "joined")}
+    steps = [("expected", add(*old.values()))]
+    steps.append(("left", add(old["died"], old["refunded"], old["started"], old["changed"])))
+    steps.append(("died", add(old["refunded"], old["started"], old["changed"])))
+    steps.append(("refunded", add(old["started"], old["changed"])))
+    steps.append(("started", add(new["started"], old["changed"])))
+    steps.append(("changed", add(new["started"], new["changed"])))
+    steps.append(("joined", add(new["started"], new["changed"], new["joined"])))
+    before = expected
+    lines_from = "E"
+    for n, (k, r) in enumerate(steps):
+        value = r.total(0)
+        lines.append(Line(f"experience_{k}", value - before, (lines_from, f"T{n}")))
+        before, lines_from = value, f"T{n}"
+
+    # benefit terms and assumptions, in this order, on the current census
+    members = current.members
+    deferred = members.filter(~pl.col("_in_pay"))
+    paying = members.filter(pl.col("_in_pay"))
+
+    def whole(b: Basis, rates: Sequence[Any]) -> Run:
+        return add(run(deferred, b, v, current.as_of, rates),
+                   run(paying, b, v, current.as_of, rates))
+
+    b1 = prior_basis
+    y = whole(b1, [b1.rate(), basis.rate()]) if rules_changed or \
+        basis.discount_key() != b1.discount_key() else None
+    terms = y.total(0) if rules_changed else before
+    lines.append(Line("benefit_terms", terms - before, (lines_from, "Y1")))
+    disc = y.total(1) if y is not None and basis.discount_key() != b1.discount_key() \
+        else terms
+    lines.append(Line("discount", disc - terms, ("Y1", "Y2")))
+    b2 = replace(b1, discount=basis.discount)
+    b3 = replace(b2, table=basis.table)
+    mort = whole(b3, [b3.rate()]).total(0) if basis.mortality_key() != b2.mortality_key() \
+        else disc
+    lines.append(Line("mortality", mort - disc, ("Y2", "Y3")))
+    b4 = replace(b3, claims=basis.claims)
+    claims = whole(b4, [b4.rate()]).total(0) if basis.claims_key() != b3.claims_key() \
+        else mort
+    lines.append(Line("claims", claims - mort, ("Y3", "Y4")))
+    lines.append(Line("other", final.total - claims, ("Y4", "L")))
+    lines.append(Line("end", final.total))
+    info = {"interest_rate": i, "expected_roll_forward": expected, "years": tau,
+            "counts": {k: len(v) for k, v in ids.items()}}
+    return lines, info

@@ -1,0 +1,257 @@
+"""The valuation report: a workbook laid out to print (diferida/workbook.py)
+or JSON, in the run's language (i18n/<lang>/liability.toml)."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+import polars as pl
+
+from ..i18n import catalog, fmt_date
+from ..projection.engine import first_fiscal_year
+from ..projection.statement import method_rows, rules_text
+from ..words import pct
+from .curve import YieldCurve
+from .measure import Basis, Liability, Line
+
+MONEY = pl.Decimal(20, 2)
+
+
+def _money(cents: int | None) -> Decimal | None:
+    return None if cents is None else Decimal(int(cents)).scaleb(-2).quantize(Decimal("0.01"))
+
+
+def rate_words(basis: Basis, lang: str, shift: Decimal = Decimal(0)) -> str:
+    t = catalog(lang)["liability"]
+    d = basis.discount
+    if isinstance(d, YieldCurve):
+        name = d.source.get("file", "")
+        if shift:
+            return t["curve_shifted"].format(file=name, shift=pct(shift))
+        return t["curve"].format(file=name, years=len(d.spot))
+    return pct(d + shift)
+
+
+def discount_rows(basis: Basis, li: Liability, lang: str) -> list[tuple[str, Any]]:
+    t = catalog(lang)["liability"]
+    d = basis.discount
+    if isinstance(d, YieldCurve):
+        return [(t["discount"], t["discount_curve"].format(
+            file=d.source.get("file", ""), years=len(d.spot), sha256=d.source.get("sha256"),
+            last=pct(Decimal(repr(d.spot[-1]))), rate=pct(_round6(li.equivalent_rate))))]
+    return [(t["discount"], t["discount_rate"].format(rate=pct(d)))]
+
+
+def _round6(x: float) -> Decimal:
+    return Decimal(repr(x)).quantize(Decimal("0.000001"))
+
+
+def liability_rows(summary: Any, li: Liability, basis: Basis, step: Decimal, lang: str
+                   ) -> list[tuple[str, Any]]:
+    t = catalog(lang)["liability"]
+    v = summary.measurement_date
+    c = summary.counts
+    fy = first_fiscal_year(v)
+    rows: list[tuple[str, Any]] = [
+        (t["section_liability"].format(date=fmt_date(v, lang)), None),
+        (t["total"], _money(li.total)),
+        (t["deferred"], _money(li.deferred)),
+        (t["in_pay"], _money(li.in_pay)),
+        (t["split_rule"], t["split_rule_value"]),
+        *discount_rows(basis, li, lang),
+        (t["section_members"], None),
+        (t["members_deferred"], c["deferred"]),
+        (t["members_in_pay"], c["in_pay"]),
+        (t["members_deceased"], c["deceased"]),
+        (t["members_refunded"], c["refunded"]),
+        (t["members_not_entitled"], c["not_entitled"]),
+        (t["members_rejected"], c["rows_rejected"]),
+        (t["rows_read"], c["rows_read"]),
+        (t["section_sensitivity"], None),
+        (t["at_lower"].format(rate=rate_words(basis, lang, -step)),
+         _money(li.lower) if li.lower is not None else t["not_a_run"]),
+        (t["at_rate"].format(rate=rate_words(basis, lang)), _money(li.total)),
+        (t["at_higher"].format(rate=rate_words(basis, lang, step)), _money(li.higher)),
+        (t["section_cash"], None),
+        (t["next_payments"].format(fy=fy), _money(li.next_year_payments)),
+        (t["equivalent_rate"], t["equivalent_rate_value"].format(
+            rate=pct(_round6(li.equivalent_rate)))),
+        (t["macaulay"], t["years_value"].format(n=f"{li.macaulay:.2f}")),
+        (t["modified"], t["years_value"].format(n=f"{li.modified:.2f}")),
+        (t["duration_rule"], t["duration_rule_value"]),
+    ]
+    return rows
+
+
+def change_frame(lines: list[Line], info: dict[str, Any], prior_date: date, v: date,
+                 lang: str) -> pl.DataFrame:
+    t = catalog(lang)["liability_changes"]
+    words = [t[ln.key].format(prior=fmt_date(prior_date, lang), date=fmt_date(v, lang),
+                              rate=pct(_round6(info["interest_rate"])))
+             for ln in lines]
+    how = [t.get(f"how_{ln.key}", "") for ln in lines]
+    counts = [info["counts"].get(ln.key.removeprefix("experience_")) for ln in lines]
+    return pl.DataFrame({
+        t["col_line"]: words,
+        t["col_amount"]: pl.Series([int(ln.cents) for ln in lines]).cast(MONEY) / 100,
+        t["col_members"]: pl.Series(counts, dtype=pl.Int64),
+        t["col_how"]: how,
+    }).with_columns(pl.col(t["col_amount"]).cast(MONEY))
+
+
+def years_frame(li: Liability, v: date, lang: str) -> pl.DataFrame:
+    from ..workbook import fiscal_period
+    t = catalog(lang)["liability"]
+    fys = [int(y) for y in li.fiscal_years]
+    return pl.DataFrame({
+        t["col_fy"]: [t["fy"].format(year=y) for y in fys] + [t["total_row"]],
+        t["col_payments"]: pl.Series([*li.payments.tolist(), int(li.payments.sum())])
+        .cast(MONEY) / 100,
+        t["col_pv"]: pl.Series([*li.pv.tolist(), int(li.pv.sum())]).cast(MONEY) / 100,
+        t["col_period"]: [fiscal_period(y, v, lang) for y in fys] + [None],
+    }).with_columns(pl.col(t["col_payments"]).cast(MONEY), pl.col(t["col_pv"]).cast(MONEY))
+
+
+def employer_frames(employers: tuple, names: dict[str, str] | None, li: Liability,
+                    members: dict[str, int], lang: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+    t = catalog(lang)["liability"]
+    codes, pay, share, prop = employers
+    fy0 = int(li.fiscal_years[0]) if len(li.fiscal_years) else first_fiscal_year(date.today())
+    summary = pl.DataFrame({
+        t["col_employer"]: [*codes, t["total_row"]],
+        t["col_name"]: [*((names or {}).get(c, "") for c in codes), None],
+        t["col_members"]: pl.Series([*(members.get(c, 0) for c in codes),
+                                     sum(members.get(c, 0) for c in codes)], dtype=pl.Int64),
+        t["col_share"]: pl.Series([*share.tolist(), int(share.sum())]).cast(MONEY) / 100,
+        t["col_proportion"]: [*(int(q) / 1_000_000 for q in prop), int(prop.sum()) / 1_000_000],
+        t["col_next"].format(fy=fy0): pl.Series(
+            [*(pay[:, 0].tolist() if pay.shape[1] else [0] * len(codes)),
+             int(pay[:, 0].sum()) if pay.shape[1] else 0]).cast(MONEY) / 100,
+    })
+    summary = summary.with_columns(pl.col(t["col_share"]).cast(MONEY),
+                                   pl.col(t["col_next"].format(fy=fy0)).cast(MONEY))
+    n_fy = pay.shape[1]
+    long = pl.DataFrame({
+        t["col_fy"]: [t["fy"].format(year=int(y)) for y in li.fiscal_years
+                      for _ in codes],
+        t["col_employer"]: [c for _ in range(n_fy) for c in codes],
+        t["col_payments"]: pl.Series(pay.T.reshape(-1).tolist(), dtype=pl.Int64)
+        .cast(MONEY) / 100,
+    }).with_columns(pl.col(t["col_payments"]).cast(MONEY))
+    return summary, long
+
+
+def assumption_rows(parts: dict[str, Any]) -> list[tuple[str, Any]]:
+    lang = parts["lang"]
+    t = catalog(lang)["liability"]
+    w = catalog(lang)["workbook"]["assumptions"]
+    a = parts["assumptions"]["assumptions"]
+    summary = parts["summary"]
+    rows: list[tuple[str, Any]] = [
+        (t["section_measurement"], None),
+        (t["measurement_date"], fmt_date(summary.measurement_date, lang)),
+        (t["measurement_rule"], t["measurement_rule_value"]),
+        (t["census_as_of"], fmt_date(summary.as_of, lang)),
+        *discount_rows(parts["basis"], parts["liability"], lang),
+        (t["sensitivity_rule"], t["sensitivity_rule_value"]),
+    ]
+    # the projection's method in words, but its discount row (stated above)
+    rows += [r for r in method_rows(a, lang) if r[0] != w.get("discount")]
+    if parts["lines"] is not None:
+        pb: Basis = parts["prior_basis"]
+        rows += [(t["section_prior"], None),
+                 (t["prior_date"], fmt_date(parts["prior_date"], lang)),
+                 (t["prior_rules"], rules_text({"name": parts["prior_rules"].name,
+                                                "version": parts["prior_rules"].version},
+                                               lang)),
+                 *[(f"{t['prior_prefix']} {k}", v) for k, v in discount_rows(
+                     pb, parts["liability"], lang)],
+                 (t["prior_mortality"], _mortality_words(pb)),
+                 (t["prior_claims"], pb.claims.source.get("file") if pb.claims else
+                  t["prior_claims_none"]),
+                 (t["prior_cola"], pct(Decimal(pb.cola.numerator) /
+                                       Decimal(pb.cola.denominator))),
+                 (t["interest_rule"], t["interest_rule_value"].format(
+                     rate=pct(_round6(parts["info"]["interest_rate"])))),
+                 (t["order_rule"], t["order_rule_value"])]
+    if parts["employers"] is not None:
+        rows += [(t["section_employers"], None), (t["employer_rule"], t["employer_rule_value"])]
+    return rows
+
+
+def _mortality_words(b: Basis) -> str:
+    tb = b.table
+    imp = tb.improvement.name.upper() if tb.improvement else "—"
+    return f"{tb.name}; {imp}; × {tb.scale:g}"
+
+
+def workbook(**parts: Any) -> bytes:
+    from ..workbook import Book
+    lang = parts["lang"]
+    t = catalog(lang)["liability"]
+    summary, li = parts["summary"], parts["liability"]
+    v = summary.measurement_date
+    subtitle = t["subtitle"].format(date=fmt_date(v, lang), rules=rules_text(
+        {"name": parts["rules"].name, "version": parts["rules"].version}, lang))
+    book = Book(lang, t["title"], subtitle)
+    from ..projection.options import SENSITIVITY_STEP
+    book.pairs(t["sheet_liability"], (t["item"], t["value"]),
+               liability_rows(summary, li, parts["basis"], SENSITIVITY_STEP, lang),
+               label_width=52, value_width=60)
+    if parts["lines"] is not None:
+        frame = change_frame(parts["lines"], parts["info"], parts["prior_date"], v, lang)
+        ws = book.table(t["sheet_changes"], frame, total_last=True,
+                        widths={frame.columns[0]: 48, frame.columns[3]: 70}, wrap_over=40)
+        _tall_rows(ws, frame, {frame.columns[0]: 48, frame.columns[3]: 70})
+    years = years_frame(li, v, lang)
+    book.table(t["sheet_years"], years, total_last=True)
+    if parts["employers"] is not None:
+        members = _members_by_employer(parts)
+        emp, long = employer_frames(parts["employers"], parts["names"], li, members, lang)
+        book.table(t["sheet_employers"], emp, total_last=True,
+                   percent=(t["col_proportion"],))
+        book.table(t["sheet_employer_payments"], long)
+    book.pairs(t["sheet_assumptions"], (t["item"], t["value"]), assumption_rows(parts),
+               label_width=45, value_width=95)
+    return book.data()
+
+
+def _members_by_employer(parts: dict[str, Any]) -> dict[str, int]:
+    return parts.get("employer_members") or {}
+
+
+def _tall_rows(ws: Any, frame: pl.DataFrame, widths: dict[str, int]) -> None:
+    """Row heights for wrapped text (LibreOffice does not size them itself)."""
+    for r, row in enumerate(frame.iter_rows(named=True), start=1):
+        lines = 1
+        for col, width in widths.items():
+            text = str(row[col] or "")
+            lines = max(lines, sum(1 + len(p) // max(width - 2, 1) for p in text.split("\n")))
+        if lines > 1:
+            ws.set_row(r, 15 * lines)
+
+
+def report_json(**parts: Any) -> bytes:
+    summary = parts["summary"]
+    li = parts["liability"]
+    d = summary.to_dict()
+    d["fiscal_years"] = [{"fiscal_year": int(y), "payments": str(_money(p)),
+                          "present_value": str(_money(q))}
+                         for y, p, q in zip(li.fiscal_years, li.payments, li.pv, strict=True)]
+    if parts["employers"] is not None:
+        codes, pay, _, _ = parts["employers"]
+        d["employer_payments"] = {c: [str(_money(x)) for x in pay[i]]
+                                  for i, c in enumerate(codes)}
+    if parts["info"] is not None:
+        d["changes_basis"] = {"interest_rate": f"{parts['info']['interest_rate']:.6f}",
+                              "members": parts["info"]["counts"]}
+    d["assumptions"] = parts["assumptions"]["assumptions"]
+    d["assumptions"]["discount"] = d["liability"]["discount"]
+    d["assumptions"].pop("discount_rates", None)
+    return (json.dumps(d, ensure_ascii=False, indent=2, default=str) + "\n").encode("utf-8")
+
+
+__all__ = ["report_json", "workbook"]

@@ -1,0 +1,341 @@
+"""`value_file`: a census in, the valuation report out — the total pension
+liability at a measurement date, its sensitivity, the schedule of changes
+from a prior measurement, the employers' shares (measure.py) — as a
+workbook laid out to print, or JSON.
+
+The census is read and decided exactly as `diferida project` reads it
+(projection/runner.py `read_census`: the same reader, rules, rejects and
+accounting); rows in = deferred + in pay + deceased + refunded + not
+entitled + rejected, for each census read.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import tomllib
+from dataclasses import dataclass, field
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import polars as pl
+
+from ..batch.columns import ColumnsArg
+from ..batch.defaults import DEFAULT_CHUNK_ROWS
+from ..batch.io import Limits, kind_of
+from ..batch.population import check_other_target, check_place
+from ..batch.run import PopulationRun
+from ..i18n import LANGS
+from ..projection import valuation as pvaluation
+from ..projection.claims import load_claim_rates
+from ..projection.mortality import resolve, scaled
+from ..projection.options import (
+    SENSITIVITY_STEP,
+    OptionError,
+    parse_cola,
+    parse_mortality_scale,
+    parse_rates,
+    parse_sex_blend,
+    parse_start,
+)
+from ..projection.runner import ProjectionSummary, assumptions_of, read_census
+from ..projection.sex import SEX_COLUMN
+from ..projection.status import COLUMNS as STATUS_COLUMNS
+from ..rules import Rules, load_rules
+from . import measure
+from .curve import YieldCurve, load_curve
+from .employer import EMPLOYER_COLUMN, load_names, with_employer
+from .measure import Basis, Census
+
+OUTPUTS = (".xlsx", ".json")
+PRIOR_KEYS = ("discount", "yield_curve", "mortality", "improvement", "mortality_scale",
+              "claim_rates", "cola", "sex_blend")
+
+
+@dataclass
+class ValuationSummary:
+    input: str
+    output: str
+    rejects: str | None
+    as_of: date
+    measurement_date: date
+    counts: dict[str, int] = field(default_factory=dict)
+    prior_counts: dict[str, int] | None = None
+    liability: dict[str, Any] = field(default_factory=dict)
+    changes: list[dict[str, Any]] | None = None
+    employers: list[dict[str, Any]] | None = None
+    seconds: dict[str, float] = field(default_factory=dict)
+    sample: pl.DataFrame | None = None
+    rows_rejected: int = 0
+    problems: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"input": self.input, "output": self.output, "rejects": self.rejects,
+                "as_of": self.as_of.isoformat(),
+                "measurement_date": self.measurement_date.isoformat(),
+                "counts": self.counts, "prior_counts": self.prior_counts,
+                "liability": self.liability, "changes": self.changes,
+                "employers": self.employers,
+                "seconds": {k: round(v, 3) for k, v in self.seconds.items()}}
+
+
+def last_june_30(d: date) -> date:
+    """The last 30 June on or before `d`: the last fiscal year's end."""
+    end = date(d.year, 6, 30)
+    return end if end <= d else date(d.year - 1, 6, 30)
+
+
+def build_basis(*, discount: str | None, yield_curve: str | Path | None, mortality: str,
+                improvement: str | None, mortality_scale: str | None, claim_rates: str | Path
+                | None, cola: str, sex_blend: str, lang: str, where: str = "") -> Basis:
+    """A basis from the options (or a prior assumptions file: `where` names it)."""
+    if (discount is None) == (yield_curve is None):
+        key = "both_rates" if discount is not None else "no_rate"
+        raise OptionError(pvaluation_text(lang, key, where=where))
+    if discount is not None:
+        rates = parse_rates(discount)
+        if len(rates) != 1:
+            raise OptionError(pvaluation_text(lang, "one_rate", where=where))
+        d: Decimal | YieldCurve = rates[0][1]
+    else:
+        assert yield_curve is not None
+        d = load_curve(yield_curve, lang)
+    table = resolve(mortality, improvement)
+    scale = parse_mortality_scale(mortality_scale)
+    if scale != 1.0:
+        table = scaled(table, scale)
+    claims = load_claim_rates(claim_rates, lang) if claim_rates is not None else None
+    return Basis(d, table, claims, parse_cola(cola), parse_sex_blend(sex_blend))
+
+
+def pvaluation_text(lang: str, key: str, **kw: Any) -> str:
+    from ..i18n import catalog
+    return catalog(lang)["liability_options"][key].format(**kw)
+
+
+def prior_basis(path: str | Path, current: dict[str, Any], lang: str) -> Basis:
+    """The prior measurement's basis: the TOML file's keys (PRIOR_KEYS), each
+    missing one taken from this measurement's options; paths in the file are
+    read from the file's folder."""
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text("utf-8"))
+    except OSError as exc:
+        raise OptionError(f"--prior-assumptions {p}: {exc.strerror or exc}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise OptionError(f"--prior-assumptions {p}: {exc}") from None
+    unknown = sorted(set(data) - set(PRIOR_KEYS))
+    if unknown:
+        raise OptionError(pvaluation_text(lang, "prior_unknown", file=p,
+                                          keys=", ".join(unknown), known=", ".join(PRIOR_KEYS)))
+    opts = dict(current)
+    if "discount" in data or "yield_curve" in data:
+        opts["discount"] = opts["yield_curve"] = None
+    for k, v in data.items():
+        if not isinstance(v, str | int | float) or isinstance(v, bool):
+            raise OptionError(pvaluation_text(lang, "prior_value", file=p, key=k))
+        v = str(v)
+        opts[k] = str(p.parent / v) if k in ("yield_curve", "claim_rates") or (
+            k == "mortality" and v.lower().endswith(".csv")) else v
+    return build_basis(**opts, lang=lang, where=f" ({p})")
+
+
+def value_file(
+    input: str | Path,
+    output_path: str | Path,
+    rejects: str | Path | None = None,
+    *,
+    discount: str | None = None,
+    yield_curve: str | Path | None = None,
+    mortality: str = "none",
+    improvement: str | None = None,
+    mortality_scale: str | None = None,
+    claim_rates: str | Path | None = None,
+    cola: str = "0",
+    start: str = "eligibility",
+    sex_blend: str = "0.5",
+    measurement_date: date | None = None,
+    as_of: date | None = None,
+    rules: str | Path | Rules | None = None,
+    prior: str | Path | None = None,
+    prior_date: date | None = None,
+    prior_assumptions: str | Path | None = None,
+    prior_rules: str | Path | Rules | None = None,
+    employer_names: str | Path | None = None,
+    lang: str = "es",
+    separator: str | None = None,
+    columns: ColumnsArg = None,
+    overwrite: bool = False,
+    chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    limits: Limits | None = None,
+    on_rename: Any = None,
+) -> ValuationSummary:
+    """The valuation report of a census. Raises OptionError / TableError for an
+    option that cannot be used and FileProblem for a file, before anything
+    is written."""
+    started = time.perf_counter()
+    if lang not in LANGS:
+        raise OptionError(f"--lang: unknown language {lang!r}; use one of {', '.join(LANGS)}")
+    current_opts = dict(discount=discount, yield_curve=yield_curve, mortality=mortality,
+                        improvement=improvement, mortality_scale=mortality_scale,
+                        claim_rates=claim_rates, cola=cola, sex_blend=sex_blend)
+    basis = build_basis(**current_opts, lang=lang)
+    rule = parse_start(start)
+    day = as_of or date.today()
+    v = measurement_date or last_june_30(day)
+    if (prior is None) != (prior_date is None):
+        raise OptionError(pvaluation_text(lang, "prior_pair"))
+    if prior_assumptions is not None and prior is None or \
+            prior_rules is not None and prior is None:
+        raise OptionError(pvaluation_text(lang, "prior_needed"))
+    if prior_date is not None:
+        if (prior_date.month, prior_date.day) != (6, 30) or (v.month, v.day) != (6, 30):
+            raise OptionError(pvaluation_text(lang, "prior_june"))
+        if prior_date >= v:
+            raise OptionError(pvaluation_text(lang, "prior_order", prior=prior_date, v=v))
+    p_basis = prior_basis(prior_assumptions, current_opts, lang) if prior_assumptions \
+        else basis
+    names = load_names(employer_names, lang) if employer_names is not None else None
+
+    inp, out = Path(input), Path(output_path)
+    rej = Path(rejects) if rejects is not None else None
+    kind_of(inp)
+    prior_path = Path(prior) if prior is not None else None
+    if prior_path is not None:
+        kind_of(prior_path)
+    inputs = [inp] + ([prior_path] if prior_path else [])
+    check_other_target(out, inputs, overwrite, list(OUTPUTS), option="-o/--output")
+    if rej is not None:
+        check_place(rej, inputs, overwrite, "--rejects", [("-o/--output", out)])
+    r = load_rules(rules)
+    r_prior = load_rules(prior_rules) if prior_rules is not None else r
+    rules_changed = (r_prior.name, r_prior.version) != (r.name, r.version)
+
+    summary = ValuationSummary(str(inp), str(out), str(rej) if rej else None, day, v)
+    secs = summary.seconds
+    tick = time.perf_counter()
+    with PopulationRun(inp, chunk_rows=chunk_rows, lang=lang, separator=separator,
+                       columns=columns, limits=limits,
+                       extra_fields=(SEX_COLUMN, *STATUS_COLUMNS, EMPLOYER_COLUMN),
+                       rejects=rej, overwrite=overwrite, on_rename=on_rename) as run:
+        current, counted, has_employer = _read(run, inp, day, r, lang, rule)
+        summary.counts = _counts(counted)
+        summary.rows_rejected, summary.problems = counted.rows_rejected, counted.problems
+        current_prior_rules = current
+        prior_census = None
+        if prior_path is not None:
+            assert prior_date is not None
+            with PopulationRun(prior_path, chunk_rows=chunk_rows, lang=lang,
+                               separator=separator, columns=columns, limits=limits,
+                               extra_fields=(SEX_COLUMN, *STATUS_COLUMNS, EMPLOYER_COLUMN),
+                               overwrite=overwrite) as prun:
+                prior_census, pcount, _ = _read(prun, prior_path, prior_date, r_prior, lang,
+                                                rule)
+                summary.prior_counts = _counts(pcount)
+            if rules_changed:
+                with PopulationRun(inp, chunk_rows=chunk_rows, lang=lang, separator=separator,
+                                   columns=columns, limits=limits,
+                                   extra_fields=(SEX_COLUMN, *STATUS_COLUMNS,
+                                                 EMPLOYER_COLUMN),
+                                   overwrite=overwrite) as again:
+                    current_prior_rules, _, _ = _read(again, inp, day, r_prior, lang, rule)
+        secs["read_and_decide"] = time.perf_counter() - tick
+
+        tick = time.perf_counter()
+        m = current.members
+        liability = measure.measure(m.filter(~pl.col("_in_pay")), m.filter(pl.col("_in_pay")),
+                                    basis, v, day, SENSITIVITY_STEP)
+        summary.liability = _liability_dict(liability, basis)
+        lines = info = None
+        if prior_census is not None:
+            assert prior_date is not None
+            lines, info = measure.schedule(prior_census, p_basis, prior_date,
+                                           current_prior_rules, current, basis, v, liability,
+                                           rules_changed)
+            summary.changes = [{"line": ln.key, "amount": _dollars(ln.cents),
+                                "runs": list(ln.runs) if ln.runs else None} for ln in lines]
+        emp = None
+        if has_employer:
+            emp = measure.employers(m, basis, v, day, liability)
+            codes, pay, share, prop = emp
+            summary.employers = [
+                {"employer": c, "name": (names or {}).get(c), "liability": _dollars(int(s)),
+                 "proportion": f"{int(q) / 1_000_000:.6f}",
+                 "payments_next_year": _dollars(int(pay[i, 0])) if pay.shape[1] else "0.00"}
+                for i, (c, s, q) in enumerate(zip(codes, share, prop, strict=True))]
+        secs["measure"] = time.perf_counter() - tick
+
+        tick = time.perf_counter()
+        proj_summary = ProjectionSummary(str(inp), str(out), None, None, None, None, day)
+        proj_summary.valuation_date = v
+        for k in ("rows_read", "projected", "not_entitled", "rows_rejected", "in_pay",
+                  "deceased", "refunded", "problems"):
+            setattr(proj_summary, k, getattr(counted, k))
+        years = SimpleNamespace(fiscal_years=liability.fiscal_years)
+        info_p = assumptions_of(proj_summary, r, basis.table, [("0", Decimal(0))], basis.cola,
+                                rule, None, basis.blend, counted.sex_given > 0, years)
+        pvaluation.add_assumptions(info_p, proj_summary, basis.claims, basis.table, [], False)
+        from .report import report_json, workbook
+        parts = dict(summary=summary, liability=liability, basis=basis, prior_basis=p_basis,
+                     lines=lines, info=info, employers=emp, names=names, rules=r,
+                     prior_rules=r_prior, prior_date=prior_date, assumptions=info_p,
+                     lang=lang, employer_members=dict(
+                         m.group_by(EMPLOYER_COLUMN).len().iter_rows()) if has_employer
+                     else None)
+        if out.suffix.lower() == ".xlsx":
+            run.data(out, workbook(**parts))
+        else:
+            run.data(out, report_json(**parts))
+        run.commit()
+        secs["write"] = time.perf_counter() - tick
+        summary.sample = run.sample
+    secs["total"] = time.perf_counter() - started
+    return summary
+
+
+def _read(run: PopulationRun, path: Path, as_of: date, rules: Rules, lang: str, rule: Any
+          ) -> tuple[Census, ProjectionSummary, bool]:
+    src = run.source
+    has_sex = SEX_COLUMN in src.columns
+    has_status = any(c in src.columns for c in STATUS_COLUMNS)
+    has_employer = EMPLOYER_COLUMN in src.columns
+    counted = ProjectionSummary(str(path), "", None, None, None, None, as_of)
+    keep = (EMPLOYER_COLUMN,) if has_employer else ()
+    members, gone = read_census(
+        run, counted, as_of=as_of, rules=rules, lang=lang, rule=rule, has_sex=has_sex,
+        has_status=has_status, keep=keep, keep_gone=True,
+        more=(lambda frame, kept, bad: with_employer(frame, kept, bad, lang))
+        if has_employer else None)
+    counted.sex_given = int((members["_sex"] >= 0).sum())
+    return Census(members, gone, as_of), counted, has_employer
+
+
+def _counts(s: ProjectionSummary) -> dict[str, int]:
+    return {"rows_read": s.rows_read, "deferred": s.projected, "in_pay": s.in_pay,
+            "deceased": s.deceased, "refunded": s.refunded, "not_entitled": s.not_entitled,
+            "rows_rejected": s.rows_rejected}
+
+
+def _dollars(cents: int) -> str:
+    return str(Decimal(cents).scaleb(-2).quantize(Decimal("0.01")))
+
+
+def _liability_dict(li: measure.Liability, basis: Basis) -> dict[str, Any]:
+    return {
+        "total": _dollars(li.total), "deferred": _dollars(li.deferred),
+        "in_pay": _dollars(li.in_pay),
+        "rate_minus_1_point": None if li.lower is None else _dollars(li.lower),
+        "rate_plus_1_point": None if li.higher is None else _dollars(li.higher),
+        "payments_next_fiscal_year": _dollars(li.next_year_payments),
+        "discount": (str(basis.discount) if not isinstance(basis.discount, YieldCurve)
+                     else {"curve": basis.discount.source}),
+        "single_equivalent_rate": f"{li.equivalent_rate:.6f}",
+        "macaulay_duration": f"{li.macaulay:.4f}", "modified_duration": f"{li.modified:.4f}",
+    }
+
+
+def json_bytes(d: dict[str, Any]) -> bytes:
+    return (json.dumps(d, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
