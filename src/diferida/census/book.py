@@ -14,6 +14,7 @@ from ..i18n import fmt_date
 from ..money import format_money
 from ..rules import Rules
 from ..workbook import Book
+from .listing import Listings
 from .profile import Review, field_names, words
 
 CHART_ROWS = 19  # rows a chart takes on a charts sheet (two a sheet, a sheet a page)
@@ -39,9 +40,7 @@ def summary_rows(review: Review, summary, lang: str, rules: Rules | None = None
     status = review.counts["status"]
     rows += [(s[k], status.get(k, 0)) for k in ("eligible", "not_yet_eligible", "not_entitled")]
     rows.append((s["backlog"], review.backlog_members.height))
-    rows.append((s["backlog_annual_amount"],
-                 sum(review.backlog_members["annual_amount"].to_list(),
-                     pl.Series([0], dtype=pl.Decimal(20, 2)).item())))
+    rows.append((s["backlog_annual_amount"], review.backlog_amount()))
     rows.append((s["outliers"], review.outliers["participant_id"].n_unique()))
     if summary.prior is not None:
         p = summary.prior
@@ -181,17 +180,19 @@ def workbook(review: Review, summary, rules: Rules, lang: str) -> bytes:
     pct = (cols["share"],)
     rows = (cols["row"], cols["prior_row"])  # a row's number, not a quantity: no separator
     book.table(sh["backlog"], named(review.backlog, lang), percent=pct)
-    book.table(sh["backlog_members"], named(review.backlog_members, lang), plain=rows)
-    book.table(sh["outliers"], named(outlier_frame(review, lang), lang), widths={
-        cols["check"]: 60}, plain=rows)
+    # the listings, a row per member: written column-wise (listing.py)
+    listings = Listings(book)
+    listings.table(sh["backlog_members"], named(review.backlog_members, lang), plain=rows)
+    listings.table(sh["outliers"], named(outlier_frame(review, lang), lang), widths={
+        cols["check"]: 60}, plain=rows, wrap=(cols["check"],))
     book.pairs(sh["thresholds"], (cols["check"], cols["reason"]), threshold_rows(review, lang),
                label_width=60, value_width=90)
     if review.joiners is not None:
         assert review.leavers is not None and review.changes is not None  # set together
-        book.table(sh["joiners"], named(review.joiners, lang), plain=rows)
-        book.table(sh["leavers"], named(review.leavers, lang), plain=rows)
+        listings.table(sh["joiners"], named(review.joiners, lang), plain=rows)
+        listings.table(sh["leavers"], named(review.leavers, lang), plain=rows)
         fields = field_names(rules, lang)
-        book.table(sh["changes"], named(review.changes.with_columns(
+        listings.table(sh["changes"], named(review.changes.with_columns(
             pl.col("field").replace_strict(dict(fields), return_dtype=pl.String)), lang),
             plain=rows)
-    return book.data()
+    return listings.fill(book.data())

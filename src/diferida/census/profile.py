@@ -73,11 +73,15 @@ class Review:
     # the benefit columns compared (both files have benefit_status), or not
     benefit_compared: bool = True
 
+    def backlog_amount(self) -> Decimal:
+        """The backlog's annual amounts added up, exactly (decimals)."""
+        total = self.backlog_members["annual_amount"].sum()
+        return Decimal("0.00") if total is None else Decimal(total)
+
     def figures(self) -> dict[str, Any]:
         d: dict[str, Any] = {
             "members": self.members, "backlog": self.backlog_members.height,
-            "backlog_annual_amount": str(sum(self.backlog_members["annual_amount"].to_list(),
-                                             Decimal("0.00"))),
+            "backlog_annual_amount": str(self.backlog_amount()),
             "outliers": {k: int(v) for k, v in
                          self.outliers.group_by("check").len().iter_rows()},
             "counts": self.counts,
@@ -165,15 +169,14 @@ def banded(values: pl.Series, bounds: list[float], labels: list[str], lang: str,
     total = max(1, len(v))
     cols: dict[str, Any] = {"value": names, "members": members,
                             "share": [m / total for m in members]}
-    if amounts is not None:
-        a = amounts.filter(values.is_not_null()).to_list()
-        sums = [Decimal("0.00")] * len(bounds)
-        for i, x in zip(idx.tolist(), a, strict=True):
-            if i >= 0 and x is not None:
-                sums[i] += x
+    if amounts is not None:  # each band's amounts added up exactly (decimals), column-wise
+        per = pl.DataFrame({"band": idx, "amount": amounts.filter(values.is_not_null())}) \
+            .group_by("band").agg(pl.col("amount").sum())
+        got = dict(per.iter_rows())
+        sums = [Decimal(got.get(i) or 0).quantize(Decimal("0.01")) for i in range(len(bounds))]
         if below:
-            sums.insert(0, sum((x for i, x in zip(idx.tolist(), a, strict=True)
-                                if i < 0 and x is not None), Decimal("0.00")))
+            sums.insert(0, Decimal(sum((v or 0 for i, v in got.items() if i < 0), 0))
+                        .quantize(Decimal("0.01")))
         cols["annual_amount"] = sums
     return pl.DataFrame(cols, schema={"value": pl.String, "members": pl.Int64,
                                       "share": pl.Float64,
@@ -260,12 +263,14 @@ def review(members: pl.DataFrame, day: date, rules: Rules, lang: str, has_status
     return r
 
 
-def _text(col: str) -> pl.Expr:
+def _text(col: str, suffix: str = "") -> pl.Expr:
+    """A compared field as text (`suffix`: the prior file's column)."""
     if col == "sex":
-        return (pl.when(pl.col("_sex") == FEMALE).then(pl.lit("F"))
-                .when(pl.col("_sex") == MALE).then(pl.lit("M")).otherwise(pl.lit(None))
-                .alias("sex"))
-    return pl.col(col).cast(pl.String).alias(col)
+        sex = pl.col(f"_sex{suffix}")
+        return (pl.when(sex == FEMALE).then(pl.lit("F"))
+                .when(sex == MALE).then(pl.lit("M")).otherwise(pl.lit(None))
+                .alias(f"sex{suffix}"))
+    return pl.col(f"{col}{suffix}").cast(pl.String).alias(f"{col}{suffix}")
 
 
 def changes_between(r: Review, now: pl.DataFrame, before: pl.DataFrame,
@@ -281,10 +286,19 @@ def changes_between(r: Review, now: pl.DataFrame, before: pl.DataFrame,
         .select(pl.col("row").alias("prior_row"), "participant_id", "status")
     r.benefit_compared = benefit
     compared = [c for c in COMPARED if benefit or c not in BENEFIT]
-    a = now.select("participant_id", "row", *[_text(c) for c in compared])
-    b = before.select("participant_id", pl.col("row").alias("prior_row"),
-                      *[_text(c) for c in compared])
-    both = a.join(b, on="participant_id", how="inner", suffix="_prior")
+    typed = [c if c != "sex" else "_sex" for c in compared]
+    # compared as validated and typed (a decimal's value, not its text: 30000 and
+    # 30000.00 are the same pay); only the differing values are put in words
+    both = now.select("participant_id", "row", *typed).join(
+        before.select("participant_id", pl.col("row").alias("prior_row"), *typed),
+        on="participant_id", how="inner", suffix="_prior")
+    differ = [pl.col(c).ne_missing(pl.col(f"{c}_prior")) for c in typed]
+    both = both.filter(pl.any_horizontal(differ)) if differ else both.clear()
+    both = both.select("participant_id", "row", "prior_row",
+                       *[pl.col(t).ne_missing(pl.col(f"{t}_prior")).alias(f"_d_{c}")
+                         for c, t in zip(compared, typed, strict=True)],
+                       *[_text(c) for c in compared],
+                       *[_text(c, "_prior") for c in compared])
     moved = both.filter(pl.col(STATUS_COLUMN).ne_missing(pl.col(f"{STATUS_COLUMN}_prior"))) \
         .select(pl.col(f"{STATUS_COLUMN}_prior").alias("before"),
                 pl.col(STATUS_COLUMN).alias("after")) if benefit else \
@@ -296,7 +310,7 @@ def changes_between(r: Review, now: pl.DataFrame, before: pl.DataFrame,
         pl.col("after").replace_strict(order, default=len(order), return_dtype=pl.Int32))
     parts = []
     for c in compared:
-        differs = both.filter(pl.col(c).ne_missing(pl.col(f"{c}_prior")))
+        differs = both.filter(pl.col(f"_d_{c}"))
         r.changes_by_field[c] = differs.height
         parts.append(differs.select("participant_id", "row", "prior_row",
                                     pl.lit(c).alias("field"),
