@@ -133,15 +133,32 @@ def employer_frames(employers: tuple, names: dict[str, str] | None, li: Liabilit
     })
     summary = summary.with_columns(pl.col(t["col_share"]).cast(MONEY),
                                    pl.col(t["col_next"].format(fy=fy0)).cast(MONEY))
+    # the pay-as-you-go charges: employers by the next fiscal years, then
+    # the later years together, then the total (each column shared to the cent)
     n_fy = pay.shape[1]
-    long = pl.DataFrame({
-        t["col_fy"]: [t["fy"].format(year=int(y)) for y in li.fiscal_years
-                      for _ in codes],
-        t["col_employer"]: [c for _ in range(n_fy) for c in codes],
-        t["col_payments"]: pl.Series(pay.T.reshape(-1).tolist(), dtype=pl.Int64)
-        .cast(MONEY) / 100,
-    }).with_columns(pl.col(t["col_payments"]).cast(MONEY))
+    shown = min(n_fy, CHARGE_YEARS)
+    cols: dict[str, pl.Series] = {
+        t["col_employer"]: pl.Series(t["col_employer"], [*codes, t["total_row"]],
+                                     dtype=pl.String)}
+    for k in range(shown):
+        name = t["fy"].format(year=int(li.fiscal_years[k]))
+        cols[name] = _cents_column(name, [*pay[:, k].tolist(), int(pay[:, k].sum())])
+    if n_fy > shown:
+        later = pay[:, shown:].sum(axis=1)
+        name = t["col_later"].format(fy=int(li.fiscal_years[shown]))
+        cols[name] = _cents_column(name, [*later.tolist(), int(later.sum())])
+    whole = pay.sum(axis=1)
+    cols[t["col_all_years"]] = _cents_column(t["col_all_years"],
+                                             [*whole.tolist(), int(whole.sum())])
+    long = pl.DataFrame(list(cols.values()))
     return summary, long
+
+
+CHARGE_YEARS = 10  # fiscal years shown one by one in the employers' charges
+
+
+def _cents_column(name: str, values: list[int]) -> pl.Series:
+    return (pl.Series(name, values, dtype=pl.Int64).cast(MONEY) / 100).cast(MONEY)
 
 
 def assumption_rows(parts: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -203,17 +220,21 @@ def workbook(**parts: Any) -> bytes:
                label_width=52, value_width=60)
     if parts["lines"] is not None:
         frame = change_frame(parts["lines"], parts["info"], parts["prior_date"], v, lang)
-        ws = book.table(t["sheet_changes"], frame, total_last=True,
-                        widths={frame.columns[0]: 48, frame.columns[3]: 70}, wrap_over=40)
-        _tall_rows(ws, frame, {frame.columns[0]: 48, frame.columns[3]: 70})
+        widths = {frame.columns[0]: 86, frame.columns[1]: 18, frame.columns[2]: 10,
+                  frame.columns[3]: 55}
+        ws = book.table(t["sheet_changes"], frame, total_last=True, widths=widths,
+                        wrap_over=84)
+        _tall_rows(ws, frame, {frame.columns[0]: 86, frame.columns[3]: 55})
     years = years_frame(li, v, lang)
     book.table(t["sheet_years"], years, total_last=True)
     if parts["employers"] is not None:
         members = _members_by_employer(parts)
         emp, long = employer_frames(parts["employers"], parts["names"], li, members, lang)
-        book.table(t["sheet_employers"], emp, total_last=True,
-                   percent=(t["col_proportion"],))
-        book.table(t["sheet_employer_payments"], long)
+        ws = book.table(t["sheet_employers"], emp, total_last=True,
+                        plain=(t["col_proportion"],))
+        at = emp.columns.index(t["col_proportion"])
+        ws.set_column(at, at, 12, book.wb.add_format({"num_format": "0.000000"}))
+        book.table(t["sheet_employer_payments"], long, total_last=True)
     book.pairs(t["sheet_assumptions"], (t["item"], t["value"]), assumption_rows(parts),
                label_width=45, value_width=95)
     return book.data()
