@@ -475,7 +475,7 @@ def assumptions_of(summary: ProjectionSummary, rules: Rules, table: MortalityTab
             "rules": {"name": rules.name, "title": rules.title, "version": rules.version},
             "valuation_date": (summary.valuation_date or summary.as_of).isoformat(),
             "fiscal_year": "1 July - 30 June, named by the year in which it ends; year 1 "
-                           "holds the valuation date",
+                           "holds the valuation date (on 30 June: the next fiscal year)",
             "payments": "monthly, on the 1st; the first on the first 1st on or after the "
                         "later of the valuation date and the start date; the last in the "
                         f"month in which age {MAX_AGE} is reached"
