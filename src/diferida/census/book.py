@@ -135,7 +135,7 @@ def workbook(review: Review, summary, rules: Rules, lang: str) -> bytes:
     sh, dn = w["sheets"], w["distributions"]
     book = Book(lang, w["workbook_title"], subtitle(summary, rules, lang))
     book.pairs(sh["summary"], (w["item"], w["value"]),
-               summary_rows(review, summary, lang, rules))
+               summary_rows(review, summary, lang, rules), label_width=52, value_width=60)
 
     # the distributions, one under the other, each with a chart on the charts sheet
     ws = book.wb.add_worksheet(sh["distributions"])
@@ -181,18 +181,21 @@ def workbook(review: Review, summary, rules: Rules, lang: str) -> bytes:
     rows = (cols["row"], cols["prior_row"])  # a row's number, not a quantity: no separator
     book.table(sh["backlog"], named(review.backlog, lang), percent=pct)
     # the listings, a row per member: written column-wise (listing.py)
+    # (each prints its header and first rows on one page; the footer says how many)
     listings = Listings(book)
-    listings.table(sh["backlog_members"], named(review.backlog_members, lang), plain=rows)
+    note = w["printed"]
+    listings.table(sh["backlog_members"], named(review.backlog_members, lang), plain=rows,
+                   note=note)
     listings.table(sh["outliers"], named(outlier_frame(review, lang), lang), widths={
-        cols["check"]: 60}, plain=rows, wrap=(cols["check"],))
+        cols["check"]: 60}, plain=rows, wrap=(cols["check"],), note=note)
     book.pairs(sh["thresholds"], (cols["check"], cols["reason"]), threshold_rows(review, lang),
                label_width=60, value_width=90)
     if review.joiners is not None:
         assert review.leavers is not None and review.changes is not None  # set together
-        listings.table(sh["joiners"], named(review.joiners, lang), plain=rows)
-        listings.table(sh["leavers"], named(review.leavers, lang), plain=rows)
+        listings.table(sh["joiners"], named(review.joiners, lang), plain=rows, note=note)
+        listings.table(sh["leavers"], named(review.leavers, lang), plain=rows, note=note)
         fields = field_names(rules, lang)
         listings.table(sh["changes"], named(review.changes.with_columns(
             pl.col("field").replace_strict(dict(fields), return_dtype=pl.String)), lang),
-            plain=rows)
+            plain=rows, note=note)
     return listings.fill(book.data())

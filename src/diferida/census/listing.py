@@ -27,11 +27,15 @@ from typing import Any
 
 import polars as pl
 
-from ..workbook import Book, fit_width
+from ..workbook import LINE_POINTS, Book, fit_width, lines
+from ..workbook import words as book_words
 
 # 1900-based serial day of 1970-01-01 (Excel counts 1900-01-00 as day 0 and
 # 1900-02-29 as a day, so every date after February 1900 is 25,569 + epoch days)
 EPOCH_SERIAL = 25_569
+# a listing prints its header and its first PRINTED rows on one page (the sheet's print
+# area); the whole listing stays in the sheet, and the page's footer says so
+PRINTED = 30
 # characters XML 1.0 does not allow, written as the _xHHHH_ escapes spreadsheets read
 _CONTROL = [chr(c) for c in (*range(0, 9), 11, 12, *range(14, 32))]
 _ROW_OF_CELL = re.compile(r'<c r="([A-Z]+)(\d+)"(?: s="(\d+)")?')
@@ -51,6 +55,7 @@ class Pending:
     sheet: str
     frame: pl.DataFrame
     formats: list[Any]  # per column: the xlsxwriter format (None: the default)
+    tall: dict[str, dict[str, int]]  # per wrapped column: the lines each text takes
 
 
 @dataclass
@@ -62,19 +67,35 @@ class Listings:
 
     def table(self, name: str, frame: pl.DataFrame, *, plain: tuple[str, ...] = (),
               percent: tuple[str, ...] = (), widths: dict[str, int] | None = None,
-              wrap: tuple[str, ...] = (), cap: int = 60) -> Any:
+              wrap: tuple[str, ...] = (), cap: int = 60, note: dict[str, str] | None = None
+              ) -> Any:
         """A sheet holding `frame` as Book.table lays it out (header row,
-        widths, panes, page set-up); `wrap`: text columns wrapped (at the
-        column's width, every row); `plain`: whole numbers without a
-        thousands separator (row numbers)."""
+        widths, panes, page set-up); `wrap`: text columns wrapped at the
+        column's width, each row as tall as its text needs (a column of few
+        distinct texts: the lines are counted once a text); `plain`: whole
+        numbers without a thousands separator (row numbers). Printed: the
+        header and the first PRINTED rows on one page, and the footer says
+        how many of how many (`note`: its texts, `first` and `all`, each
+        with {shown} and {total})."""
         b = self.book
         ws = b.wb.add_worksheet(name)
         cols = frame.columns
         formats: list[Any] = []
+        kinds = [frame.schema[c] for c in cols]
+        numeric = [isinstance(k, pl.Decimal) or k.is_numeric() or k == pl.Date for k in kinds]
+        # a text column right of a number column: one indent in, as Book.table does
+        padded = [c > 0 and kinds[c] == pl.String and numeric[c - 1] for c in range(len(cols))]
+        width = {col: (widths or {}).get(col) or fit_width(frame, col, cap) + 2 * padded[c]
+                 for c, col in enumerate(cols)}
+        tall = {col: {t: lines(t, width[col] - 2 * padded[cols.index(col)])
+                      for t in frame.get_column(col).drop_nulls().unique().to_list()}
+                for col in wrap}
         for c, col in enumerate(cols):
-            ws.write_string(0, c, col, b.head)
-            kind = frame.schema[col]
-            if col in plain:
+            ws.write_string(0, c, col, b.head_pad if padded[c] else b.head)
+            kind = kinds[c]
+            if padded[c]:
+                formats.append(b.wrap_pad if col in wrap else b.pad)
+            elif col in plain:
                 formats.append(None)
             elif col in percent:
                 formats.append(b.percent)
@@ -90,7 +111,7 @@ class Listings:
                 formats.append(b.wrap)
             else:
                 formats.append(None)
-            ws.set_column(c, c, (widths or {}).get(col) or fit_width(frame, col, cap))
+            ws.set_column(c, c, width[col])
         # the first and the last data rows by xlsxwriter: the sheet's extent, and each
         # column's format index in the written XML (a blank cell where a value is missing)
         for r in {1, frame.height} if frame.height else ():
@@ -107,11 +128,31 @@ class Listings:
                     ws.write_datetime(r, c, datetime(v.year, v.month, v.day), f)
                 else:
                     ws.write_string(r, c, str(v), f)
+            # (the rows' heights, by xlsxwriter here too: the first and the last)
+            if wrap:
+                most = max((tall[col].get(frame.item(r - 1, col), 1) for col in wrap), default=1)
+                if most > 1:
+                    ws.set_row(r, LINE_POINTS * most)
         ws.freeze_panes(1, 1 if cols and frame.schema[cols[0]] == pl.String else 0)
         b.printed(ws)
+        self.print_first(ws, frame.height, len(cols), note)
         if frame.height > 2:
-            self.pending.append(Pending(name, frame, formats))
+            self.pending.append(Pending(name, frame, formats, tall))
         return ws
+
+    def print_first(self, ws: Any, total: int, k: int, note: dict[str, str] | None) -> None:
+        """The printed page of a listing: its header and first PRINTED rows,
+        fitted to one page, the footer saying how many of how many."""
+        n = min(total, PRINTED)
+        ws.print_area(0, 0, max(n, 1), k - 1)
+        ws.fit_to_pages(1, 1)
+        if note is None:
+            return
+        text = (note["first"] if total > n else note["all"]).format(shown=f"{n:,}",
+                                                                     total=f"{total:,}")
+        page = book_words(self.book.lang)["page"].replace("&", "&&") \
+            .replace("{page}", "&P").replace("{pages}", "&N")
+        ws.set_footer(f"&L{text.replace('&', '&&')}&R{page}", {"margin": 0.3})
 
     def fill(self, data: bytes) -> bytes:
         """The closed workbook with every listing's rows in place."""
@@ -195,5 +236,12 @@ def _rows(p: Pending, styles: dict[str, str]) -> str:
             cell = pl.concat_str(head, pl.lit(' t="inlineStr"><is><t xml:space="preserve">'),
                                  _escaped(text), pl.lit("</t></is></c>"))
         cells.append(cell.fill_null(""))
-    line = pl.concat_str(pl.lit('<row r="'), r, pl.lit('">'), *cells, pl.lit("</row>"))
+    # a row with wrapped text as tall as its longest text's lines
+    most = [pl.col(col).replace_strict(lines_of, default=1, return_dtype=pl.Int32)
+            for col, lines_of in p.tall.items()]
+    height = (pl.max_horizontal(most) if most else pl.lit(1, pl.Int32))
+    attrs = pl.when(height > 1).then(pl.concat_str(
+        pl.lit('" ht="'), (height * LINE_POINTS).cast(pl.String), pl.lit('" customHeight="1">')
+    )).otherwise(pl.lit('">'))
+    line = pl.concat_str(pl.lit('<row r="'), r, attrs, *cells, pl.lit("</row>"))
     return frame.select(line.alias("x")).get_column("x").str.join("").item()
