@@ -92,10 +92,10 @@ def workbook(tables: dict[str, pl.DataFrame], assumptions: dict[str, Any], summa
     w = catalog(lang)["workbook"]
     names = w["compare_sheets"]
     a, b = summary.rules_a, summary.rules_b
+    # the page header names the rules; their versions are in the summary and
+    # the assumptions (with them, the header ran over two lines into the table)
     book = Book(lang, w["compare_title"], w["subtitle_compare"].format(
-        date=fmt_date(summary.as_of, lang),
-        a=w["rules"].format(name=a.name, version=a.version),
-        b=w["rules"].format(name=b.name, version=b.version)), date_format=w["date_format"])
+        date=fmt_date(summary.as_of, lang), a=a.name, b=b.name), date_format=w["date_format"])
     values = Values(a, b, lang)
     keys: list[tuple[str, str, str]] = []  # (sheet, header, column in the files)
     for name in SHEETS:
@@ -105,12 +105,20 @@ def workbook(tables: dict[str, pl.DataFrame], assumptions: dict[str, Any], summa
         if name == "summary":
             rows = [(summary_label(k, lang), _typed(k, v, summary, lang))
                     for k, v in summary.items()]
-            book.pairs(sheet, (w["item"], w["value"]), rows,
-                       keys=[k for k, _ in summary.items()], key_head=w["summary_sheet_item"])
+            ws = book.pairs(sheet, (w["item"], w["value"]), rows, label_width=SUMMARY_WIDTHS[0],
+                            value_width=SUMMARY_WIDTHS[1],
+                            keys=[k for k, _ in summary.items()],
+                            key_head=w["summary_sheet_item"])
+            # printed: the items in words and their values (the keys are for programs)
+            ws.print_area(0, 0, len(rows), 1)
             keys += [(sheet, w["summary_sheet_item"], "item"), (sheet, w["value"], "value")]
             continue
         if name == "changed_members":
             frame = starts_in_words(frame, summary.as_of, lang)
+            # the columns of the printed page first (print_changed_members)
+            frame = frame.select([c for c in PRINTED if c in frame.columns]
+                                 + [c for c in frame.columns if c not in PRINTED + LONG]
+                                 + [c for c in LONG if c in frame.columns])
         shown = for_people(frame, values)
         heads = {c: column_label(c, lang) for c in shown.columns}
         keys += [(sheet, heads[c], c) for c in shown.columns]
@@ -124,10 +132,18 @@ def workbook(tables: dict[str, pl.DataFrame], assumptions: dict[str, Any], summa
                 start=fmt_date(valuation, lang), end=fmt_date(date(years[-1], 6, 30), lang))
                 if years else None)
             shown = shown.with_columns(pl.Series(w["period_heading"], periods, dtype=pl.String))
-        book.table(sheet, shown, total_last=name == "fiscal_years",
-                   widths={heads[c]: 60 if c.startswith("finding_under") else 40
-                           for c in heads if c.startswith(("finding_under", "start_date_"))},
-                   percent=tuple(heads[c] for c in ("discount_shift", "cola") if c in heads))
+        wrap_over, widths = _layout(name, shown, heads, w, lang)
+        ws = book.table(sheet, shown, total_last=name == "fiscal_years", widths=widths,
+                        wrap_over=wrap_over,
+                        percent=tuple(heads[c] for c in ("discount_shift", "cola")
+                                      if c in heads))
+        header_height(ws, shown.columns, widths)
+        if name == "changed_members":
+            print_changed_members(ws, shown.height, sum(c in frame.columns for c in PRINTED),
+                                  w)
+        elif name in ("fiscal_years", "sensitivity"):
+            print_in_blocks(ws, [widths[c] for c in shown.columns],
+                            _groups(name, frame.columns, shown.width))
         if name == "fiscal_years" and frame.height > 1:
             last = frame.height - 1  # rows 1..last are years; the TOTAL row is not charted
             cols = frame.columns
@@ -152,11 +168,160 @@ def workbook(tables: dict[str, pl.DataFrame], assumptions: dict[str, Any], summa
                 fiscal_year_text(first, lang), int(first[2:]), valuation, lang)
                 if "projection" in assumptions else None)
     book.pairs(names["assumptions"], (w["item"], w["value"]),
-               assumption_rows(assumptions, summary, lang))
+               assumption_rows(assumptions, summary, lang), value_width=ASSUMPTIONS_WIDTH)
     book.table(names["keys"], pl.DataFrame(
         keys, schema={w["keys_sheet"]: pl.String, w["keys_header"]: pl.String,
                       w["keys_column"]: pl.String}, orient="row"))
     return book.data()
+
+
+# ---- printing -----------------------------------------------------------------
+#
+# Every sheet prints landscape on Letter (diferida/workbook.py). Two kinds of
+# sheet would print too small to read if fitted to one page wide:
+# * the changed members (27 columns, a row per member): their printed page
+#   is a summary, the first PRINTED_ROWS members with the PRINTED columns
+#   (who moves, by how much, and the rule that explains it; their statuses
+#   are counted on the "Status and route" sheet), the footer saying so; the
+#   whole listing stays in the sheet, outside the print area, a member a
+#   line (the long texts, the starts in words and the explanations, are the
+#   last columns, unwrapped, each whole in its cell);
+# * the fiscal years and the sensitivity grid (A, B and B - A of each
+#   measure): printed at PRINT_SCALE % in blocks of whole measures, as many
+#   as fit a page across, the first column repeated on each page.
+
+# the changed members' printed columns, in this order (the sheet's first columns)
+PRINTED = ("row", "participant_id", "eligibility_date_a", "eligibility_date_b",
+           "eligibility_shift_months", "annual_change", "finding_rule")
+# the changed members' long texts: the sheet's last columns
+LONG = ("start_date_a", "start_date_b", "finding_under_a", "finding_under_b")
+PRINTED_ROWS = 35
+# the summary's item and value, the assumptions' value: widths that print at
+# 85 % or more (the value wraps, its row as tall as its lines)
+SUMMARY_WIDTHS = (50, 60)
+ASSUMPTIONS_WIDTH = 80
+PRINT_SCALE = 80
+# a landscape Letter page less the margins (0.4 in each side), in inches
+PAGE_INCHES = 11 - 0.8
+# long dates in words ("September 30, 2037", "30 de septiembre de 2037")
+DATE_WIDTH = {"es": 28, "en": 22}
+TEXT_WRAP = 45  # texts longer than this wrap in their column (not the changed members')
+NO_WRAP = 1 << 20
+
+
+def column_inches(width: float) -> float:
+    """A column's printed width, at most a tenth of an inch a character (the
+    widest of the fonts LibreOffice prints the default font with)."""
+    return (width + 1) / 10
+
+
+def _layout(name: str, shown: pl.DataFrame, heads: dict[str, str], w: dict[str, Any],
+            lang: str) -> tuple[int, dict[str, int]]:
+    """(the length over which a text wraps, every column's width) for a table
+    sheet: long dates wide enough for their words, the changed members a
+    line each, the fiscal years' period on one line."""
+    from ..workbook import fit_width
+
+    wrap_over = NO_WRAP if name == "changed_members" else TEXT_WRAP
+    widths = {}
+    for c, head in heads.items():
+        if c.startswith("finding_under"):
+            widths[head] = 60
+        elif c.startswith("start_date_"):
+            widths[head] = TEXT_WRAP
+        elif shown.schema[head] == pl.Date:
+            widths[head] = DATE_WIDTH[lang]
+    if name == "fiscal_years" and w["period_heading"] in shown.columns:
+        # every period on one line, the first (partial) one too: a wrapped
+        # text would stand above its year's figures
+        longest = int(shown[w["period_heading"]].str.len_chars().max() or 0)
+        wrap_over = longest + 1
+        widths[w["period_heading"]] = longest + 2
+    for c in shown.columns:
+        if c in widths:
+            continue
+        widths[c] = fit_width(shown, c, min(wrap_over, TEXT_WRAP))
+        kind = shown.schema[c]
+        if name in ("fiscal_years", "sensitivity") and (isinstance(kind, pl.Decimal)
+                                                         or kind.is_numeric()):
+            # a figure's column as wide as its figures, its header on up to three lines
+            top = shown[c].cast(pl.Float64).abs().max()
+            figures = len(f"{float(top or 0):,.2f}") + 3
+            words_ = max((len(x) for x in c.split()), default=0) + 2
+            widths[c] = max(8, figures, words_, -(-len(c) // 3) + 2)
+    return wrap_over, widths
+
+
+def header_height(ws: Any, heads: list[str], widths: dict[str, int]) -> None:
+    """The header row as tall as its most wrapped header (words wrapped at
+    the column's width), so that no header loses a line."""
+    most = 1
+    for head in heads:
+        room, lines, used = max(1, widths[head] - 2), 1, 0
+        for word in head.split():
+            if used and used + 1 + len(word) > room:
+                lines, used = lines + 1, len(word)
+            else:
+                used += len(word) + (1 if used else 0)
+        most = max(most, lines)
+    ws.set_row(0, 15 * most)
+
+
+def print_changed_members(ws: Any, total: int, k: int, w: dict[str, Any]) -> None:
+    """The changed members' printed page: the first PRINTED_ROWS members,
+    the first `k` columns (PRINTED), on one page; the footer says how many of
+    how many are printed and that every member and column is in the sheet."""
+    n = min(total, PRINTED_ROWS)
+    ws.print_area(0, 0, n, k - 1)
+    ws.fit_to_pages(1, 1)
+    note = (w["compare_printed_first"].format(shown=f"{n:,}", total=f"{total:,}")
+            if total > n else w["compare_printed_all"].format(total=f"{total:,}"))
+    page = w["page"].replace("&", "&&").replace("{page}", "&P").replace("{pages}", "&N")
+    ws.set_footer(f"&L{note.replace('&', '&&')}&R{page}", {"margin": 0.3})
+
+
+def _groups(name: str, columns: list[str], width: int) -> list[list[int]]:
+    """The sheet's columns (by index) in the blocks printed together: the
+    first column alone (repeated on every page); for the sensitivity grid the
+    scenario's options; then each measure's A, B and B - A; a last column
+    with no side (the fiscal years' period) on its own."""
+    groups: list[list[int]] = [[0]]
+    i = 1
+    if name == "sensitivity":
+        opts = [j for j, c in enumerate(columns) if j > 0 and not c.endswith(
+            ("_a", "_b", "_difference"))]
+        groups.append(opts)
+        i = max(opts, default=0) + 1
+    sided = [j for j in range(i, len(columns)) if columns[j].endswith(("_a", "_b",
+                                                                       "_difference"))]
+    if name == "fiscal_years":
+        # pensions starting and payments together, then each present value
+        starts = [j for j in sided if columns[j].startswith("starts_")]
+        pay = [j for j in sided if columns[j].startswith("payments_")]
+        groups.append(starts + pay)
+        sided = [j for j in sided if j not in starts and j not in pay]
+    for k in range(0, len(sided), 3):
+        groups.append(sided[k:k + 3])
+    groups += [[j] for j in range(len(columns), width)]  # the period, added for people
+    return [g for g in groups if g]
+
+
+def print_in_blocks(ws: Any, widths: list[float], groups: list[list[int]]) -> None:
+    """Print at PRINT_SCALE %, the blocks of columns `groups[1:]` packed into
+    as few pages across as fit, a page break between pages, the first block
+    (the row's name) repeated on each page."""
+    room = PAGE_INCHES * 100 / PRINT_SCALE
+    first = sum(column_inches(widths[j]) for j in groups[0])
+    breaks, used = [], first
+    for g in groups[1:]:
+        need = sum(column_inches(widths[j]) for j in g)
+        if used > first and used + need > room:
+            breaks.append(g[0])
+            used = first
+        used += need
+    ws.set_print_scale(PRINT_SCALE)
+    ws.set_v_pagebreaks(breaks)
+    ws.repeat_columns(groups[0][0], groups[0][-1])
 
 
 def for_people(frame: pl.DataFrame, values: Any) -> pl.DataFrame:
