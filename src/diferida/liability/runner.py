@@ -12,6 +12,7 @@ entitled + rejected, for each census read.
 from __future__ import annotations
 
 import json
+import re
 import time
 import tomllib
 from dataclasses import dataclass, field
@@ -31,7 +32,7 @@ from ..batch.run import PopulationRun
 from ..i18n import LANGS
 from ..projection import valuation as pvaluation
 from ..projection.claims import load_claim_rates
-from ..projection.mortality import resolve, scaled
+from ..projection.mortality import TableError, resolve, scaled
 from ..projection.options import (
     SENSITIVITY_STEP,
     OptionError,
@@ -111,9 +112,9 @@ def build_basis(*, discount: str | None, yield_curve: str | Path | None, mortali
     return Basis(d, table, claims, parse_cola(cola), parse_sex_blend(sex_blend))
 
 
-def pvaluation_text(lang: str, key: str, **kw: Any) -> str:
+def pvaluation_text(lang: str, message: str, /, **kw: Any) -> str:
     from ..i18n import catalog
-    return catalog(lang)["liability_options"][key].format(**kw)
+    return catalog(lang)["liability_options"][message].format(**kw)
 
 
 def prior_basis(path: str | Path, current: dict[str, Any], lang: str) -> Basis:
@@ -125,8 +126,13 @@ def prior_basis(path: str | Path, current: dict[str, Any], lang: str) -> Basis:
         data = tomllib.loads(p.read_text("utf-8"))
     except OSError as exc:
         raise OptionError(f"--prior-assumptions {p}: {exc.strerror or exc}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise OptionError(f"--prior-assumptions {p}: {exc}") from None
+    except UnicodeDecodeError:
+        raise OptionError(pvaluation_text(lang, "prior_not_utf8", file=p)) from None
+    except tomllib.TOMLDecodeError as exc:
+        at = re.search(r"\(at line ([0-9]+)", str(exc))
+        where = f"{p}, {pvaluation_text(lang, 'line', line=at.group(1))}" if at else str(p)
+        raise OptionError(pvaluation_text(lang, "prior_toml", file=where,
+                                          reason=str(exc))) from None
     unknown = sorted(set(data) - set(PRIOR_KEYS))
     if unknown:
         raise OptionError(pvaluation_text(lang, "prior_unknown", file=p,
@@ -140,7 +146,12 @@ def prior_basis(path: str | Path, current: dict[str, Any], lang: str) -> Basis:
         v = str(v)
         opts[k] = str(p.parent / v) if k in ("yield_curve", "claim_rates") or (
             k == "mortality" and v.lower().endswith(".csv")) else v
-    return build_basis(**opts, lang=lang, where=f" ({p})")
+    try:
+        return build_basis(**opts, lang=lang, where=f" ({p})")
+    except (OptionError, TableError) as exc:  # a value of the file: name the file
+        if f"({p})" in str(exc):  # the file named already
+            raise
+        raise type(exc)(pvaluation_text(lang, "prior_bad", file=p, message=exc)) from None
 
 
 def value_file(
@@ -192,8 +203,9 @@ def value_file(
             prior_rules is not None and prior is None:
         raise OptionError(pvaluation_text(lang, "prior_needed"))
     if prior_date is not None:
-        if (prior_date.month, prior_date.day) != (6, 30) or (v.month, v.day) != (6, 30):
-            raise OptionError(pvaluation_text(lang, "prior_june"))
+        for option, d in (("--prior-date", prior_date), ("--measurement-date", v)):
+            if (d.month, d.day) != (6, 30):
+                raise OptionError(pvaluation_text(lang, "prior_june", option=option, date=d))
         if prior_date >= v:
             raise OptionError(pvaluation_text(lang, "prior_order", prior=prior_date, v=v))
     p_basis = prior_basis(prior_assumptions, current_opts, lang) if prior_assumptions \
@@ -222,6 +234,8 @@ def value_file(
                        extra_fields=(SEX_COLUMN, *STATUS_COLUMNS, EMPLOYER_COLUMN),
                        rejects=rej, overwrite=overwrite, on_rename=on_rename) as run:
         current, counted, has_employer = _read(run, inp, day, r, lang, rule)
+        if names is not None and not has_employer:
+            raise OptionError(pvaluation_text(lang, "names_no_column", file=employer_names))
         summary.counts = _counts(counted)
         summary.rows_rejected, summary.problems = counted.rows_rejected, counted.problems
         current_prior_rules = current
