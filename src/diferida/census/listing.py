@@ -184,8 +184,8 @@ def _sheet_files(z: zipfile.ZipFile) -> dict[str, str]:
     target = {r.get("Id"): r.get("Target") for r in rels}
     sheets = book.find(f"{main}sheets")
     assert sheets is not None  # every workbook has its list of sheets
-    return {s.get("name"): "xl/" + str(target[s.get(rel)]).lstrip("/").removeprefix("xl/")
-            for s in sheets}
+    return {str(s.get("name")): "xl/" + str(target[s.get(rel)]).lstrip("/")
+            .removeprefix("xl/") for s in sheets}
 
 
 def _filled(xml: str, p: Pending) -> str:

@@ -104,8 +104,8 @@ def pairs(rows: list[tuple[str, Any]], caption: str, heads: tuple[str, str]) -> 
     out = [f"<table><caption>{e(caption)}</caption><thead><tr><th scope=col>{e(heads[0])}"
            f"</th><th scope=col>{e(heads[1])}</th></tr></thead><tbody>"]
     for k, v in rows:
-        if v is None:  # a section's heading
-            out.append(f"<tr><th colspan=2 scope=colgroup>{e(k)}</th></tr>")
+        if v is None:  # a section's heading: the rows under it are a group of their own
+            out.append(f"</tbody><tbody><tr><th colspan=2 scope=rowgroup>{e(k)}</th></tr>")
             continue
         text, num = _value(v)
         out.append(f"<tr><th scope=row>{e(k)}</th><td{' class=n' if num else ''}>"
