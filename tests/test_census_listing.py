@@ -76,3 +76,19 @@ def test_formats_extent_and_reading_back(tmp_path):
     assert back["participant_id"].to_list()[:2] == ["A<1>", "B & C"]
     assert back["row"].to_list() == FRAME["row"].to_list()
     assert back["amount"].to_list()[0] == 28000.0
+
+
+def test_a_listing_longer_than_a_sheet_keeps_its_first_rows_and_says_so(tmp_path, monkeypatch):
+    import diferida.census.listing as listing
+
+    monkeypatch.setattr(listing, "SHEET_ROWS", 4)  # a sheet of 4 rows, for the test
+    note = {"first": "first {shown} of {total}", "all": "all {total}",
+            "capped": "first {shown} of {total}; the sheet holds {kept}"}
+    lb = Listings(Book("en", "t", "s"))
+    lb.table("listing", FRAME, plain=("row",), note=note)
+    path = tmp_path / "capped.xlsx"
+    path.write_bytes(lb.fill(lb.book.data()))
+    assert pl.read_excel(path, sheet_name="listing")["row"].to_list() == [2, 3, 4, 5]
+    with zipfile.ZipFile(path) as z:
+        xml = z.read("xl/worksheets/sheet1.xml").decode()
+    assert "first 4 of 6; the sheet holds 4" in xml

@@ -36,6 +36,9 @@ EPOCH_SERIAL = 25_569
 # a listing prints its header and its first PRINTED rows on one page (the sheet's print
 # area); the whole listing stays in the sheet, and the page's footer says so
 PRINTED = 30
+# a sheet's rows in Excel and LibreOffice (1,048,576), less the header row: a longer
+# listing keeps its first rows, and its footer says how many of how many
+SHEET_ROWS = 1_048_575
 # characters XML 1.0 does not allow, written as the _xHHHH_ escapes spreadsheets read
 _CONTROL = [chr(c) for c in (*range(0, 9), 11, 12, *range(14, 32))]
 _ROW_OF_CELL = re.compile(r'<c r="([A-Z]+)(\d+)"(?: s="(\d+)")?')
@@ -79,6 +82,8 @@ class Listings:
         with {shown} and {total})."""
         b = self.book
         ws = b.wb.add_worksheet(name)
+        total = frame.height
+        frame = frame.head(SHEET_ROWS)
         cols = frame.columns
         formats: list[Any] = []
         kinds = [frame.schema[c] for c in cols]
@@ -135,7 +140,7 @@ class Listings:
                     ws.set_row(r, LINE_POINTS * most)
         ws.freeze_panes(1, 1 if cols and frame.schema[cols[0]] == pl.String else 0)
         b.printed(ws)
-        self.print_first(ws, frame.height, len(cols), note)
+        self.print_first(ws, total, len(cols), note)
         if frame.height > 2:
             self.pending.append(Pending(name, frame, formats, tall))
         return ws
@@ -143,13 +148,13 @@ class Listings:
     def print_first(self, ws: Any, total: int, k: int, note: dict[str, str] | None) -> None:
         """The printed page of a listing: its header and first PRINTED rows,
         fitted to one page, the footer saying how many of how many."""
-        n = min(total, PRINTED)
+        n = min(total, PRINTED, SHEET_ROWS)
         ws.print_area(0, 0, max(n, 1), k - 1)
         ws.fit_to_pages(1, 1)
         if note is None:
             return
-        text = (note["first"] if total > n else note["all"]).format(shown=f"{n:,}",
-                                                                     total=f"{total:,}")
+        key = "capped" if total > SHEET_ROWS else "first" if total > n else "all"
+        text = note[key].format(shown=f"{n:,}", total=f"{total:,}", kept=f"{SHEET_ROWS:,}")
         page = book_words(self.book.lang)["page"].replace("&", "&&") \
             .replace("{page}", "&P").replace("{pages}", "&N")
         ws.set_footer(f"&L{text.replace('&', '&&')}&R{page}", {"margin": 0.3})
