@@ -215,6 +215,9 @@ def test_sensitivity_in_the_workbook_and_the_page_in_words(tmp_path):
     assert "0.9 y 1.1" in said["Sensibilidad"]
     text = page.read_text()
     assert "<h2>Sensibilidad</h2>" in text and "Tasas de mortalidad multiplicadas por 0.9" in text
+    assert ("No se comparan los miembros que cobran pensión (2; se proyectan con la cantidad "
+            "que se les paga, igual según A y según B), los fallecidos (1) ni los que "
+            "recibieron reembolso de aportaciones (1); estos dos grupos se excluyen.") in text
 
 
 @pytest.mark.parametrize("option", [["--sensitivity"], ["--mortality-scale", "1.1"],

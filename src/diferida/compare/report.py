@@ -518,6 +518,10 @@ def html_report(tables: dict[str, pl.DataFrame], assumptions: dict[str, Any], su
         read=count_text(summary.rows_read), rejected=count_text(summary.rows_rejected),
         compared=count_text(summary.rows_compared), changed=count_text(summary.changed)))
         + "</p>")
+    if summary.has_status:
+        parts.append("<p>" + e(w["lead_status"].format(
+            in_pay=count_text(summary.in_pay), deceased=count_text(summary.deceased),
+            refunded=count_text(summary.refunded))) + "</p>")
     parts.append(f"<h2>{e(heads['summary'])}</h2>"
                  + _pairs_html(summary_rows(summary, lang), caps["summary"], lang))
     if "fiscal_years" in tables:
