@@ -393,15 +393,16 @@ def project(members: Members, a: Assumptions, per_member: bool = True,
         for j, series in enumerate((surv, slope)):
             np.cumsum(series[None, :, :] * discount[:, None, :], axis=2, out=cum[j, :, :, 1:])
         weight = factor * rec_weight[r0:r1]
-        if per_member or groups:
+        if groups:
             _accumulate(cum, surv, slope, local, offset[r0:r1], members_here, weight, s, e,
                         ks, ke, fy_first, fy_last, members.monthly_cents, a.cola, in_pay,
                         payments, pv, member_pay, member_pv, per_member, owner,
-                        (members.group, group_pay, group_pv) if groups else None)
+                        (members.group, group_pay, group_pv))
         else:
             _accumulate_by_key(cum, surv, slope, local, offset[r0:r1], members_here, weight,
                                s, e, ks, ke, fy_first, fy_last, members.monthly_cents, a.cola,
-                               in_pay, payments, pv, month_pay)
+                               in_pay, payments, pv, month_pay,
+                               (member_pay, member_pv, owner) if per_member else None)
         if progress is not None:
             progress(r1, len(keys))
     return Projection(fys, starts, in_pay, payments, pv, first_payment, member_pay, member_pv,
@@ -480,7 +481,7 @@ def _survival(table: MortalityTable, block_keys: np.ndarray, rec_member: np.ndar
 
 def _accumulate_by_key(cum, surv, slope, local, offset, rec_member, weight, s, e, ks, ke,
                        fy_first, fy_last, monthly, cola, in_pay, payments, pv,
-                       month_pay=None) -> None:
+                       month_pay=None, members=None) -> None:
     """The fiscal-year totals alone (no member's own values): the same sums
     as `_accumulate`, arranged so that the work per member does not grow
     with the number of rates. A key's last payment month `e` is the same
@@ -489,7 +490,8 @@ def _accumulate_by_key(cum, surv, slope, local, offset, rec_member, weight, s, e
     are the key's: the year's sums of (A, B) x discount are computed once
     per key (G), and the members' amounts are added up per key and year
     (W) before they are multiplied. The first year, which starts at the
-    member's own month, is added member by member."""
+    member's own month, is added member by member. `members`: (member_pay,
+    member_pv, owner), each member's own totals too (`_member_totals`)."""
     n_keys, n_fy = cum.shape[2], len(payments)
     n_rates = cum.shape[1] - 1
     rs, re_, rks, rke = s[rec_member], e[rec_member], ks[rec_member], ke[rec_member]
@@ -538,6 +540,12 @@ def _accumulate_by_key(cum, surv, slope, local, offset, rec_member, weight, s, e
             payments += year
         else:
             pv[i - 1] += year
+        if members is not None:
+            member_pay, member_pv, owner = members
+            own = first + _member_totals(g[:, i], local, offset, rec_member, weight, rks, rke,
+                                         monthly, cola)
+            target = member_pay if i == 0 else member_pv[i - 1]
+            target += np.bincount(owner[rec_member], weights=own, minlength=len(target))
     if month_pay is not None:
         _months_by_key(surv, slope, local, offset, rec_member, weight, rs, rks, fy_last,
                        key_e, w_sum, monthly, month_pay)
@@ -552,6 +560,37 @@ def _accumulate_by_key(cum, surv, slope, local, offset, rec_member, weight, s, e
     paid_june = (k_all[None, :] <= key_ke[:, None]) & (fy_last[None, :] <= key_e[:, None])
     alive = surv[:, june] * count[0] + slope[:, june] * count[1]
     in_pay += np.where(paid_june, alive, 0.0).sum(axis=0)
+
+
+def _member_totals(g, local, offset, rec_member, weight, rks, rke, monthly, cola
+                   ) -> np.ndarray:
+    """Each record's value over the fiscal years after its first: the sum over
+    those years k of (G0 + offset G1)[key, k] x weight x the year's amount.
+    Without a COLA the amount is constant, so it is a difference of the
+    key's cumulative sums over the years; with one, year by year."""
+    if cola == 0:
+        cg = np.concatenate([np.zeros((2, g.shape[1], 1)), np.cumsum(g, axis=2)], axis=2)
+        span = [cg[j, local, rke + 1] - cg[j, local, rks + 1] for j in (0, 1)]
+        return (span[0] + offset * span[1]) * weight * monthly[rec_member]
+    out = np.zeros(len(rec_member))
+    spans = rke - rks
+    width_max = int(spans.max(initial=0))
+    if width_max == 0:
+        return out
+    step = max(1, RECORD_BLOCK_CELLS // (width_max + 1))
+    for lo_r in range(0, len(rec_member), step):
+        sl = slice(lo_r, lo_r + step)
+        width = int(spans[sl].max(initial=0))
+        if width == 0:
+            continue
+        amounts = cola_amounts(monthly[rec_member[sl]], width + 1, cola)[:, 1:]
+        j = np.arange(1, width + 1)[None, :]
+        valid = j <= spans[sl, None]
+        k = np.where(valid, rks[sl, None] + j, 0)
+        rows = local[sl, None]
+        per_year = (g[0][rows, k] + offset[sl, None] * g[1][rows, k]) * amounts
+        out[sl] = np.where(valid, per_year, 0.0).sum(axis=1) * weight[sl]
+    return out
 
 
 def _months_by_key(surv, slope, local, offset, rec_member, weight, rs, rks, fy_last, key_e,
