@@ -206,7 +206,7 @@ def _mortality_words(b: Basis) -> str:
 
 
 def workbook(**parts: Any) -> bytes:
-    from ..workbook import Book
+    from ..workbook import Book, fit_width
     lang = parts["lang"]
     t = catalog(lang)["liability"]
     summary, li = parts["summary"], parts["liability"]
@@ -220,11 +220,13 @@ def workbook(**parts: Any) -> bytes:
                label_width=52, value_width=60)
     if parts["lines"] is not None:
         frame = change_frame(parts["lines"], parts["info"], parts["prior_date"], v, lang)
-        widths = {frame.columns[0]: 86, frame.columns[1]: 18, frame.columns[2]: 10,
-                  frame.columns[3]: 55}
+        # one page at about 85 %: a label longer than its column, and the runs
+        # it is the difference of, wrap onto a second line in a taller row
+        widths = {frame.columns[0]: CHANGE_LABEL_WIDTH, frame.columns[1]: 18,
+                  frame.columns[2]: 10, frame.columns[3]: CHANGE_HOW_WIDTH}
         ws = book.table(t["sheet_changes"], frame, total_last=True, widths=widths,
-                        wrap_over=84)
-        _tall_rows(ws, frame, {frame.columns[0]: 86, frame.columns[3]: 55})
+                        wrap_over=CHANGE_HOW_WIDTH - 2)
+        _top_rows(book, ws, frame, widths)
     years = years_frame(li, v, lang)
     book.table(t["sheet_years"], years, total_last=True)
     if parts["employers"] is not None:
@@ -234,25 +236,66 @@ def workbook(**parts: Any) -> bytes:
                         plain=(t["col_proportion"],))
         at = emp.columns.index(t["col_proportion"])
         ws.set_column(at, at, 12, book.wb.add_format({"num_format": "0.000000"}))
-        book.table(t["sheet_employer_payments"], long, total_last=True)
+        ws = book.table(t["sheet_employer_payments"], long, total_last=True)
+        _print_in_blocks(ws, [fit_width(long, c) for c in long.columns])
     book.pairs(t["sheet_assumptions"], (t["item"], t["value"]), assumption_rows(parts),
                label_width=45, value_width=95)
     return book.data()
+
+
+CHANGE_LABEL_WIDTH = 60  # the schedule's labels (longer ones wrap: en 1, es 2)
+CHANGE_HOW_WIDTH = 32  # "T0 (prior census at this date) − E ..." on two lines
+PRINT_SCALE = 85  # the employers' charges, printed in blocks of fiscal years
+PAGE_INCHES = 11 - 0.8  # landscape Letter less the margins
+
+
+def _print_in_blocks(ws: Any, widths: list[int]) -> None:
+    """The employers' charges at PRINT_SCALE %, as many pages across as the
+    fiscal years need (a page break between whole columns), the employer
+    column repeated on each: one page wide would print them in a type too
+    small to read (about 5 points for the ten years, the later years and
+    the total). A column prints at most a tenth of an inch a character."""
+    room = PAGE_INCHES * 100 / PRINT_SCALE
+    inches = [(w + 1) / 10 for w in widths]
+    breaks, used = [], inches[0]
+    for j in range(1, len(widths)):
+        if used > inches[0] and used + inches[j] > room:
+            breaks.append(j)
+            used = inches[0]
+        used += inches[j]
+    ws.set_print_scale(PRINT_SCALE)
+    ws.set_v_pagebreaks(breaks)
+    ws.repeat_columns(0, 0)
 
 
 def _members_by_employer(parts: dict[str, Any]) -> dict[str, int]:
     return parts.get("employer_members") or {}
 
 
-def _tall_rows(ws: Any, frame: pl.DataFrame, widths: dict[str, int]) -> None:
-    """Row heights for wrapped text (LibreOffice does not size them itself)."""
+def _top_rows(book: Any, ws: Any, frame: pl.DataFrame, widths: dict[str, int]) -> None:
+    """The schedule's rows that wrap onto more lines: as tall as their text
+    (LibreOffice does not size them itself) and every cell of the row, the
+    amount and the count too, written again at the top of the row, so that a
+    line's words and its figures print level."""
+    from ..workbook import COUNT, LINE_POINTS, MONEY, lines
+    f = book.wb.add_format
+    money = f({"num_format": MONEY, "valign": "top"})
+    count = f({"num_format": COUNT, "valign": "top"})
+    words = f({"text_wrap": True, "valign": "top"})
+    pad = f({"text_wrap": True, "valign": "top", "align": "left", "indent": 1})
+    label, amount, members, how = frame.columns
     for r, row in enumerate(frame.iter_rows(named=True), start=1):
-        lines = 1
-        for col, width in widths.items():
-            text = str(row[col] or "")
-            lines = max(lines, sum(1 + len(p) // max(width - 2, 1) for p in text.split("\n")))
-        if lines > 1:
-            ws.set_row(r, 15 * lines)
+        if r == frame.height:  # the total: one line, in bold
+            break
+        tall = max(lines(row[label], widths[label]), lines(row[how], widths[how] - 2))
+        if tall == 1:
+            continue
+        ws.set_row(r, LINE_POINTS * tall)
+        ws.write_string(r, 0, row[label], words)
+        ws.write_number(r, 1, float(row[amount]), money)
+        if row[members] is not None:
+            ws.write_number(r, 2, row[members], count)
+        ws.write_string(r, 3, row[how], pad)
 
 
 def report_json(**parts: Any) -> bytes:
