@@ -94,17 +94,32 @@ def _pad(x: np.ndarray, n: int) -> np.ndarray:
 
 def add(*runs: Run) -> Run:
     """The run of the union of the runs' members (the same date and rates)."""
-    runs = tuple(r for r in runs if r is not None)
     n = max(len(r.fiscal_years) for r in runs)
-    first = next(r for r in runs if len(r.fiscal_years) == n)
-    months = None
-    if all(r.month_payments is not None for r in runs):
-        m = max(len(r.month_payments) for r in runs)
-        months = sum(_pad(r.month_payments, m) for r in runs)
-        mdays = next(r.month_days for r in runs if len(r.month_payments) == m)
-    return Run(first.fiscal_years, sum(_pad(r.payments, n) for r in runs),
-               sum(_pad(r.pv, n) for r in runs),
-               mdays if months is not None else None, months)
+    years = next(r.fiscal_years for r in runs if len(r.fiscal_years) == n)
+    payments = np.zeros(n)
+    pv = np.zeros((runs[0].pv.shape[0], n))
+    for r in runs:
+        payments += _pad(r.payments, n)
+        pv += _pad(r.pv, n)
+    month_days = month_pay = None
+    flows = [(r.month_days, r.month_payments) for r in runs
+             if r.month_days is not None and r.month_payments is not None]
+    if flows and len(flows) == len(runs):
+        m = max(len(p) for _, p in flows)
+        month_pay = np.zeros(m)
+        for d, p in flows:
+            month_pay += _pad(p, m)
+            if len(p) == m:
+                month_days = d
+    return Run(years, payments, pv, month_days, month_pay)
+
+
+def flows(r: Run, v: date) -> tuple[np.ndarray, np.ndarray]:
+    """(each payment date in years from `v`, its expected payment): empty
+    when the run gave no monthly payments."""
+    if r.month_days is None or r.month_payments is None or not len(r.month_payments):
+        return np.zeros(0), np.zeros(0)
+    return (r.month_days - engine.day_number(v)) / engine.DAYS_PER_YEAR, r.month_payments
 
 
 def empty_run(n_rates: int) -> Run:
@@ -131,12 +146,6 @@ def run(members: pl.DataFrame, basis: Basis, v: date, as_of: date,
     p = engine.project(arrays, a, per_member=False, monthly=monthly)
     return Run(p.fiscal_years, p.payments, p.pv, p.month_days, p.month_payments,
                p.group_payments, p.group_pv)
-
-
-def times(r: Run, v: date) -> np.ndarray:
-    """Each payment date of the run in years from `v` (days / 365.25)."""
-    assert r.month_days is not None
-    return (r.month_days - engine.day_number(v)) / engine.DAYS_PER_YEAR
 
 
 # ---------------------------------------------------------------- liability
@@ -194,8 +203,7 @@ def measure(deferred: pl.DataFrame, in_pay: pl.DataFrame, basis: Basis, v: date,
     total = both.total(0)
     years = np.floor(both.pv[0] + 0.5).astype(np.int64)
     split = apportion(np.array([d.pv[0].sum(), p.pv[0].sum()]), total)
-    t = times(both, v) if len(both.month_payments) else np.zeros(0)
-    cash = both.month_payments if both.month_payments is not None else np.zeros(0)
+    t, cash = flows(both, v)
     if isinstance(basis.discount, YieldCurve):
         pv_exact = float((cash * basis.discount.factor(t)).sum())
         ser = single_equivalent_rate(t, cash, pv_exact)
@@ -227,6 +235,7 @@ def employers(members: pl.DataFrame, basis: Basis, v: date, as_of: date,
     code = members[column].replace_strict(index, return_dtype=pl.Int64).to_numpy()
     if basis.claims is None:
         r = run(members, basis, v, as_of, [basis.rate()], groups=(code, len(codes)))
+        assert r.group_payments is not None and r.group_pv is not None
         g_pay, g_pv = r.group_payments, r.group_pv[:, 0, :]
     else:  # claim entries are a member's several starts: one run per employer
         g_pay = np.zeros((len(codes), len(liability.fiscal_years)))
@@ -320,8 +329,7 @@ def schedule(prior: Census, prior_basis: Basis, prior_date: date,
     a_run = run(prior.members, prior_basis, prior_date, prior.as_of, [prior_basis.rate()],
                 monthly=True)
     start = a_run.total(0)
-    t = times(a_run, prior_date) if len(a_run.month_payments) else np.zeros(0)
-    cash = a_run.month_payments if a_run.month_payments is not None else np.zeros(0)
+    t, cash = flows(a_run, prior_date)
     if isinstance(prior_basis.discount, YieldCurve):
         i = single_equivalent_rate(t, cash, float((cash * prior_basis.discount.factor(t))
                                                   .sum()))
@@ -377,7 +385,7 @@ def schedule(prior: Census, prior_basis: Basis, prior_date: date,
     b1 = prior_basis
     y = whole(b1, [b1.rate(), basis.rate()]) if rules_changed or \
         basis.discount_key() != b1.discount_key() else None
-    terms = y.total(0) if rules_changed else before
+    terms = y.total(0) if y is not None and rules_changed else before
     lines.append(Line("benefit_terms", terms - before, (lines_from, "Y1")))
     disc = y.total(1) if y is not None and basis.discount_key() != b1.discount_key() \
         else terms

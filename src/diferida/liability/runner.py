@@ -190,9 +190,10 @@ def value_file(
     started = time.perf_counter()
     if lang not in LANGS:
         raise OptionError(f"--lang: unknown language {lang!r}; use one of {', '.join(LANGS)}")
-    current_opts = dict(discount=discount, yield_curve=yield_curve, mortality=mortality,
-                        improvement=improvement, mortality_scale=mortality_scale,
-                        claim_rates=claim_rates, cola=cola, sex_blend=sex_blend)
+    current_opts: dict[str, Any] = dict(
+        discount=discount, yield_curve=yield_curve, mortality=mortality,
+        improvement=improvement, mortality_scale=mortality_scale, claim_rates=claim_rates,
+        cola=cola, sex_blend=sex_blend)
     basis = build_basis(**current_opts, lang=lang)
     rule = parse_start(start)
     day = as_of or date.today()
