@@ -51,6 +51,7 @@ FILE = click.Path(path_type=Path, dir_okay=False)
               help=help_text("cli.prior_assumptions"))
 @click.option("--prior-rules", default=None, metavar="NAME|PATH",
               help=help_text("cli.prior_rules"))
+@click.option("--prior-rejects", default=None, type=FILE, help=help_text("cli.prior_rejects"))
 @click.option("--employer-names", default=None, type=FILE, help=help_text("cli.employer_names"))
 @click.option("--rules", "rules_name", default=None, metavar="NAME|PATH",
               help=help_text("cli.rules", names="article19"))
@@ -58,9 +59,9 @@ FILE = click.Path(path_type=Path, dir_okay=False)
               lang_help=help_text("cli.projection_lang"))
 def valuation_cmd(input, output, discount, yield_curve, measurement_date, mortality,
                   improvement, mortality_scale, claim_rates, cola, start, sex_blend, prior,
-                  prior_date, prior_assumptions, prior_rules, employer_names, rules_name,
-                  rejects, as_of, lang, separator, columns_map, strict, overwrite, quiet,
-                  as_json, chunk_rows) -> None:
+                  prior_date, prior_assumptions, prior_rules, prior_rejects, employer_names,
+                  rules_name, rejects, as_of, lang, separator, columns_map, strict, overwrite,
+                  quiet, as_json, chunk_rows) -> None:
     from ..projection.mortality import TableError
     from ..projection.options import OptionError
     from .employer import NamesError
@@ -79,7 +80,8 @@ def valuation_cmd(input, output, discount, yield_curve, measurement_date, mortal
                 claim_rates=claim_rates, cola=cola, start=start, sex_blend=sex_blend,
                 measurement_date=v, as_of=day, rules=rules_name, prior=prior,
                 prior_date=p_day, prior_assumptions=prior_assumptions,
-                prior_rules=prior_rules, employer_names=employer_names, lang=lang,
+                prior_rules=prior_rules, prior_rejects=prior_rejects,
+                employer_names=employer_names, lang=lang,
                 separator=separator, columns=columns_map, overwrite=overwrite,
                 chunk_rows=chunk_rows, on_rename=batch_cli.start_placing),
             bars, lang, t, unusable=(OptionError, TableError, NamesError))

@@ -15,6 +15,7 @@ import json
 import re
 import time
 import tomllib
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
@@ -175,6 +176,7 @@ def value_file(
     prior_date: date | None = None,
     prior_assumptions: str | Path | None = None,
     prior_rules: str | Path | Rules | None = None,
+    prior_rejects: str | Path | None = None,
     employer_names: str | Path | None = None,
     lang: str = "es",
     separator: str | None = None,
@@ -221,8 +223,15 @@ def value_file(
         kind_of(prior_path)
     inputs = [inp] + ([prior_path] if prior_path else [])
     check_other_target(out, inputs, overwrite, list(OUTPUTS), option="-o/--output")
-    if rej is not None:
-        check_place(rej, inputs, overwrite, "--rejects", [("-o/--output", out)])
+    prej = Path(prior_rejects) if prior_rejects is not None else None
+    if prej is not None and prior_path is None:
+        raise OptionError(pvaluation_text(lang, "prior_needed"))
+    taken = [("-o/--output", out)]
+    for option, path in (("--rejects", rej), ("--prior-rejects", prej)):
+        if path is not None:
+            kind_of(path)
+            check_place(path, inputs, overwrite, option, taken)
+            taken.append((option, path))
     r = load_rules(rules)
     r_prior = load_rules(prior_rules) if prior_rules is not None else r
     rules_changed = (r_prior.name, r_prior.version) != (r.name, r.version)
@@ -233,23 +242,25 @@ def value_file(
     with PopulationRun(inp, chunk_rows=chunk_rows, lang=lang, separator=separator,
                        columns=columns, limits=limits,
                        extra_fields=(SEX_COLUMN, *STATUS_COLUMNS, EMPLOYER_COLUMN),
-                       rejects=rej, overwrite=overwrite, on_rename=on_rename) as run:
+                       rejects=rej, overwrite=overwrite, on_rename=on_rename) as run, \
+            ExitStack() as stack:
         current, counted, has_employer = _read(run, inp, day, r, lang, rule)
         if names is not None and not has_employer:
             raise OptionError(pvaluation_text(lang, "names_no_column", file=employer_names))
         summary.counts = _counts(counted)
         summary.rows_rejected, summary.problems = counted.rows_rejected, counted.problems
         current_prior_rules = current
-        prior_census = None
+        prior_census = prun = None
         if prior_path is not None:
             assert prior_date is not None
-            with PopulationRun(prior_path, chunk_rows=chunk_rows, lang=lang,
-                               separator=separator, columns=columns, limits=limits,
-                               extra_fields=(SEX_COLUMN, *STATUS_COLUMNS, EMPLOYER_COLUMN),
-                               overwrite=overwrite) as prun:
-                prior_census, pcount, _ = _read(prun, prior_path, prior_date, r_prior, lang,
-                                                rule)
-                summary.prior_counts = _counts(pcount)
+            # open until the end: its rejects file is put in place with the outputs
+            prun = stack.enter_context(PopulationRun(
+                prior_path, chunk_rows=chunk_rows, lang=lang, separator=separator,
+                columns=columns, limits=limits,
+                extra_fields=(SEX_COLUMN, *STATUS_COLUMNS, EMPLOYER_COLUMN), rejects=prej,
+                overwrite=overwrite))
+            prior_census, pcount, _ = _read(prun, prior_path, prior_date, r_prior, lang, rule)
+            summary.prior_counts = _counts(pcount)
             if rules_changed:
                 with PopulationRun(inp, chunk_rows=chunk_rows, lang=lang, separator=separator,
                                    columns=columns, limits=limits,
@@ -304,6 +315,8 @@ def value_file(
             run.data(out, workbook(**parts))
         else:
             run.data(out, report_json(**parts))
+        if prun is not None:
+            prun.commit()
         run.commit()
         secs["write"] = time.perf_counter() - tick
         summary.sample = run.sample
