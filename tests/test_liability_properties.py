@@ -13,9 +13,11 @@ were refunded, started being paid or whose in-pay amount or data changed:
   every other member's row replaced by this year's; T6 with the joiners
   too (this year's census). The line "expected" closes the roll-forward:
   last year's liability + interest − payments + that line = T0;
-* each change of assumptions is the difference of two runs on this year's
-  census with the assumptions changed one at a time (the discount rate,
-  then the mortality), and this year's liability is the last of them.
+* the change of benefit terms (last year's rules set, `--prior-rules`, to
+  this year's) and each change of assumptions are the differences of runs
+  on this year's census with the rules, then the assumptions, changed one
+  at a time (the discount rate, then the mortality); this year's liability
+  is the last of them.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ HEADER = ["participant_id", "birth_date", "entry_date", "separation_date",
           "deferred_right_1960", "requested_start_date", "office", "benefit_status",
           "monthly_in_pay", "in_pay_since"]
 FATES = ("joined", "left", "died", "refunded", "started", "changed", "gone")
+AGE67 = "reform-19_2-age-67"  # a rules set of other benefit terms (rules §2 at 67)
 
 
 @dataclass(frozen=True)
@@ -118,7 +121,8 @@ def pairs(draw):
     discount = draw(st.sampled_from(["0.03", "0.035"]))
     prior_mortality = draw(st.sampled_from(["none", "table"]))
     mortality = draw(st.sampled_from(["none", "table"]))
-    return members, discount, prior_mortality, mortality
+    prior_rules = draw(st.sampled_from([None, AGE67]))
+    return members, discount, prior_mortality, mortality, prior_rules
 
 
 def write(path: Path, rows) -> Path:
@@ -134,7 +138,9 @@ def cents(dollars: str) -> int:
 TABLE = "age,sex,qx\n" + "".join(f"{a},{s},0.02\n" for s in ("F", "M") for a in range(121))
 
 
-def check(members, discount: str, prior_mortality: str, mortality: str) -> None:
+def check(members, discount: str, prior_mortality: str, mortality: str,
+          prior_rules: str | None = None) -> None:
+    """`prior_rules`: last year's rules set (None: this year's, article19)."""
     with tempfile.TemporaryDirectory(prefix="diferida-schedule-") as d:
         folder = Path(d)
         (folder / "q.csv").write_text(TABLE, encoding="utf-8")
@@ -152,6 +158,7 @@ def check(members, discount: str, prior_mortality: str, mortality: str) -> None:
                            "--as-of", C.isoformat(), "--discount", discount, "--mortality",
                            mort[mortality], "--prior", str(prior), "--prior-date",
                            PRIOR_DATE.isoformat(), "--prior-assumptions", str(toml),
+                           *(["--prior-rules", prior_rules] if prior_rules else []),
                            "--json", "--lang", "en")
         assert r.returncode == 0, r.stderr
         out = json.loads(r.stdout)
@@ -163,14 +170,15 @@ def check(members, discount: str, prior_mortality: str, mortality: str) -> None:
         assert line["start"] + sum(line[k] for k in keys[1:-1]) == line["end"], out["changes"]
         assert line["end"] == cents(out["liability"]["total"])
 
-        def value(rows, disc: str, mortality_of: str, name: str) -> int:
+        def value(rows, disc: str, mortality_of: str, name: str,
+                  rules: str | None = prior_rules) -> int:
             rows = list(rows)
             if not rows:  # no members, no liability (a file needs a row)
                 return 0
             path = write(folder / f"{name}.csv", rows)
             s = value_file(path, folder / f"{name}.json", discount=disc,
                            mortality=mort[mortality_of], measurement_date=C, as_of=C,
-                           lang="en")
+                           rules=rules, lang="en")
             return cents(s.liability["total"])
 
         # (b) the experience, member set by member set, on the prior basis
@@ -198,12 +206,16 @@ def check(members, discount: str, prior_mortality: str, mortality: str) -> None:
         for k, f in enumerate(("left", "died", "refunded", "started", "changed", "joined"),
                               start=1):
             assert line[f"experience_{f}"] == t[k] - t[k - 1], (f, t, out["changes"])
-        assert line["benefit_terms"] == 0
+        # the benefit terms: this year's census on the prior basis, this year's rules
+        y1 = value(now_rows.values(), "0.03", prior_mortality, "Y1", rules=None)
+        assert line["benefit_terms"] == y1 - t[6], (t, y1, out["changes"])
+        if prior_rules is None:
+            assert line["benefit_terms"] == 0
 
-        # the assumptions, one at a time, on this year's census
-        y2 = value(now_rows.values(), discount, prior_mortality, "Y2")
-        y3 = value(now_rows.values(), discount, mortality, "Y3")
-        assert line["discount"] == y2 - t[6], (t, y2, out["changes"])
+        # the assumptions, one at a time, on this year's census and rules
+        y2 = value(now_rows.values(), discount, prior_mortality, "Y2", rules=None)
+        y3 = value(now_rows.values(), discount, mortality, "Y3", rules=None)
+        assert line["discount"] == y2 - y1, (y1, y2, out["changes"])
         assert line["mortality"] == y3 - y2, (y2, y3, out["changes"])
         assert line["claims"] == line["other"] == 0
         assert line["end"] == y3
@@ -239,4 +251,4 @@ def test_a_pair_with_every_kind_of_change_reconciles():
         ("changed", base(6), base(6, pay=Decimal("40000.00"))),
         ("gone", base(7, status="deceased"), base(7, status="deceased")),
     ]
-    check(members, "0.035", "none", "table")
+    check(members, "0.035", "none", "table", AGE67)
