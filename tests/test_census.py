@@ -322,3 +322,18 @@ def test_labels_say_what_they_mean(census):
     assert "0–0" not in labels and "1–1" not in labels
     start = labels.index("Years since eligibility (members eligible now)")
     assert labels[start + 2:start + 5] == ["under 1", "1 to under 2", "2–4"]
+
+
+def test_the_summary_is_the_same_run_after_run(tmp_path):
+    # counts and outliers in the values' order, not a hash table's: the JSON
+    # summary of one file is the same bytes every time (an auditor compares them)
+    src = write(tmp_path / "members.csv", ROWS)
+    runs = []
+    for k in range(4):
+        s = census_file(src, tmp_path / f"c{k}.xlsx", None, None, as_of=AS_OF, lang="en")
+        runs.append(s.figures)
+        for counts in s.figures["counts"].values():
+            assert list(counts) == sorted(counts)
+        assert list(s.figures["outliers"]) == sorted(s.figures["outliers"])
+    assert all(r == runs[0] and list(r["counts"]["group"]) == list(runs[0]["counts"]["group"])
+               for r in runs)

@@ -83,7 +83,7 @@ class Review:
             "members": self.members, "backlog": self.backlog_members.height,
             "backlog_annual_amount": str(self.backlog_amount()),
             "outliers": {k: int(v) for k, v in
-                         self.outliers.group_by("check").len().iter_rows()},
+                         sorted(self.outliers.group_by("check").len().iter_rows())},
             "counts": self.counts,
         }
         if self.joiners is not None:
@@ -220,7 +220,9 @@ def review(members: pl.DataFrame, day: date, rules: Rules, lang: str, has_status
     ye = bands["years_since_eligibility"]
     dist["years_since_eligibility"] = banded(m["years_since_eligibility"], ye,
                                              band_labels(ye, True, lang), lang)
-    counts = {k: {str(a): int(b) for a, b in m[col].fill_null("").value_counts().iter_rows()}
+    # in the order of the values (a hash table's order differs run to run)
+    counts = {k: {str(a): int(b) for a, b in sorted(
+                  m[col].fill_null("").value_counts().iter_rows())}
               for k, col in (("status", "status"), ("group", "group"), ("regime", "regime"),
                              ("benefit_status", STATUS_COLUMN))}
 
