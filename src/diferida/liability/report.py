@@ -186,7 +186,7 @@ def assumption_rows(parts: dict[str, Any]) -> list[tuple[str, Any]]:
                                                lang)),
                  *[(f"{t['prior_prefix']} {k}", v) for k, v in discount_rows(
                      pb, parts["liability"], lang)],
-                 (t["prior_mortality"], _mortality_words(pb)),
+                 (t["prior_mortality"], _mortality_words(pb, lang)),
                  (t["prior_claims"], pb.claims.source.get("file") if pb.claims else
                   t["prior_claims_none"]),
                  (t["prior_cola"], pct(Decimal(pb.cola.numerator) /
@@ -199,10 +199,15 @@ def assumption_rows(parts: dict[str, Any]) -> list[tuple[str, Any]]:
     return rows
 
 
-def _mortality_words(b: Basis) -> str:
+def _mortality_words(b: Basis, lang: str) -> str:
+    t = catalog(lang)["liability"]
     tb = b.table
-    imp = tb.improvement.name.upper() if tb.improvement else "—"
-    return f"{tb.name}; {imp}; × {tb.scale:g}"
+    if tb.none:
+        return t["mortality_none"]
+    imp = t["improvement_scale"].format(name=tb.improvement.name.upper()) if tb.improvement \
+        else t["improvement_none"]
+    scale = "" if tb.scale == 1 else t["mortality_scaled"].format(factor=f"{tb.scale:g}")
+    return t["mortality_words"].format(table=tb.name, improvement=imp, scale=scale)
 
 
 def workbook(**parts: Any) -> bytes:
