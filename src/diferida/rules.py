@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .fields import GROUPS, REGIMES  # noqa: F401  (re-exported)
+from .relief import Adjustment, Relief
 
 if TYPE_CHECKING:
     from . import rules_schema as schema
@@ -131,6 +132,9 @@ class Rules:
     # an example reform that no law says ([meta] illustrative = true): never
     # offered where determinations are made for people (the web page)
     illustrative: bool = False
+    # post-start adjustments ([post_start]: a relief), applied by the
+    # projection, never by a determination (relief.py)
+    relief: Relief | None = None
 
     @property
     def rate_scale(self) -> int:
@@ -220,8 +224,8 @@ def _unknown_keys(changes: dict[str, Any], base: dict[str, Any], path: tuple[str
     as `[amout.new]`) would change nothing and is refused. `meta` is free."""
     for key, value in changes.items():
         where = (*path, key)
-        if where[0] == "meta":
-            continue
+        if where[0] == "meta" or where == ("post_start",) and "post_start" not in base:
+            continue  # a relief is added whole to a base that has none
         if not isinstance(base, dict) or key not in base:
             dotted = ".".join(where)
             table = isinstance(value, dict)
@@ -435,7 +439,80 @@ def _rules(t: schema.RulesTable, stored: dict[str, Any], digest: str) -> Rules:
         resolved=stored,
         version=f"{t.meta.name}@{digest[:12]}",
         illustrative=t.meta.illustrative,
+        relief=_relief(t.post_start) if t.post_start is not None else None,
     )
+
+
+def _relief(p: schema.PostStart) -> Relief:
+    return Relief(p.citation, tuple(
+        Adjustment(kind=a.kind, date=a.date, citation=a.citation,
+                   who=a.who or ("in_pay" if a.kind in ("cola", "one_time") else "all"),
+                   rate=a.rate, cap_monthly=a.cap_monthly, minimum_monthly=a.minimum_monthly,
+                   amount=a.amount, from_monthly=a.from_monthly,
+                   below_monthly=a.below_monthly,
+                   series=tuple((y.year, y.rate) for y in a.series or ()),
+                   after_series=a.after_series, description=a.description)
+        for a in p.adjustments), p.description)
+
+
+SERIES_MAX_BYTES = 1 << 16
+
+
+def _inline_series(raw: dict[str, Any], path: Path) -> dict[str, Any]:
+    """A COLA's `series_file = "rates.csv"` (a CSV `year,rate`, read from the
+    rules file's folder, checked line by line) written into the table as its
+    `series`: the rules' content, and so its version, holds the rates."""
+    post = raw.get("post_start")
+    adjustments = post.get("adjustments") if isinstance(post, dict) else None
+    if not isinstance(adjustments, list):
+        return raw
+    for a in adjustments:
+        if not isinstance(a, dict) or "series_file" not in a:
+            continue
+        name = a.pop("series_file")
+        if "series" in a:
+            raise RulesError(f"{path}: a cola has a series or a series_file, not both",
+                             section="post_start.adjustments", key="series_file")
+        if not isinstance(name, str) or not name:
+            raise RulesError(f"{path}: series_file must name a CSV file",
+                             section="post_start.adjustments", key="series_file")
+        a["series"] = _read_series(path.parent / name)
+    return raw
+
+
+def _read_series(path: Path) -> list[dict[str, Any]]:
+    def fail(line: int | None, what: str) -> RulesError:
+        return RulesError(f"{path}{f', line {line}' if line else ''}: {what}")
+
+    try:
+        data = path.read_bytes()[:SERIES_MAX_BYTES + 1]
+    except OSError as exc:
+        raise fail(None, f"the COLA series cannot be read: {exc.strerror or exc}") from None
+    if len(data) > SERIES_MAX_BYTES:
+        raise fail(None, "too large to be a COLA series")
+    try:
+        lines = data.decode("utf-8-sig").splitlines()
+    except UnicodeDecodeError:
+        raise fail(None, "not UTF-8 text") from None
+    if not lines or [c.strip().lower() for c in lines[0].split(",")] != ["year", "rate"]:
+        raise fail(1, "the header must be year,rate (a fiscal year and its COLA)")
+    out: list[dict[str, Any]] = []
+    for n, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        parts = [c.strip() for c in line.split(",")]
+        if len(parts) != 2 or not re.fullmatch(r"[0-9]{4}", parts[0]):
+            raise fail(n, "a line is a fiscal year (four digits) and its rate")
+        if not re.fullmatch(r"[0-9]*\.?[0-9]+", parts[1]):
+            raise fail(n, f"the rate '{parts[1][:20]}' is not a number (write 2.5% as 0.025)")
+        year = int(parts[0])
+        if out and year != out[-1]["year"] + 1:
+            raise fail(n, f"FY{year} follows FY{out[-1]['year']}: the years run without gaps "
+                          "or repeats")
+        out.append({"year": year, "rate": parts[1]})
+    if not out:
+        raise fail(None, "no rates")
+    return out
 
 
 @lru_cache(maxsize=32)
@@ -453,7 +530,7 @@ def _load_cached(key: str, stamp: tuple[int, int] | None = None) -> Rules:
         )
     raw = _read_toml(path)
     try:
-        return rules_from_resolved(_resolve(raw, origin), origin)
+        return rules_from_resolved(_resolve(_inline_series(raw, path), origin), origin)
     except RecursionError:
         raise RulesError(f"{path}: nested too deeply to be a rules file") from None
     except RulesError as exc:

@@ -276,6 +276,121 @@ class DataChecks(_Table):
     min_entry_age: Annotated[StrictInt, Field(ge=0, le=MAX_ENTRY_AGE)]
 
 
+# ---- post-start adjustments (a relief: what happens to a pension once paid) ----
+
+ADJUSTMENT_KINDS = ("raise", "floor", "one_time", "cola")
+WHO = ("in_pay", "later", "all")
+MAX_ADJUSTMENTS = int(_BOUNDS["max_adjustments"])
+MAX_SERIES_YEARS = int(_BOUNDS["max_series_years"])
+FIRST_ADJUSTMENT_YEAR = int(_BOUNDS["first_adjustment_year"])
+LAST_ADJUSTMENT_YEAR = int(_BOUNDS["last_adjustment_year"])
+# the keys each kind takes (besides kind, date, citation, description)
+ADJUSTMENT_KEYS = {
+    "raise": ({"rate"}, {"cap_monthly", "who", "from_monthly", "below_monthly"}),
+    "floor": ({"minimum_monthly"}, {"who", "from_monthly", "below_monthly"}),
+    "one_time": ({"amount"}, {"from_monthly", "below_monthly"}),
+    "cola": (set(), {"rate", "series", "after_series"}),
+}
+
+
+class ColaYear(_Table):
+    year: Annotated[StrictInt, Field(ge=FIRST_ADJUSTMENT_YEAR, le=LAST_ADJUSTMENT_YEAR)]
+    rate: Rate
+
+
+class AdjustmentTable(_Table):
+    """One post-start adjustment: `date` it takes effect (raise, floor, cola:
+    a 1 July, when a fiscal year and its payments begin; one_time: the 1st of
+    the month it is paid), to whom (`who`: in pay on that date, starting
+    later, or all; a COLA goes each year to those in pay on its 1 July), the
+    band of monthly amount it applies to (`from_monthly` <= amount <
+    `below_monthly`, the amount just before it)."""
+
+    kind: Literal[ADJUSTMENT_KINDS]  # type: ignore[valid-type]
+    date: Day
+    citation: Label
+    description: Text = ""
+    who: Literal[WHO] | None = None  # type: ignore[valid-type]
+    rate: Rate | None = None
+    cap_monthly: Monthly | None = None
+    minimum_monthly: Monthly | None = None
+    amount: Monthly | None = None
+    from_monthly: Monthly | None = None
+    below_monthly: Monthly | None = None
+    series: Annotated[list[ColaYear], Field(min_length=1, max_length=MAX_SERIES_YEARS)] | None \
+        = None
+    after_series: Rate | None = None
+
+    @model_validator(mode="after")
+    def _shape(self) -> AdjustmentTable:
+        need, may = ADJUSTMENT_KEYS[self.kind]
+        given = {k for k in ("who", "rate", "cap_monthly", "minimum_monthly", "amount",
+                             "from_monthly", "below_monthly", "series", "after_series")
+                 if getattr(self, k) is not None}
+        missing = sorted(need - given)
+        if missing:
+            raise _fail(f"a {self.kind} needs {', '.join(missing)}")
+        extra = sorted(given - need - may)
+        if extra:
+            raise _fail(f"a {self.kind} takes no {', '.join(extra)}")
+        if not FIRST_ADJUSTMENT_YEAR <= self.date.year <= LAST_ADJUSTMENT_YEAR:
+            raise _fail(f"date {self.date} is outside the years {FIRST_ADJUSTMENT_YEAR} .. "
+                        f"{LAST_ADJUSTMENT_YEAR}")
+        if self.kind == "one_time":
+            if self.date.day != 1:
+                raise _fail(f"a one_time payment is paid on the 1st of a month, not on "
+                            f"{self.date}")
+        elif (self.date.month, self.date.day) != (7, 1):
+            raise _fail(f"a {self.kind} takes effect on a 1 July (a fiscal year's first "
+                        f"payment), not on {self.date}")
+        if self.from_monthly is not None and self.below_monthly is not None \
+                and self.from_monthly >= self.below_monthly:
+            raise _fail("from_monthly must be below below_monthly")
+        if self.kind == "cola":
+            if (self.rate is None) == (self.series is None):
+                raise _fail("a cola has either a rate (every year) or a series of rates "
+                            "by year, not both")
+            if self.rate is not None and self.after_series is not None:
+                raise _fail("after_series goes with a series")
+            if self.series is not None:
+                years = [y.year for y in self.series]
+                first = self.date.year + 1  # the fiscal year that begins on the date
+                expected = list(range(first, first + len(years)))
+                if years != expected:
+                    bad = next(i for i, (a, b) in enumerate(zip(years, expected, strict=True))
+                               if a != b)
+                    raise _fail(f"the series runs by fiscal year from FY{first} (the year "
+                                f"that begins on {self.date}) without gaps or repeats: "
+                                f"FY{years[bad]} where FY{expected[bad]} was due")
+        return self
+
+
+class PostStart(_Table):
+    """A relief: the adjustments, applied on each date in a fixed order (the
+    COLA, then the raises in the file's order, then the floor; then a
+    one-time payment on its date), each step rounded half up to the cent."""
+
+    citation: Label
+    description: Text = ""
+    adjustments: Annotated[list[AdjustmentTable], Field(min_length=1,
+                                                        max_length=MAX_ADJUSTMENTS)]
+
+    @model_validator(mode="after")
+    def _bands(self) -> PostStart:
+        seen: dict[tuple[str, date], list[tuple[Decimal, Decimal | None]]] = {}
+        for a in self.adjustments:
+            band = (a.from_monthly or Decimal(0), a.below_monthly)
+            for lo, hi in seen.get((a.kind, a.date), []):
+                if (hi is None or band[0] < hi) and (band[1] is None or lo < band[1]):
+                    raise _fail(f"two {a.kind}s on {a.date} whose bands of monthly amount "
+                                f"overlap: give each band once")
+            seen.setdefault((a.kind, a.date), []).append(band)
+        colas = [a for a in self.adjustments if a.kind == "cola"]
+        if len(colas) > 1:
+            raise _fail("one cola per rules set (a series may change the rate year by year)")
+        return self
+
+
 class RulesTable(_Table):
     """A complete rules table: a rules file resolved against its base."""
 
@@ -288,6 +403,7 @@ class RulesTable(_Table):
     decisions: Decisions
     later_laws: LaterLaws
     data_checks: DataChecks
+    post_start: PostStart | None = None  # a relief; absent from the law as it stands
 
     @model_validator(mode="after")
     def _route_ids(self) -> RulesTable:

@@ -468,7 +468,7 @@ def _project_both(proj: dict[str, Any], parts_a: list[pl.DataFrame],
     members' frames, in-pay members from the amount being paid, the same
     engine, claim rates and valuation date); the fiscal-year table of A, B
     and B - A, and with --sensitivity the grid of each side."""
-    from ..projection import engine, output, valuation
+    from ..projection import adjust, engine, output, valuation
     from ..projection.claims import expand
     from ..projection.engine import Assumptions
     from ..projection.runner import (
@@ -489,10 +489,10 @@ def _project_both(proj: dict[str, Any], parts_a: list[pl.DataFrame],
         if proj["claims"] is not None:
             arrays = expand(arrays, members["eligibility_date"].cast(pl.Int32).to_numpy()
                             .astype(np.int64), proj["claims"], engine.day_number(v_date))
-        p = engine.project(arrays, assumptions)
+        p = adjust.project(arrays, assumptions, r.relief)
         if proj["sensitivity"]:
             grids.append(valuation.sensitivity(arrays, assumptions, proj["rates"],
-                                               proj["cola"], p, "en"))
+                                               proj["cola"], p, "en", r.relief))
         tbl = output.table_frame(p, labels, "en")
         tables.append(tbl)
         in_pay = int(members["_in_pay"].sum())

@@ -26,11 +26,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..projection import engine
+from ..projection import adjust, engine
 from ..projection.claims import ClaimRates, expand
 from ..projection.engine import Assumptions
 from ..projection.mortality import MortalityTable
 from ..projection.runner import member_arrays
+from ..relief import Relief
 from .curve import YieldCurve, durations, single_equivalent_rate
 
 
@@ -129,7 +130,7 @@ def empty_run(n_rates: int) -> Run:
 
 def run(members: pl.DataFrame, basis: Basis, v: date, as_of: date,
         rates: Sequence[float | YieldCurve], *, monthly: bool = False,
-        groups: tuple[np.ndarray, int] | None = None) -> Run:
+        groups: tuple[np.ndarray, int] | None = None, relief: Relief | None = None) -> Run:
     """The engine on `members` (a frame of read_census) valued at `v`;
     `as_of`: the date the census's amounts in pay are stated for."""
     if members.height == 0:
@@ -143,7 +144,7 @@ def run(members: pl.DataFrame, basis: Basis, v: date, as_of: date,
         arrays = expand(arrays, members["eligibility_date"].cast(pl.Int32).to_numpy()
                         .astype(np.int64), basis.claims, engine.day_number(v))
     a = Assumptions(v, list(rates), basis.table, basis.cola, None, basis.blend)
-    p = engine.project(arrays, a, per_member=False, monthly=monthly)
+    p = adjust.project(arrays, a, relief, monthly=monthly)
     return Run(p.fiscal_years, p.payments, p.pv, p.month_days, p.month_payments,
                p.group_payments, p.group_pv)
 
@@ -190,15 +191,15 @@ def apportion(parts: np.ndarray, total: int) -> np.ndarray:
 
 
 def measure(deferred: pl.DataFrame, in_pay: pl.DataFrame, basis: Basis, v: date,
-            as_of: date, step: Decimal) -> Liability:
+            as_of: date, step: Decimal, relief: Relief | None = None) -> Liability:
     """The liability of the members (deferred, in pay) at `v`, with the
     rates one `step` lower and higher, the next fiscal year's expected
     payments, the single equivalent rate and the duration."""
     lower_ok = isinstance(basis.discount, YieldCurve) and min(basis.discount.spot) >= step \
         or not isinstance(basis.discount, YieldCurve) and basis.discount >= step
     rates = [basis.rate(), basis.rate(-step) if lower_ok else basis.rate(), basis.rate(step)]
-    d = run(deferred, basis, v, as_of, rates, monthly=True)
-    p = run(in_pay, basis, v, as_of, rates, monthly=True)
+    d = run(deferred, basis, v, as_of, rates, monthly=True, relief=relief)
+    p = run(in_pay, basis, v, as_of, rates, monthly=True, relief=relief)
     both = add(d, p)
     total = both.total(0)
     years = np.floor(both.pv[0] + 0.5).astype(np.int64)
@@ -221,7 +222,7 @@ def measure(deferred: pl.DataFrame, in_pay: pl.DataFrame, basis: Basis, v: date,
 
 
 def employers(members: pl.DataFrame, basis: Basis, v: date, as_of: date,
-              liability: Liability, column: str = "employer"
+              liability: Liability, column: str = "employer", relief: Relief | None = None
               ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
     """(codes, payments [employer, fiscal year] in cents, liability share in
     cents, proportion in millionths): each fiscal year's expected payments
@@ -234,14 +235,16 @@ def employers(members: pl.DataFrame, basis: Basis, v: date, as_of: date,
     index = {c: i for i, c in enumerate(codes)}
     code = members[column].replace_strict(index, return_dtype=pl.Int64).to_numpy()
     if basis.claims is None:
-        r = run(members, basis, v, as_of, [basis.rate()], groups=(code, len(codes)))
+        r = run(members, basis, v, as_of, [basis.rate()], groups=(code, len(codes)),
+                relief=relief)
         assert r.group_payments is not None and r.group_pv is not None
         g_pay, g_pv = r.group_payments, r.group_pv[:, 0, :]
     else:  # claim entries are a member's several starts: one run per employer
         g_pay = np.zeros((len(codes), len(liability.fiscal_years)))
         g_pv = np.zeros_like(g_pay)
         for i in range(len(codes)):
-            r = run(members.filter(pl.Series(code == i)), basis, v, as_of, [basis.rate()])
+            r = run(members.filter(pl.Series(code == i)), basis, v, as_of, [basis.rate()],
+                    relief=relief)
             g_pay[i, :len(r.payments)] = r.payments[:g_pay.shape[1]]
             g_pv[i, :len(r.payments)] = r.pv[0][:g_pay.shape[1]]
     n = len(liability.fiscal_years)
@@ -272,6 +275,7 @@ class Census:
     members: pl.DataFrame
     gone: pl.DataFrame
     as_of: date
+    relief: Relief | None = None  # the rules' post-start adjustments
 
 
 def categories(prior: Census, current: Census) -> dict[str, set]:
@@ -327,7 +331,7 @@ def schedule(prior: Census, prior_basis: Basis, prior_date: date,
     what the lines rest on (rates, counts by category)."""
     # last year's liability, and the roll-forward expected at v
     a_run = run(prior.members, prior_basis, prior_date, prior.as_of, [prior_basis.rate()],
-                monthly=True)
+                monthly=True, relief=prior.relief)
     start = a_run.total(0)
     t, cash = flows(a_run, prior_date)
     if isinstance(prior_basis.discount, YieldCurve):
@@ -354,7 +358,7 @@ def schedule(prior: Census, prior_basis: Basis, prior_date: date,
     rate = [prior_basis.rate()]
 
     def at_v(members: pl.DataFrame, c: Census) -> Run:
-        return run(members, prior_basis, v, c.as_of, rate)
+        return run(members, prior_basis, v, c.as_of, rate, relief=c.relief)
 
     old = {k: at_v(_subset(prior.members, ids[k]), prior) for k in EXPERIENCE[:-1]}
     new = {k: at_v(_subset(current_prior_rules.members, ids[k]), current_prior_rules)
@@ -379,8 +383,8 @@ def schedule(prior: Census, prior_basis: Basis, prior_date: date,
     paying = members.filter(pl.col("_in_pay"))
 
     def whole(b: Basis, rates: Sequence[Any]) -> Run:
-        return add(run(deferred, b, v, current.as_of, rates),
-                   run(paying, b, v, current.as_of, rates))
+        return add(run(deferred, b, v, current.as_of, rates, relief=current.relief),
+                   run(paying, b, v, current.as_of, rates, relief=current.relief))
 
     b1 = prior_basis
     y = whole(b1, [b1.rate(), basis.rate()]) if rules_changed or \

@@ -273,7 +273,7 @@ def value_file(
         tick = time.perf_counter()
         m = current.members
         liability = measure.measure(m.filter(~pl.col("_in_pay")), m.filter(pl.col("_in_pay")),
-                                    basis, v, day, SENSITIVITY_STEP)
+                                    basis, v, day, SENSITIVITY_STEP, r.relief)
         summary.liability = _liability_dict(liability, basis)
         lines = info = None
         if prior_census is not None:
@@ -285,7 +285,7 @@ def value_file(
                                 "runs": list(ln.runs) if ln.runs else None} for ln in lines]
         emp = None
         if has_employer:
-            emp = measure.employers(m, basis, v, day, liability)
+            emp = measure.employers(m, basis, v, day, liability, relief=r.relief)
             codes, pay, share, prop = emp
             summary.employers = [
                 {"employer": c, "name": (names or {}).get(c), "liability": _dollars(int(s)),
@@ -338,7 +338,7 @@ def _read(run: PopulationRun, path: Path, as_of: date, rules: Rules, lang: str, 
         more=(lambda frame, kept, bad: with_employer(frame, kept, bad, lang))
         if has_employer else None)
     counted.sex_given = int((members["_sex"] >= 0).sum())
-    return Census(members, gone, as_of), counted, has_employer
+    return Census(members, gone, as_of, rules.relief), counted, has_employer
 
 
 def _counts(s: ProjectionSummary) -> dict[str, int]:

@@ -183,6 +183,10 @@ class Members:
     # of each fiscal year are also given per group
     group: np.ndarray | None = None
     groups: int = 0
+    # optional: the payment dates of each entry bounded to [pay_from, pay_to]
+    # (day numbers): a one-time payment is an entry paid on one date
+    pay_from: np.ndarray | None = None
+    pay_to: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.birth)
@@ -202,6 +206,9 @@ class Assumptions:
     cola: Fraction = Fraction(0)
     horizon: int | None = None  # fiscal years from V's (None: to age MAX_AGE)
     female_weight: float = 0.5  # share of F where the sex is unknown
+    # a relief's adjustments after the start (adjust.py: `paths(fy0, start)`
+    # gives the object the amounts are read from), None for none
+    adjust: Any = None
 
 
 @dataclass
@@ -261,6 +268,15 @@ def cola_amounts(monthly: np.ndarray, steps: int, cola: Fraction) -> np.ndarray:
     return obj.astype(np.int64)
 
 
+def _amounts(monthly: np.ndarray, rec: np.ndarray, steps: int, cola: Any) -> np.ndarray:
+    """The amounts of the entries `rec` by fiscal year from their first:
+    `cola` is the COLA (a Fraction), or a relief's paths (adjust.Paths),
+    which carry the COLA too."""
+    if isinstance(cola, Fraction):
+        return cola_amounts(monthly[rec], steps, cola)
+    return cola.path(monthly, rec, steps)
+
+
 # ------------------------------------------------------------------ the run
 
 
@@ -273,7 +289,7 @@ def project(members: Members, a: Assumptions, per_member: bool = True,
     rates = list(a.rates)
     n_rates = len(rates)
     groups = members.group is not None
-    if monthly and (per_member or groups):
+    if monthly and (per_member or groups or members.pay_from is not None):
         raise ValueError("monthly payments are given for the whole population only")
     v_day = day_number(a.as_of)
     m0 = int(month_number(np.array([v_day]))[0])  # month number of payment 0
@@ -289,6 +305,11 @@ def project(members: Members, a: Assumptions, per_member: bool = True,
     if a.horizon is not None:
         last_june = (fy_v + a.horizon - 1) * 12 + 5 - m0
         e = np.minimum(e, last_june)
+    windowed = members.pay_from is not None
+    if windowed:
+        assert members.pay_from is not None and members.pay_to is not None
+        s = np.maximum(s, month_number(members.pay_from) - m0)
+        e = np.minimum(e, month_number(members.pay_to) - m0)
     paid = s <= e
     n_months = int(e[paid].max()) + 1 if paid.any() else 0
 
@@ -335,6 +356,8 @@ def project(members: Members, a: Assumptions, per_member: bool = True,
 
     t = (month_days[:n_months] - v_day) / DAYS_PER_YEAR
     discount = np.vstack([np.ones(n_months), *discount_rows(rates, t)])
+    cola: Any = a.cola if a.adjust is None else a.adjust.paths(
+        fy_v + ks, members.start.astype(np.int64), a.cola)
 
     # member records: a member of unknown sex is two records, F and M, weighted
     idx = np.flatnonzero(paid)
@@ -393,14 +416,14 @@ def project(members: Members, a: Assumptions, per_member: bool = True,
         for j, series in enumerate((surv, slope)):
             np.cumsum(series[None, :, :] * discount[:, None, :], axis=2, out=cum[j, :, :, 1:])
         weight = factor * rec_weight[r0:r1]
-        if groups:
+        if groups or windowed:  # a key's entries end in different months
             _accumulate(cum, surv, slope, local, offset[r0:r1], members_here, weight, s, e,
-                        ks, ke, fy_first, fy_last, members.monthly_cents, a.cola, in_pay,
+                        ks, ke, fy_first, fy_last, members.monthly_cents, cola, in_pay,
                         payments, pv, member_pay, member_pv, per_member, owner,
-                        (members.group, group_pay, group_pv))
+                        (members.group, group_pay, group_pv) if groups else None)
         else:
             _accumulate_by_key(cum, surv, slope, local, offset[r0:r1], members_here, weight,
-                               s, e, ks, ke, fy_first, fy_last, members.monthly_cents, a.cola,
+                               s, e, ks, ke, fy_first, fy_last, members.monthly_cents, cola,
                                in_pay, payments, pv, month_pay,
                                (member_pay, member_pv, owner) if per_member else None)
         if progress is not None:
@@ -519,7 +542,7 @@ def _accumulate_by_key(cum, surv, slope, local, offset, rec_member, weight, s, e
             width = int(spans[sl].max(initial=0))
             if width == 0:
                 continue
-            amounts = cola_amounts(monthly[rec_member[sl]], width + 1, cola)[:, 1:]
+            amounts = _amounts(monthly, rec_member[sl], width + 1, cola)[:, 1:]
             j = np.arange(1, width + 1)[None, :]
             valid = j <= spans[sl, None]
             cell = (local[sl, None] * n_fy + rks[sl, None] + j)[valid]
@@ -583,7 +606,7 @@ def _member_totals(g, local, offset, rec_member, weight, rks, rke, monthly, cola
         width = int(spans[sl].max(initial=0))
         if width == 0:
             continue
-        amounts = cola_amounts(monthly[rec_member[sl]], width + 1, cola)[:, 1:]
+        amounts = _amounts(monthly, rec_member[sl], width + 1, cola)[:, 1:]
         j = np.arange(1, width + 1)[None, :]
         valid = j <= spans[sl, None]
         k = np.where(valid, rks[sl, None] + j, 0)
@@ -638,7 +661,7 @@ def _accumulate(cum, surv, slope, local, offset, rec_member, weight, s, e, ks, k
         hi = np.minimum(re_[sl, None], fy_last[kk]) + 1
         hi = np.where(valid, hi, lo)
         rows = local[sl, None]
-        amounts = cola_amounts(monthly[rec_member[sl]], width, cola).astype(np.float64)
+        amounts = _amounts(monthly, rec_member[sl], width, cola).astype(np.float64)
         w = weight[sl, None] * amounts
         k_flat = kk[valid]
         june = fy_last[kk]

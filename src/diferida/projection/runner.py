@@ -36,7 +36,7 @@ from ..batch.run import PopulationRun
 from ..core import evaluate_frame
 from ..i18n import LANGS
 from ..rules import Rules, load_rules
-from . import engine, output, valuation
+from . import adjust, engine, output, valuation
 from .claims import expand, load_claim_rates
 from .engine import Assumptions, Members, day_date
 from .mortality import KIND_OF_GROUP, MAX_AGE, MortalityTable, resolve, scaled
@@ -255,7 +255,8 @@ def project_file(
         if claims is not None:
             arrays = expand(arrays, members["eligibility_date"].cast(pl.Int32).to_numpy()
                             .astype(np.int64), claims, engine.day_number(v_date))
-        proj = engine.project(arrays, assumptions, per_member=mem is not None or bool(dims),
+        proj = adjust.project(arrays, assumptions, r.relief,
+                              per_member=mem is not None or bool(dims),
                               progress=(lambda d, t: progress("project", d, t))
                               if progress is not None else None)
         summary.starts_first_year = valuation.first_year_starts(proj, v_date)
@@ -265,7 +266,7 @@ def project_file(
                                                           lang)))
         if sensitivity:
             extra_tables.append(("sensitivity", valuation.sensitivity(
-                arrays, assumptions, rates, cola_f, proj, lang)))
+                arrays, assumptions, rates, cola_f, proj, lang, r.relief)))
         secs["project"] = time.perf_counter() - tick
 
         tick = time.perf_counter()

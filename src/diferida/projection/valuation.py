@@ -17,7 +17,8 @@ import numpy as np
 import polars as pl
 
 from ..i18n import LANGS, catalog
-from . import engine, output
+from ..relief import Relief
+from . import adjust, engine, output
 from .claims import ClaimRates
 from .engine import Assumptions, Members, Projection
 from .mortality import MortalityTable, scaled, without_improvement
@@ -130,7 +131,8 @@ def scenarios(rates: list[tuple[str, Decimal]], table: MortalityTable, cola: Fra
 
 
 def sensitivity(arrays: Members, a: Assumptions, rates: list[tuple[str, Decimal]],
-                cola: Fraction, base: Projection, lang: str) -> pl.DataFrame:
+                cola: Fraction, base: Projection, lang: str, relief: Relief | None = None
+                ) -> pl.DataFrame:
     """One row per scenario of `scenarios`, each a full projection of the
     same members: total expected payments and, for each discount rate given,
     the rate the scenario uses (`rate_used_for_0.04`: the rate shifted by
@@ -151,10 +153,10 @@ def sensitivity(arrays: Members, a: Assumptions, rates: list[tuple[str, Decimal]
         if sc["key"] == "base":
             p = base
         else:
-            p = engine.project(arrays, replace(
+            p = adjust.project(arrays, replace(
                 a, rates=[float(v) if ok else 0.0 for v, ok in zip(shifted, usable,
                                                                    strict=True)],
-                table=table, cola=sc["cola"]), per_member=False)
+                table=table, cola=sc["cola"]), relief)
         name = t[f"scenario_{sc['key']}"].format(scale=f"{sc['scale']:g}")
         row: dict[str, Any] = {
             t["scenario"]: name,
