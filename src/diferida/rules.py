@@ -46,12 +46,14 @@ class RulesError(ValueError):
     """A rules file that cannot be used; the message names the file and key.
 
     `section`, `route` and `key` say where in the rules table the problem is,
-    so that the loader can add the line of the file that holds it."""
+    so that the loader can add the line of the file that holds it; `item`,
+    a table of an array of tables (`("post_start.adjustments", 2)`: the
+    third `[[post_start.adjustments]]`)."""
 
     def __init__(self, message: str, *, section: str | None = None, route: str | None = None,
-                 key: str | None = None):
+                 key: str | None = None, item: tuple[str, int] | None = None):
         super().__init__(message)
-        self.section, self.route, self.key = section, route, key
+        self.section, self.route, self.key, self.item = section, route, key, item
 
 
 @dataclass(frozen=True)
@@ -324,7 +326,7 @@ def _location(loc: tuple[Any, ...], table: Any) -> tuple[str, dict[str, Any]]:
                 node[part] if isinstance(node, list) and isinstance(part, int)
                 and 0 <= part < len(node) else None)
         nodes.append(node)
-    where: dict[str, Any] = {"section": None, "route": None, "key": None}
+    where: dict[str, Any] = {"section": None, "route": None, "key": None, "item": None}
     if len(loc) >= 2 and loc[0] == "routes" and isinstance(loc[1], int):
         route = nodes[1].get("id") if isinstance(nodes[1], dict) else None
         route = route if isinstance(route, str) else None
@@ -340,6 +342,7 @@ def _location(loc: tuple[Any, ...], table: Any) -> tuple[str, dict[str, Any]]:
         where["section"] = ".".join(map(str, loc[:first - 1])) or None
         after = [p for p in loc[first:] if isinstance(p, str)]
         where["key"] = after[0] if after else str(loc[first - 1])
+        where["item"] = (".".join(map(str, loc[:first])), loc[first])
     elif loc and isinstance(nodes[-1], dict):  # a whole table
         where["section"] = ".".join(map(str, loc))
     elif loc:
@@ -363,9 +366,16 @@ def _validated(table: dict[str, Any], origin: str) -> schema.RulesTable:
         errors = sorted(exc.errors(include_url=False),
                         key=lambda e: e["type"] != "extra_forbidden")
         first = errors[0]
-        words, where = _location(tuple(first["loc"]), table)
+        loc = tuple(first["loc"])
+        ctx = first.get("ctx") or {}
+        if first["type"] == "rules" and isinstance(ctx.get("adjustment"), int):
+            # a check across a relief's adjustments: the adjustment it is about
+            loc = ("post_start", "adjustments", ctx["adjustment"])
+        if first["type"] == "rules" and isinstance(ctx.get("key"), str):
+            loc = (*loc, ctx["key"])  # the key of the table that the check is about
+        words, where = _location(loc, table)
         if first["type"] in ("missing", "extra_forbidden"):  # the message names the key
-            words, _ = _location(tuple(first["loc"])[:-1], table)
+            words, _ = _location(loc[:-1], table)
         message = schema.message_of(first)
         rest = errors[1:]
         if first["type"] == "extra_forbidden":  # and the key it may stand for
@@ -466,17 +476,23 @@ def _inline_series(raw: dict[str, Any], path: Path) -> dict[str, Any]:
     adjustments = post.get("adjustments") if isinstance(post, dict) else None
     if not isinstance(adjustments, list):
         return raw
-    for a in adjustments:
+    for i, a in enumerate(adjustments):
         if not isinstance(a, dict) or "series_file" not in a:
             continue
         name = a.pop("series_file")
+        where = {"section": "post_start", "key": "series_file",
+                 "item": ("post_start.adjustments", i)}
         if "series" in a:
-            raise RulesError(f"{path}: a cola has a series or a series_file, not both",
-                             section="post_start.adjustments", key="series_file")
+            raise RulesError(f"{path}: post_start.adjustments[{i}]: a cola has a series or a "
+                             "series_file, not both", **where)
         if not isinstance(name, str) or not name:
-            raise RulesError(f"{path}: series_file must name a CSV file",
-                             section="post_start.adjustments", key="series_file")
-        a["series"] = _read_series(path.parent / name)
+            raise RulesError(f"{path}: post_start.adjustments[{i}].series_file: must name a "
+                             "CSV file", **where)
+        try:
+            a["series"] = _read_series(path.parent / name)
+        except RulesError as exc:  # the CSV's own line, and the rules file's
+            raise RulesError(f"{path}: post_start.adjustments[{i}].series_file: {exc}",
+                             **where) from None
     return raw
 
 
@@ -541,10 +557,12 @@ _HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
 
 
 def line_of(text: str, *, section: str | None = None, route: str | None = None,
-            key: str | None = None, value: str | None = None) -> int | None:
+            key: str | None = None, value: str | None = None,
+            item: tuple[str, int] | None = None) -> int | None:
     """The line (1-based) of a rules file's text that holds `key` of `route`
-    (a `[[routes]]` block with that id, or `[route_overrides."id"]`) or of
-    `section` (a table header such as `amount.new`); the table's header
+    (a `[[routes]]` block with that id, or `[route_overrides."id"]`), of
+    `item` (the n-th table of an array of tables, `[[post_start.adjustments]]`)
+    or of `section` (a table header such as `amount.new`); the table's header
     when the key is missing from it; None when the file does not say it."""
     lines = text.splitlines()
     blocks: list[tuple[int, str, int]] = []  # (first line index, header, end index)
@@ -556,7 +574,7 @@ def line_of(text: str, *, section: str | None = None, route: str | None = None,
             start, header = i, m.group(1).replace(" ", "")
     blocks.append((start, header, len(lines)))
 
-    def find_key(lo: int, hi: int) -> int | None:
+    def find_key(lo: int, hi: int, key: str | None = key) -> int | None:
         if key is None:
             return None
         pattern = re.compile(rf"(^|[\s{{,]){re.escape(key)}\s*=")
@@ -570,6 +588,14 @@ def line_of(text: str, *, section: str | None = None, route: str | None = None,
         return h.replace('"', "").replace("'", "")
 
     chosen: list[tuple[int, int]] = []
+    if item is not None:
+        tables = [(lo, hi) for lo, h, hi in blocks if quoted(h) == item[0]]
+        if 0 <= item[1] < len(tables):
+            lo, hi = tables[item[1]]
+            hit = find_key(lo, hi)
+            if hit is None and key == "series":  # a COLA's series read from its series_file
+                hit = find_key(lo, hi, "series_file")
+            return (hit if hit is not None else lo) + 1
     if route is not None:
         for lo, h, hi in blocks:
             body = "\n".join(lines[lo:hi])
@@ -604,7 +630,8 @@ def _placed(exc: RulesError, path: Path, origin: str) -> RulesError:
     if value is None:
         m = re.search(r"'([^']*)'", str(exc).split(":", 1)[-1])
         value = m.group(1) if m else None
-    line = line_of(text, section=exc.section, route=exc.route, key=exc.key, value=value)
+    line = line_of(text, section=exc.section, route=exc.route, key=exc.key, value=value,
+                   item=exc.item)
     if line is None and exc.key == "base":
         line = 1
     if line is None:
@@ -613,7 +640,7 @@ def _placed(exc: RulesError, path: Path, origin: str) -> RulesError:
     if reason.startswith(origin):
         reason = reason[len(origin):].lstrip(" :")
     out = RulesError(f"{path}, line {line}: {reason}", section=exc.section, route=exc.route,
-                     key=exc.key)
+                     key=exc.key, item=exc.item)
     out.line = line  # type: ignore[attr-defined]
     return out
 

@@ -335,23 +335,29 @@ class AdjustmentTable(_Table):
             raise _fail(f"a {self.kind} takes no {', '.join(extra)}")
         if not FIRST_ADJUSTMENT_YEAR <= self.date.year <= LAST_ADJUSTMENT_YEAR:
             raise _fail(f"date {self.date} is outside the years {FIRST_ADJUSTMENT_YEAR} .. "
-                        f"{LAST_ADJUSTMENT_YEAR}")
+                        f"{LAST_ADJUSTMENT_YEAR}", key="date")
         if self.kind == "one_time":
             if self.date.day != 1:
                 raise _fail(f"a one_time payment is paid on the 1st of a month, not on "
-                            f"{self.date}")
+                            f"{self.date}", key="date")
         elif (self.date.month, self.date.day) != (7, 1):
             raise _fail(f"a {self.kind} takes effect on a 1 July (a fiscal year's first "
-                        f"payment), not on {self.date}")
+                        f"payment), not on {self.date}", key="date")
         if self.from_monthly is not None and self.below_monthly is not None \
                 and self.from_monthly >= self.below_monthly:
-            raise _fail("from_monthly must be below below_monthly")
+            raise _fail(f"from_monthly ({self.from_monthly}) must be below below_monthly "
+                        f"({self.below_monthly}): the band is from_monthly <= amount < "
+                        "below_monthly", key="below_monthly")
         if self.kind == "cola":
-            if (self.rate is None) == (self.series is None):
+            if self.rate is not None and self.series is not None:
                 raise _fail("a cola has either a rate (every year) or a series of rates "
                             "by year, not both")
+            if self.rate is None and self.series is None:
+                raise _fail("a cola needs a rate (every year) or a series of rates by year "
+                            "(series, or series_file naming a CSV year,rate)")
             if self.rate is not None and self.after_series is not None:
-                raise _fail("after_series goes with a series")
+                raise _fail("after_series goes with a series (the rate after its last "
+                            "year), not with a rate", key="after_series")
             if self.series is not None:
                 years = [y.year for y in self.series]
                 first = self.date.year + 1  # the fiscal year that begins on the date
@@ -361,7 +367,8 @@ class AdjustmentTable(_Table):
                                if a != b)
                     raise _fail(f"the series runs by fiscal year from FY{first} (the year "
                                 f"that begins on {self.date}) without gaps or repeats: "
-                                f"FY{years[bad]} where FY{expected[bad]} was due")
+                                f"FY{years[bad]} where FY{expected[bad]} was due",
+                                key="series")
         return self
 
 
@@ -377,17 +384,19 @@ class PostStart(_Table):
 
     @model_validator(mode="after")
     def _bands(self) -> PostStart:
-        seen: dict[tuple[str, date], list[tuple[Decimal, Decimal | None]]] = {}
-        for a in self.adjustments:
+        seen: dict[tuple[str, date], list[tuple[Decimal, Decimal | None, str]]] = {}
+        for i, a in enumerate(self.adjustments):
             band = (a.from_monthly or Decimal(0), a.below_monthly)
-            for lo, hi in seen.get((a.kind, a.date), []):
+            for lo, hi, cite in seen.get((a.kind, a.date), []):
                 if (hi is None or band[0] < hi) and (band[1] is None or lo < band[1]):
                     raise _fail(f"two {a.kind}s on {a.date} whose bands of monthly amount "
-                                f"overlap: give each band once")
-            seen.setdefault((a.kind, a.date), []).append(band)
-        colas = [a for a in self.adjustments if a.kind == "cola"]
+                                f"overlap ({cite!r} and {a.citation!r}): give each band "
+                                "once", adjustment=i)
+            seen.setdefault((a.kind, a.date), []).append((*band, a.citation))
+        colas = [i for i, a in enumerate(self.adjustments) if a.kind == "cola"]
         if len(colas) > 1:
-            raise _fail("one cola per rules set (a series may change the rate year by year)")
+            raise _fail("one cola per rules set (a series may change the rate year by year)",
+                        adjustment=colas[1])
         return self
 
 
@@ -414,6 +423,11 @@ class RulesTable(_Table):
         unknown = sorted(set(self.decisions.route_19_4_regimes.routes) - set(ids))
         if unknown:
             raise _fail(f"decisions.route_19_4_regimes.routes: unknown routes {unknown}")
+        start = self.meta.applies_from
+        for i, a in enumerate(self.post_start.adjustments if self.post_start else ()):
+            if start is not None and a.date < start:
+                raise _fail(f"date {a.date} is before {start}, the day from which these "
+                            "rules apply (meta.applies_from)", adjustment=i, key="date")
         return self
 
 
