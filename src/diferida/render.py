@@ -40,6 +40,19 @@ def rules_of(d: Determination) -> Rules:
     return d.rules if d.rules is not None else load_rules(d.rules_name or None)
 
 
+def relief_note(rules: Rules, lang: str) -> str | None:
+    """One sentence where the rules set carries a relief ([post_start]): it
+    adjusts pensions after they start, which no determination applies: the
+    amount a determination states is the amount at the start (a relief never
+    changes a determination, docs/relief.md). None for a rules set without
+    one. Said once, beside the rules set's name, in the text, the web answer
+    and the letter."""
+    if rules.relief is None:
+        return None
+    return catalog(lang)["rules_relief"]["note"].format(
+        citation=cite(rules.relief.citation, lang))
+
+
 def regime_line(d: Determination) -> str:
     """The regime in words; a participant Article 19 does not cover has none
     of its regimes, and is named by the program of their entry date (rules
@@ -120,6 +133,9 @@ def render_text(d: Determination) -> str:
     rows += [(L["as_of"], fmt_date(d.as_of, lang)), (L["rules"], rules_line(d))]
     width = max(len(k) for k, _ in rows)
     lines += [f"{k:<{width}}  {v}" for k, v in rows]
+    note = relief_note(rules, lang)
+    if note is not None:
+        lines += ["", note]
     warnings = [f for f in d.explanation if f.condition in WARNINGS]
     if warnings:
         lines += ["", L["warnings"] + ":"]

@@ -38,8 +38,29 @@ def _flat(resolved: dict[str, Any]) -> dict[str, tuple[Any, str]]:
         else:
             out[prefix] = (table, citation)
 
+    post = resolved.get("post_start")
+    if isinstance(post, dict):
+        # a relief's adjustments one by one, named by kind and date (the
+        # second of a kind on one date "#2"; an adjustment moved to another
+        # date is one gone and one new), each line with its own citation; a
+        # COLA's series as one value, fiscal year by fiscal year
+        seen: dict[str, int] = {}
+        for a in post.get("adjustments", []):
+            name = f"{a.get('kind')} {a.get('date')}"
+            seen[name] = seen.get(name, 0) + 1
+            if seen[name] > 1:
+                name += f" #{seen[name]}"
+            for k, v in a.items():
+                if k in ("kind", "date"):
+                    continue
+                if k == "series" and isinstance(v, list):
+                    v = ", ".join(f"FY{y.get('year')} {y.get('rate')}" for y in v)
+                out[f"post_start.{name}.{k}"] = (v, str(a.get("citation", "")))
+        for k in ("citation", "description"):
+            if k in post:
+                out[f"post_start.{k}"] = (post[k], str(post.get("citation", "")))
     for key, table in resolved.items():
-        if key in ("routes",) or (key,) in SKIP:
+        if key in ("routes", "post_start") or (key,) in SKIP:
             continue
         walk(key, table, "")
     return out

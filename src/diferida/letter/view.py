@@ -16,6 +16,7 @@ from ..explain import cite, reason_texts, regime_text, years_phrase
 from ..fields import SERVICE_UNITS
 from ..i18n import LANGS, catalog, fmt_date, fmt_wait
 from ..money import format_money
+from ..render import relief_note
 from ..rules import DEFAULT_RULES, Rules, builtin_names, load_rules
 from ..words import law_words
 from .texts import editable, missing_texts
@@ -210,7 +211,8 @@ def facts_rows(facts: LetterFacts, d: Mapping[str, Any], rules: Rules) -> list[d
         rows.append({"label": label[:1].upper() + label[1:], "value": shown})
     rows.append({"label": L["as_of"], "value": fmt_date(facts.as_of, lang)})
     title = d.get("rules_title") or rules.title
-    rows.append({"label": L["rules_set"], "value": title})
+    note = relief_note(rules, lang)  # a relief, said once: the amount is the start's
+    rows.append({"label": L["rules_set"], "value": title if note is None else f"{title}. {note}"})
     return rows
 
 

@@ -16,7 +16,7 @@ from diferida.determination import Determination, Finding, plain
 from diferida.explain import cite, pct, reason_texts
 from diferida.i18n import catalog, fmt_date, fmt_wait
 from diferida.money import format_money
-from diferida.render import regime_line, rules_line, rules_of
+from diferida.render import regime_line, relief_note, rules_line, rules_of
 from diferida.rules import DEFAULT_RULES
 
 from .forms import FormState, participant, typed_inputs
@@ -230,6 +230,8 @@ def result_view(state: FormState, today: date, leaving: Determination | None = N
         "rules_name": d.rules_name,
         "rules_title": d.rules_title,
         "rules_line": rules_line(d),
+        # a rules set with a relief says, once, that the amount is the start's
+        "relief_note": relief_note(rules_of(d), lang),
         "default_rules": d.rules_name == DEFAULT_RULES,
         "annual": format_money(d.annual_amount) if d.annual_amount is not None else None,
         "monthly": format_money(d.monthly_amount) if d.monthly_amount is not None else None,
