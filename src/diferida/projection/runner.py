@@ -474,6 +474,7 @@ def assumptions_of(summary: ProjectionSummary, rules: Rules, table: MortalityTab
     return {
         "assumptions": {
             "rules": {"name": rules.name, "title": rules.title, "version": rules.version},
+            **({"relief": relief_record(rules)} if rules.relief is not None else {}),
             "valuation_date": (summary.valuation_date or summary.as_of).isoformat(),
             "fiscal_year": "1 July - 30 June, named by the year in which it ends; year 1 "
                            "holds the valuation date (on 30 June: the next fiscal year)",
@@ -529,6 +530,16 @@ def assumptions_of(summary: ProjectionSummary, rules: Rules, table: MortalityTab
         "input": summary.input,
         "software": {"diferida": _version()},
     }
+
+
+def relief_record(rules: Rules) -> dict[str, Any]:
+    """The rules' post-start adjustments, as the assumptions record them."""
+    assert rules.relief is not None
+    return {"citation": rules.relief.citation, "adjustments": [
+        {k: (str(v) if v is not None and not isinstance(v, tuple) else
+             [[y, str(r)] for y, r in v] if isinstance(v, tuple) else None)
+         for k, v in vars(a).items() if v not in (None, (), "")}
+        for a in rules.relief.ordered()]}
 
 
 def _last_year(summary: ProjectionSummary, horizon: int) -> int:

@@ -22,6 +22,7 @@ STATED = {"rules", "valuation_date", "fiscal_year", "payments", "start_rule",
           "cola_rule", "rounding", "determinations_as_of", "valuation_date_rule",
           "benefit_status", "claim", "claim_notes", "claim_rates", "by", "sensitivity",
           "back_pay",  # stated with the claim (claim_valuation, claim_rates)
+          "relief",
           "properties"}
 STATED_MORTALITY = {"table", "description", "improvement", "improvement_source", "base_year",
                     "source", "notes", "fractional_ages", "switch", "last_age", "scale"}
@@ -36,6 +37,36 @@ def rules_text(rules: dict[str, Any], lang: str) -> str:
                                                      version=rules["version"])
 
 
+def relief_words(relief: dict[str, Any], lang: str) -> str:
+    """A rules set's post-start adjustments in one paragraph (relief_record)."""
+    ww = catalog(lang)["workbook"]["assumptions"]
+    parts = []
+    for a in relief["adjustments"]:
+        band = ""
+        if "from_monthly" in a or "below_monthly" in a:
+            band = ww["relief_band"].format(lo=a.get("from_monthly", "0"),
+                                            hi=a.get("below_monthly", "—"))
+        kind = a["kind"]
+        if kind == "cola":
+            what = (ww["relief_cola_rate"].format(rate=pct(Decimal(a["rate"])))
+                    if "rate" in a else ww["relief_cola_series"].format(
+                        first=a["series"][0][0], last=a["series"][-1][0],
+                        after=pct(Decimal(a["after_series"])) if "after_series" in a
+                        else ww["relief_none_after"]))
+        elif kind == "raise":
+            what = ww["relief_raise"].format(rate=pct(Decimal(a["rate"])),
+                                             cap=a["cap_monthly"]) if "cap_monthly" in a \
+                else ww["relief_raise_uncapped"].format(rate=pct(Decimal(a["rate"])))
+        elif kind == "floor":
+            what = ww["relief_floor"].format(amount=a["minimum_monthly"])
+        else:
+            what = ww["relief_one_time"].format(amount=a["amount"])
+        parts.append(ww["relief_item"].format(date=a["date"], what=what, band=band,
+                                              who=ww[f"relief_who_{a['who']}"],
+                                              citation=a["citation"]))
+    return ww["relief_value"].format(citation=relief["citation"], items=" ".join(parts))
+
+
 def method_rows(a: dict[str, Any], lang: str) -> list[tuple[str, Any]]:
     """The assumptions of one projection (the record's `assumptions`)."""
     w = catalog(lang)["compare_report"]["assumptions"]
@@ -47,6 +78,8 @@ def method_rows(a: dict[str, Any], lang: str) -> list[tuple[str, Any]]:
         r = a["rules"]
         out.append((ww["rules"], w["rules_value"].format(name=r["name"], title=r["title"],
                                                          version=r["version"])))
+    if "relief" in a:
+        out.append((ww["relief"], relief_words(a["relief"], lang)))
     out.append((ww["valuation_date"], date.fromisoformat(a["valuation_date"])))
     if "determinations_as_of" in a:
         # the label states the rule (valuation_date_rule): measured from the valuation
