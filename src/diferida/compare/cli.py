@@ -37,11 +37,12 @@ TEXT = {lang: {**catalog(lang)["compare_run"], **batch_cli.RUN_TEXT[lang]} for l
               help=help_text("cli.compare_output"))
 @click.option("--html", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help=help_text("cli.compare_html"))
+@click.option("--bands", default=None, metavar="AMOUNTS", help=help_text("cli.compare_bands"))
 @projection_options(required=False)
 @valuation_options(by=False)
 @file_options(as_of_help=help_text("cli.compare_as_of"),
               lang_help=help_text("cli.compare_lang"))
-def compare_cmd(input, rules, output, html, rejects, as_of, discount, mortality, improvement,
+def compare_cmd(input, rules, output, html, bands, rejects, as_of, discount, mortality, improvement,
                 cola, start, horizon, sex_blend, valuation_date, claim_rates, mortality_scale,
                 sensitivity, lang, separator, columns_map, strict, overwrite, quiet, as_json,
                 chunk_rows) -> None:
@@ -68,13 +69,14 @@ def compare_cmd(input, rules, output, html, rejects, as_of, discount, mortality,
                                 improvement=improvement, cola=cola, start=start,
                                 horizon=horizon, sex_blend=sex_blend, valuation_date=v_day,
                                 claim_rates=claim_rates, mortality_scale=mortality_scale,
-                                sensitivity=sensitivity)
+                                sensitivity=sensitivity, bands=bands)
     elif improvement is not None or horizon is not None or cola != "0" \
             or start != "eligibility" or sex_blend != "0.5" or valuation_date is not None \
-            or claim_rates is not None or mortality_scale is not None or sensitivity:
+            or claim_rates is not None or mortality_scale is not None or sensitivity \
+            or bands is not None:
         fail("--improvement, --cola, --start, --horizon, --sex-blend, --valuation-date, "
-             "--claim-rates, --mortality-scale and --sensitivity are projection options: "
-             "give --discount and --mortality too")
+             "--claim-rates, --mortality-scale, --sensitivity and --bands are projection "
+             "options: give --discount and --mortality too")
     bars = batch_cli.PhaseBars(TEXT[lang], enabled=not quiet and sys.stderr.isatty())
     with batch_cli.Interruptible(t["interrupted"], bars.close) as run:
         summary = batch_cli.run_file(

@@ -27,7 +27,9 @@ from .report import chart_svg, html_report  # noqa: F401  (the runner writes the
 # the workbook's sheets, in order; their names in words are in the catalogs'
 # [workbook.compare_sheets] (an Excel sheet name: at most 31 characters)
 SHEETS = ("summary", "transitions", "changed_members", "eligibility_shifts", "amount_changes",
-          "fiscal_years", "sensitivity")
+          "fiscal_years", "sensitivity", "band_counts", "bands", "payer_counts", "payers")
+# the band and payer tables' sheets (bands.py): names in [compare_relief.sheets]
+RELIEF_SHEETS = ("band_counts", "bands", "payer_counts", "payers")
 # the workbook's columns whose values are codes the catalogs put in words
 CODED = ("status", "regime", "route", "reasons")
 # columns left to the CSV/Parquet tables: a code with no words of its own
@@ -90,7 +92,7 @@ def workbook(tables: dict[str, pl.DataFrame], assumptions: dict[str, Any], summa
     from .report import Values, assumption_rows, column_label, fiscal_year_text, summary_label
 
     w = catalog(lang)["workbook"]
-    names = w["compare_sheets"]
+    names = {**w["compare_sheets"], **catalog(lang)["compare_relief"]["sheets"]}
     a, b = summary.rules_a, summary.rules_b
     # the page header names the rules; their versions are in the summary and
     # the assumptions (with them, the header ran over two lines into the table)
@@ -133,7 +135,8 @@ def workbook(tables: dict[str, pl.DataFrame], assumptions: dict[str, Any], summa
                 if years else None)
             shown = shown.with_columns(pl.Series(w["period_heading"], periods, dtype=pl.String))
         wrap_over, widths = _layout(name, shown, heads, w, lang)
-        ws = book.table(sheet, shown, total_last=name == "fiscal_years", widths=widths,
+        ws = book.table(sheet, shown, total_last=name in ("fiscal_years", "band_counts",
+                                                          "payer_counts"), widths=widths,
                         wrap_over=wrap_over,
                         percent=tuple(heads[c] for c in ("discount_shift", "cola")
                                       if c in heads))
@@ -141,9 +144,10 @@ def workbook(tables: dict[str, pl.DataFrame], assumptions: dict[str, Any], summa
         if name == "changed_members":
             print_changed_members(ws, shown.height, sum(c in frame.columns for c in PRINTED),
                                   w)
-        elif name in ("fiscal_years", "sensitivity"):
+        elif name in ("fiscal_years", "sensitivity", "bands", "payers"):
             print_in_blocks(ws, [widths[c] for c in shown.columns],
                             _groups(name, frame.columns, shown.width))
+
         if name == "fiscal_years" and frame.height > 1:
             last = frame.height - 1  # rows 1..last are years; the TOTAL row is not charted
             cols = frame.columns
@@ -242,7 +246,8 @@ def _layout(name: str, shown: pl.DataFrame, heads: dict[str, str], w: dict[str, 
             continue
         widths[c] = fit_width(shown, c, min(wrap_over, TEXT_WRAP))
         kind = shown.schema[c]
-        if name in ("fiscal_years", "sensitivity") and (isinstance(kind, pl.Decimal)
+        if name in ("fiscal_years", "sensitivity", "bands", "payers", "band_counts",
+                    "payer_counts") and (isinstance(kind, pl.Decimal)
                                                          or kind.is_numeric()):
             # a figure's column as wide as its figures, its header on up to three lines
             top = shown[c].cast(pl.Float64).abs().max()
@@ -287,6 +292,8 @@ def _groups(name: str, columns: list[str], width: int) -> list[list[int]]:
     with no side (the fiscal years' period) on its own."""
     groups: list[list[int]] = [[0]]
     i = 1
+    if name in ("bands", "payers"):  # the fiscal year and the band (payer) together
+        groups, i = [[0, 1]], 2
     if name == "sensitivity":
         opts = [j for j, c in enumerate(columns) if j > 0 and not c.endswith(
             ("_a", "_b", "_difference"))]
@@ -340,7 +347,7 @@ def for_people(frame: pl.DataFrame, values: Any) -> pl.DataFrame:
         s = frame.get_column(col)
         m = _SIDED.match(col)
         base = m["base"] if m else col
-        if base in CODED or col in ("shift", "change", "fiscal_year", "scenario") \
+        if base in CODED or col in ("shift", "change", "fiscal_year", "scenario", "band") \
                 or s.dtype == pl.Boolean:
             seen = s.unique().to_list()
             said = {v: values.text(col, v) for v in seen}

@@ -89,6 +89,9 @@ def _label(name: str, section: str, what_it_is: str, lang: str) -> str:
     w = words(lang)
     if name in w[section]:
         return w[section][name]
+    own = catalog(lang)["compare_relief"].get(section, {})  # the band and payer tables'
+    if name in own:
+        return own[name]
     m = _SIDED.match(name)
     if m:
         what = _field(m["base"], lang)
@@ -191,6 +194,9 @@ class Values:
             return fiscal_year_text(v, lang)
         if column == "scenario":
             return scenario_text(v, lang)
+        if column == "band":
+            from .bands import band_text
+            return band_text(v, lang)
         if column in ("discount_shift", "cola") and isinstance(v, float):
             return pct(Decimal(str(v)))
         if column == "mortality_scale" and isinstance(v, float):
@@ -301,6 +307,8 @@ def summary_rows(summary, lang: str) -> list[tuple[str, str]]:
             text = fmt_date(summary.valuation_date, lang)
         elif item.endswith("_note"):
             text = w["note_illustrative"]
+        elif isinstance(v, date):
+            text = fmt_date(v, lang)
         elif isinstance(v, Decimal):
             text = money_text(v)
         elif isinstance(v, int) and not isinstance(v, bool):
@@ -349,6 +357,9 @@ def assumption_rows(assumptions: dict[str, Any], summary, lang: str) -> list[tup
                     else w["cola_value"].format(cola=pct(cola))))
         out.append((w["rounding"], w["rounding_value"]))
         out += _valuation_rows(proj, summary, lang)
+        if "bands" in proj:
+            from .bands import assumption_rows as band_rows
+            out += band_rows(proj["bands"], lang)
     return out
 
 
@@ -490,6 +501,47 @@ def chart_svg(fiscal: pl.DataFrame, summary, assumptions: dict[str, Any], lang: 
             f'<desc id="chart-desc">{e(desc)}</desc>{rest}')
 
 
+def relief_html(tables: dict[str, pl.DataFrame], summary, values: Values,
+                years_shown: int = 5) -> str:
+    """The relief's cost by band and by payer, in words then in tables: the
+    headcounts, the cost over the horizon and in the first fiscal years
+    (every year is in the workbook and the CSV tables)."""
+    lang = values.lang
+    m = catalog(lang)["compare_relief"]
+    heads, caps = m["headings"], m["captions"]
+    t = summary.relief_totals
+    fiscal = tables["fiscal_years"]
+    total = fiscal.filter(pl.col("fiscal_year") == "TOTAL").row(0, named=True)
+    pv = [c for c in fiscal.columns if c.startswith("pv_") and c.endswith("_difference")]
+    rate = _PV.match(pv[0][:-len("_difference")])["rate"] if pv else None
+    out = [f"<h2>{e(heads['relief'])}</h2>"]
+    lead = m["text"]["lead"].format(
+        members=count_text(t["relief_members"]), gain=count_text(t["relief_gain"]),
+        date=fmt_date(t["relief_reference_date"], lang),
+        average=money_text(t["relief_average_monthly_gain"]),
+        payments=money_text(total["payments_difference"]))
+    if rate is not None:
+        lead += " " + m["text"]["lead_pv"].format(pv=money_text(total[pv[0]]), rate=_rate(rate))
+    out.append("<p>" + e(lead) + "</p>")
+    out.append("<p>" + e(m["text"]["lead_under"].format(
+        a=count_text(t["relief_under_1000_a"]), b=count_text(t["relief_under_1000_b"]),
+        date=fmt_date(t["relief_reference_date"], lang))) + "</p>")
+    out.append("<p>" + e(m["text"]["lead_rounding"]) + "</p>")
+    for key, money_name, counts_name in (("band", "bands", "band_counts"),
+                                         ("payer", "payers", "payer_counts")):
+        if counts_name not in tables:
+            continue
+        frame = tables[money_name]
+        out.append(f"<h3>{e(heads[key])}</h3>")
+        out.append(table_html(tables[counts_name], caps[counts_name], values))
+        horizon = frame.filter(pl.col("fiscal_year") == "TOTAL").drop("fiscal_year")
+        out.append(table_html(horizon, caps[f"{money_name}_horizon"], values))
+        body = frame.filter(pl.col("fiscal_year") != "TOTAL")
+        keys = horizon.height
+        out.append(table_html(body, caps[money_name], values, limit=years_shown * keys))
+    return "".join(out)
+
+
 def html_report(tables: dict[str, pl.DataFrame], assumptions: dict[str, Any], summary,
                 lang: str, changed_rows: int = 200) -> bytes:
     """One page, no external assets, in `lang` (es or en): the summary, the
@@ -533,6 +585,8 @@ def html_report(tables: dict[str, pl.DataFrame], assumptions: dict[str, Any], su
     if "sensitivity" in tables:
         parts.append(f"<h2>{e(heads['sensitivity'])}</h2>"
                      + table_html(tables["sensitivity"], caps["sensitivity"], values))
+    if "band_counts" in tables:
+        parts.append(relief_html(tables, summary, values))
     for name in ("transitions", "eligibility_shifts", "amount_changes"):
         parts.append(f"<h2>{e(heads[name])}</h2>" + table_html(tables[name], caps[name], values))
     cm = tables["changed_members"]

@@ -41,7 +41,11 @@ from . import engine as cmp
 
 Progress = Callable[[str, int, int], None]
 TABLES = ("summary", "transitions", "changed_members", "eligibility_shifts", "amount_changes",
-          "fiscal_years", "sensitivity")
+          "fiscal_years", "sensitivity", "bands", "band_counts", "payers", "payer_counts")
+# written only with the projection when a side carries a relief or --bands is
+# given (bands.py); the payers' too only when the census has an employer column
+BAND_TABLES = ("bands", "band_counts")
+PAYER_TABLES = ("payers", "payer_counts")
 
 
 class CompareOptionError(ValueError):
@@ -79,6 +83,9 @@ class CompareSummary:
     fiscal: dict[str, str] = field(default_factory=dict)
     # with --sensitivity: the grid of A, of B and B - A (`sensitivity_frame`)
     sensitivity: pl.DataFrame | None = None
+    # the relief's cost by band and by payer, and headcounts (bands.py)
+    relief_tables: dict[str, pl.DataFrame] = field(default_factory=dict)
+    relief_totals: dict[str, Any] = field(default_factory=dict)
     seconds: dict[str, float] = field(
         default_factory=lambda: {"read_and_decide": 0.0, "explain": 0.0, "project": 0.0,
                                  "write": 0.0, "total": 0.0})
@@ -131,6 +138,7 @@ class CompareSummary:
             ("monthly_amount_total_difference", t.monthly_b - t.monthly_a),
         ]
         out += list(self.fiscal.items())
+        out += list(self.relief_totals.items())
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -158,13 +166,20 @@ class Projecting:
     claim_rates: str | Path | None = None
     mortality_scale: str | float | None = None
     sensitivity: bool = False
+    # --bands: the monthly amounts that bound the bands (bands.parse_bands);
+    # None: bands.DEFAULT_BANDS, the tables then only when a side has a relief
+    bands: str | None = None
 
 
-def table_paths(out: Path, sensitivity: bool = False) -> dict[str, Path]:
+def table_paths(out: Path, sensitivity: bool = False, bands: bool = False,
+                payers: bool = False) -> dict[str, Path]:
     """comparison.csv -> comparison.summary.csv, comparison.transitions.csv, ...
-    (comparison.sensitivity.csv too when `sensitivity`: with --sensitivity)."""
+    (comparison.sensitivity.csv too when `sensitivity`: with --sensitivity;
+    comparison.bands.csv and comparison.band_counts.csv when `bands`,
+    comparison.payers.csv and comparison.payer_counts.csv when `payers`)."""
     return {name: out.with_name(f"{out.stem}.{name}{out.suffix}") for name in TABLES
-            if name != "sensitivity" or sensitivity}
+            if (name != "sensitivity" or sensitivity) and (name not in BAND_TABLES or bands)
+            and (name not in PAYER_TABLES or payers)}
 
 
 def compare_file(
@@ -204,6 +219,8 @@ def compare_file(
     # the rules first: a bad reform is refused before any member is read
     ra, rb = load_rules(rules[0]), load_rules(rules[1])
     proj = _projection_setup(projecting, lang) if projecting is not None else None
+    banding = proj is not None and (proj["bands_asked"] or ra.relief is not None
+                                    or rb.relief is not None)
 
     inp, out = Path(input), Path(output)
     rej = Path(rejects) if rejects is not None else None
@@ -212,7 +229,7 @@ def compare_file(
     out_kind = kind_of(out)
     targets = [("-o/--output", out)] if out_kind == "xlsx" else [
         (f"-o/--output ({p.name})", p) for name, p in table_paths(
-            out, sensitivity=proj is not None and proj["sensitivity"]).items()
+            out, sensitivity=proj is not None and proj["sensitivity"], bands=banding).items()
         if name != "fiscal_years" or proj is not None]
     side = out.with_name(out.stem + ".assumptions.json") if out_kind != "xlsx" else None
     outputs: list[tuple[str, Path]] = []
@@ -240,6 +257,7 @@ def compare_file(
                                      "'diferida[plot]'") from None
 
     day = as_of or date.today()
+    from ..liability.employer import EMPLOYER_COLUMN, with_employer
     from ..projection.sex import SEX_COLUMN
     from ..projection.status import COLUMNS as STATUS_COLUMNS
     from ..projection.status import DECEASED, DEFERRED, IN_PAY, REFUNDED
@@ -250,7 +268,7 @@ def compare_file(
     secs = summary.seconds
     with PopulationRun(
             inp, chunk_rows=chunk_rows, lang=lang, separator=separator, columns=columns,
-            limits=limits, extra_fields=(SEX_COLUMN, *STATUS_COLUMNS),
+            limits=limits, extra_fields=(SEX_COLUMN, *STATUS_COLUMNS, EMPLOYER_COLUMN),
             rejects=rej, overwrite=overwrite, sample_rejects=sample_rejects,
             on_rename=on_rename,
             progress=(lambda d, t: progress("decide", d, t)) if progress is not None
@@ -264,6 +282,18 @@ def compare_file(
         # the census's status, read as `diferida project` reads it (with_status)
         has_status = any(c in run.source.columns for c in STATUS_COLUMNS)
         summary.has_status = has_status
+        # the payer: the employer column, read as the valuation reads it
+        has_employer = banding and EMPLOYER_COLUMN in run.source.columns
+        if has_employer and out_kind != "xlsx":
+            for name, p in table_paths(out, payers=True).items():
+                if name in PAYER_TABLES:
+                    option = f"-o/--output ({p.name})"
+                    check_table_target(p, [inp], overwrite, option=option, outputs=outputs)
+                    outputs.append((option, p))
+        # each side's members (in the order of its projection's frame): the
+        # census row, in pay or not, the employer
+        keys: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray | None]]] = {
+            "a": [], "b": []}
         tick = time.perf_counter()
         # the start asked for: the workbook says each side's start in words
         # (rules §5), the request included (output.START_HIDDEN)
@@ -282,6 +312,8 @@ def compare_file(
                 kept, bad = with_sex(frame, kept, bad, has_sex, lang)
             if has_status:
                 kept, bad = with_status(frame, kept, bad, day, lang)
+            if has_employer:
+                kept, bad = with_employer(frame, kept, bad, lang)
             return kept, bad
 
         def use(d: Decided) -> None:
@@ -298,8 +330,26 @@ def compare_file(
                 det_a = det_a.filter(keep).drop("_bstatus", "_pay_cents", "_pay_since")
                 det_b = det_b.filter(keep).drop("_bstatus", "_pay_cents", "_pay_since")
                 positions = d.positions[keep.to_numpy()]
+                paid_rows = d.chunk.rows[d.positions[(code == IN_PAY).to_numpy()]]
             else:
                 positions = d.positions
+                paid_rows = np.zeros(0, dtype=np.int64)
+            if banding:
+                for side, det, paid in (("a", det_a, paid_a), ("b", det_b, paid_b)):
+                    entitled = (det["status"] != "not_entitled").to_numpy()
+                    rows = np.concatenate([d.chunk.rows[positions[entitled]],
+                                           paid_rows]).astype(np.int64)
+                    flag = np.concatenate([np.zeros(int(entitled.sum()), dtype=bool),
+                                           np.ones(len(paid_rows), dtype=bool)])
+                    payer = None
+                    if has_employer:
+                        payer = np.concatenate([
+                            det[EMPLOYER_COLUMN].to_numpy()[entitled],
+                            paid[EMPLOYER_COLUMN].to_numpy() if paid is not None
+                            else np.zeros(0, dtype=object)]).astype(object)
+                    keys[side].append((rows, flag, payer))
+            if has_employer:
+                det_a, det_b = det_a.drop(EMPLOYER_COLUMN), det_b.drop(EMPLOYER_COLUMN)
             if proj is not None:  # the projection's members, then the compared columns
                 from ..projection.runner import in_pay_frame, members_frame
                 for det, paid, parts in ((det_a, paid_a, members_a), (det_b, paid_b, members_b)):
@@ -371,7 +421,8 @@ def compare_file(
         if proj is not None:
             tick = time.perf_counter()
             fiscal, proj_info = _project_both(proj, members_a, members_b, summary, ra, rb,
-                                              has_sex, lang)
+                                              has_sex, lang, keys if banding else None,
+                                              has_employer)
             assumptions["projection"] = proj_info
             secs["project"] = time.perf_counter() - tick
 
@@ -387,11 +438,13 @@ def compare_file(
             tables["fiscal_years"] = fiscal
         if summary.sensitivity is not None:
             tables["sensitivity"] = summary.sensitivity
+        tables.update(summary.relief_tables)
         if out_kind == "xlsx":
             run.data(out, out_mod.workbook(tables, assumptions, summary, lang))
             summary.files.append(str(out))
         else:
-            paths = table_paths(out, sensitivity="sensitivity" in tables)
+            paths = table_paths(out, sensitivity="sensitivity" in tables,
+                                bands="bands" in tables, payers="payers" in tables)
             for name, frame in tables.items():
                 run.output(paths[name], out_mod.for_file(frame))
                 summary.files.append(str(paths[name]))
@@ -458,16 +511,26 @@ def _projection_setup(p: Projecting, lang: str) -> dict[str, Any]:
         else None
     out["valuation_date"] = p.valuation_date
     out["sensitivity"] = p.sensitivity
+    from .bands import DEFAULT_BANDS, BandsError, parse_bands
+    try:
+        out["bands"] = parse_bands(p.bands if p.bands is not None else DEFAULT_BANDS, lang)
+    except BandsError as exc:
+        raise CompareOptionError(str(exc)) from None
+    out["bands_asked"] = p.bands is not None
     return out
 
 
 def _project_both(proj: dict[str, Any], parts_a: list[pl.DataFrame],
                   parts_b: list[pl.DataFrame], summary: CompareSummary, ra: Rules, rb: Rules,
-                  has_sex: bool, lang: str) -> tuple[pl.DataFrame, dict[str, Any]]:
+                  has_sex: bool, lang: str, keys: dict[str, list] | None = None,
+                  has_employer: bool = False) -> tuple[pl.DataFrame, dict[str, Any]]:
     """Both sides projected as `diferida project` projects a census (the same
     members' frames, in-pay members from the amount being paid, the same
     engine, claim rates and valuation date); the fiscal-year table of A, B
-    and B - A, and with --sensitivity the grid of each side."""
+    and B - A, and with --sensitivity the grid of each side. With `keys`
+    (each side's members' census rows, in pay, employer): each side run by
+    the engine's groups, a group per band and payer, for the band and payer
+    tables and headcounts (bands.py)."""
     from ..projection import adjust, engine, output, valuation
     from ..projection.claims import expand
     from ..projection.engine import Assumptions
@@ -483,13 +546,21 @@ def _project_both(proj: dict[str, Any], parts_a: list[pl.DataFrame],
     assumptions = Assumptions(v_date, [float(v) for _, v in proj["rates"]],
                               proj["table"], proj["cola"], proj["horizon"], proj["blend"])
     tables, infos, grids = [], {}, []
+    banded = _Banding(keys, proj["bands"], has_employer, v_date, proj["cola"],
+                      [ra.relief, rb.relief]) if keys is not None else None
     for side, parts, r in (("a", parts_a, ra), ("b", parts_b, rb)):
         members = pl.concat(parts) if parts else pl.DataFrame(schema=MEMBER_SCHEMA)
         arrays = member_arrays(members, v_date, summary.as_of, proj["cola"])
+        if banded is not None:
+            banded.prepare(side, arrays, r.relief)
         if proj["claims"] is not None:
             arrays = expand(arrays, members["eligibility_date"].cast(pl.Int32).to_numpy()
                             .astype(np.int64), proj["claims"], engine.day_number(v_date))
-        p = adjust.project(arrays, assumptions, r.relief)
+            if banded is not None:
+                assert arrays.owner is not None
+                arrays.group = banded.group[side][arrays.owner]
+                arrays.groups = banded.n_groups
+        p = adjust.project(arrays, assumptions, r.relief, per_member=banded is not None)
         if proj["sensitivity"]:
             grids.append(valuation.sensitivity(arrays, assumptions, proj["rates"],
                                                proj["cola"], p, "en", r.relief))
@@ -515,6 +586,8 @@ def _project_both(proj: dict[str, Any], parts_a: list[pl.DataFrame],
                                      proj["rule"], proj["horizon"], proj["blend"], has_sex, p)
         valuation.add_assumptions(infos[side], ps, proj["claims"], proj["table"], [],
                                   proj["sensitivity"])
+        if banded is not None:
+            banded.projected(side, p, tbl, labels)
         summary.fiscal[f"payments_total_{side}"] = last["payments"]
         for label in labels:
             summary.fiscal[f"pv_{label}_total_{side}"] = last[f"pv_{label}"]
@@ -527,6 +600,9 @@ def _project_both(proj: dict[str, Any], parts_a: list[pl.DataFrame],
                                                 scenario_codes(proj))
     fiscal = _fiscal_table(tables[0], tables[1], labels)
     info = {k: v for k, v in infos["a"]["assumptions"].items() if k != "rules"}
+    if banded is not None:
+        summary.relief_tables, summary.relief_totals = banded.tables(fiscal, labels)
+        info["bands"] = banded.assumptions()
     info["counts_a"] = infos["a"]["counts"]
     info["counts_b"] = infos["b"]["counts"]
     return fiscal, info
@@ -595,3 +671,123 @@ def _fiscal_table(a: pl.DataFrame, b: pl.DataFrame, labels: list[str]) -> pl.Dat
     total = joined.select(pl.lit("TOTAL").alias("fiscal_year"),
                           *[pl.col(c).sum() for c in out_cols[1:]])
     return pl.concat([joined, total.cast(joined.schema)])
+
+
+class _Banding:
+    """The band and payer tables of a comparison (bands.py): each side's
+    members given their band (A's amount) and payer, run by the engine's
+    groups, then shared and counted."""
+
+    def __init__(self, keys: dict[str, list], bands: list[int], has_employer: bool,
+                 v_date: date, cola: Any, reliefs: list[Any]):
+        from . import bands as b
+
+        self.b = b
+        self.bands = bands
+        self.codes = b.band_codes(bands)
+        self.v_date, self.cola = v_date, cola
+        self.ref = b.reference_date(v_date, reliefs)
+        self.sides: dict[str, dict[str, Any]] = {}
+        for side in ("a", "b"):
+            parts = keys[side]
+            self.sides[side] = {
+                "rows": np.concatenate([k[0] for k in parts]) if parts
+                else np.zeros(0, dtype=np.int64),
+                "in_pay": np.concatenate([k[1] for k in parts]) if parts
+                else np.zeros(0, dtype=bool),
+                "payer": np.concatenate([k[2] for k in parts]).astype(str)
+                if parts and has_employer else None}
+        self.has_employer = has_employer
+        if has_employer:
+            self.payers = sorted(set(self.sides["a"]["payer"].tolist())
+                                 | set(self.sides["b"]["payer"].tolist()))
+        else:
+            self.payers = [""]
+        self.n_bands, self.n_payers = len(self.codes), len(self.payers)
+        self.n_groups = self.n_bands * self.n_payers
+        self.group: dict[str, np.ndarray] = {}
+        self.band: dict[str, np.ndarray] = {}
+        self.payer: dict[str, np.ndarray] = {}
+        self.out: dict[str, Any] = {}
+
+    def prepare(self, side: str, arrays: Any, relief: Any) -> None:
+        """Each member's band, payer and group (set on `arrays`), and its
+        monthly amount at the reference date."""
+        s = self.sides[side]
+        if len(arrays) != len(s["rows"]):
+            raise AccountingError("the members projected and the members banded differ")
+        if side == "a":
+            band = self.b.band_of(arrays.monthly_cents, self.bands)
+            self._band_a = dict(zip(s["rows"].tolist(), band.tolist(), strict=True))
+        else:
+            none = self.n_bands - 1
+            band = np.array([self._band_a.get(r, none) for r in s["rows"].tolist()],
+                            dtype=np.int64)
+        if self.has_employer:
+            index = {c: i for i, c in enumerate(self.payers)}
+            payer = np.array([index[c] for c in s["payer"].tolist()], dtype=np.int64)
+        else:
+            payer = np.zeros(len(band), dtype=np.int64)
+        self.band[side], self.payer[side] = band, payer
+        self.group[side] = self.b.group_codes(band, payer, self.n_payers)
+        arrays.group, arrays.groups = self.group[side], self.n_groups
+        s["amount"] = self.b.amounts_at(arrays, relief, self.v_date, self.ref, self.cola)
+
+    def projected(self, side: str, p: Any, tbl: pl.DataFrame, labels: list[str]) -> None:
+        from ..projection.output import cents
+
+        s = self.sides[side]
+        assert p.group_payments is not None and p.group_pv is not None
+        self.out[side] = self.b.Side(
+            rows=s["rows"], in_pay=s["in_pay"], payer=self.payer[side], amount=s["amount"],
+            member_payments=p.member_payments, fiscal_years=p.fiscal_years,
+            payments=cents(p.payments),
+            pv=np.stack([cents(p.pv[i]) for i in range(len(labels))]),
+            group_payments=p.group_payments, group_pv=p.group_pv)
+
+    def tables(self, fiscal: pl.DataFrame, labels: list[str]
+               ) -> tuple[dict[str, pl.DataFrame], dict[str, Any]]:
+        b, a_side, b_side = self.b, self.out["a"], self.out["b"]
+        out = {
+            "bands": b.money_table(a_side, b_side, "band", self.codes, "band", self.n_bands,
+                                   self.n_payers, labels),
+            "band_counts": b.counts_table(a_side, b_side, "band", self.codes,
+                                          self.band["a"], self.band["b"]),
+        }
+        if self.has_employer:
+            out["payers"] = b.money_table(a_side, b_side, "employer", self.payers, "payer",
+                                          self.n_bands, self.n_payers, labels)
+            out["payer_counts"] = b.counts_table(a_side, b_side, "employer", self.payers,
+                                                 self.payer["a"], self.payer["b"])
+        if not (self.band["b"] == self.n_bands - 1).any():
+            # no member without a pension under A: no row for them
+            for name in ("bands", "band_counts"):
+                out[name] = out[name].filter(pl.col("band") != b.NO_PENSION_A)
+        b.check_sums(out["bands"], fiscal, "band")
+        if "payers" in out:
+            b.check_sums(out["payers"], fiscal, "employer")
+        total = out["band_counts"].row(out["band_counts"].height - 1, named=True)
+        totals = {"relief_reference_date": self.ref,
+                  "relief_members": total["members"], "relief_gain": total["gain"],
+                  "relief_lose": total["lose"],
+                  "relief_average_monthly_gain": total["average_monthly_gain"],
+                  "relief_under_1000_a": total["under_1000_a"],
+                  "relief_under_1000_b": total["under_1000_b"]}
+        return out, totals
+
+    def assumptions(self) -> dict[str, Any]:
+        return {"bands": self.codes, "reference_date": self.ref.isoformat(),
+                "under_threshold_monthly": "1000.00",
+                "band_rule": "the monthly amount under A (before any relief of A) at the "
+                "member's first projected payment: in pay, the census's amount raised by the "
+                "COLA assumption up to then; deferred, the determination's amount; no "
+                "pension under A: no_pension_a",
+                "reference_rule": "monthly amounts read at the later of the valuation date "
+                "and the earliest date of the reliefs' adjustments, or at the member's first "
+                "projected payment when later; gain: B's expected payments above A's, in "
+                "whole cents; average monthly gain: the sum of B - A at the reference date "
+                "over those who gain, divided by their number",
+                "rounding": "each fiscal year's total under A, and its B - A, shared among "
+                "the bands (and the payers) in whole cents by the largest remainder; B = A + "
+                "(B - A): the tables add up to the fiscal-year table to the cent",
+                "payers": "the census's employer column" if self.has_employer else None}
