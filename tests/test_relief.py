@@ -323,7 +323,7 @@ CENSUS = [
     # deferred, their pensions starting within the horizon (pre-1990 entry, 19.1(a) at 58)
     "P05,1962-03-15,1985-07-01,2005-06-30,15,24000.00,general,false,false,,deferred,,,AG02",
     "P06,1969-10-15,1986-07-01,2008-06-30,20,36000.00,general,false,false,,deferred,,,MUN01",
-    "P07,1970-01-15,1988-07-01,2009-06-30,12,18000.00,general,false,false,,,,,AG01",
+    "P07,1970-01-15,1988-07-01,2009-06-30,12,18000.00,general,false,false,,deferred,,,AG01",
 ]
 
 
@@ -363,21 +363,48 @@ def test_compare_costs_a_capped_raise_fiscal_year_by_fiscal_year(tmp_path):
     deferred, eligible since 2020 (its start before the raise's date: in pay
     on it, `in_pay`), 19.5(a) 24,000 x 1.5% x 15 = 5,400 a year, 450.00 a
     month -> +45.00: 844.99 a month, 10,139.88 a fiscal year. P06 starts on
-    1 November 2027 (900.00 a month from FY2028, in payments_a): after the
-    raise's date, not raised."""
+    1 November 2027 (900.00 a month), P07 on 1 February 2028 (19.1(a) at 58:
+    18,000 x 1.5% x 12 / 12 = 270.00 a month): after the raise's date, not
+    raised."""
     t = RELIEF_HEAD + block(kind="raise", date="2026-07-01", rate="0.10",
                             cap_monthly="300.00", who="in_pay", citation="art. 2")
     out = compare(tmp_path, t, "--discount", "0")
     years = [r for r in out["fiscal_years"] if r["fiscal_year"] != "TOTAL"]
     assert [r["fiscal_year"] for r in years] == ["FY2027", "FY2028", "FY2029", "FY2030"]
+    # P01..P05: 12 x 8,449.98 = 101,399.76; P06 from November 2027: 8 x 900.00,
+    # then 12 x 900.00; P07 from February 2028: 5 x 270.00, then 12 x 270.00
     assert [Decimal(r["payments_a"]) for r in years] == [
-        Decimal("101399.76"), Decimal("108599.76"), Decimal("112199.76"),
-        Decimal("112199.76")]  # P06 from November 2027: 8 x 900.00, then 12 x 900.00
+        Decimal("101399.76"), Decimal("109949.76"), Decimal("115439.76"),
+        Decimal("115439.76")]
     for r in years:
         assert r["payments_difference"] == "10139.88", r
         assert r["pv_0_difference"] == "10139.88"
         assert Decimal(r["payments_b"]) - Decimal(r["payments_a"]) == Decimal("10139.88")
     assert out["fiscal_years"][-1]["payments_difference"] == "40559.52"
+    assert [r["starts_a"] for r in years] == ["1", "2", "0", "0"]  # P05; P06 and P07
+    assert out["summary"]
+
+
+def test_project_applies_the_relief_of_its_rules(tmp_path):
+    """`diferida project --rules relief.toml`: the same payments as compare's
+    side B, the base's plus 10,139.88 a fiscal year (above)."""
+    t = RELIEF_HEAD + block(kind="raise", date="2026-07-01", rate="0.10",
+                            cap_monthly="300.00", who="in_pay", citation="art. 2")
+    (tmp_path / "census.csv").write_text("\n".join([HEADER, *CENSUS]) + "\n", encoding="utf-8")
+    (tmp_path / "relief.toml").write_text(t, encoding="utf-8")
+    got = {}
+    for name, rules in (("base", "article19"), ("relief", "relief.toml")):
+        proc = run("project", "census.csv", "--rules", rules, "-o", f"{name}.csv",
+                   "--as-of", "2026-06-30", "--mortality", "none", "--discount", "0",
+                   "--horizon", "4", "--lang", "en", cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        with (tmp_path / f"{name}.csv").open(encoding="utf-8") as fh:
+            got[name] = {r["fiscal_year"]: Decimal(r["payments"]) for r in csv.DictReader(fh)}
+    assert got["base"]["FY2027"] == Decimal("101399.76")
+    assert {k: got["relief"][k] - got["base"][k] for k in got["base"]} == {
+        "FY2027": Decimal("10139.88"), "FY2028": Decimal("10139.88"),
+        "FY2029": Decimal("10139.88"), "FY2030": Decimal("10139.88"),
+        "TOTAL": Decimal("40559.52")}
 
 
 def test_compare_costs_a_one_time_payment_at_the_bands_edge(tmp_path):
