@@ -144,3 +144,14 @@ def test_the_calculator_never_offers_an_illustrative_relief(tmp_path):
             answer = c.post("/calcular", data={**form, "rules": name}).text
             assert 'id="e-rules"' in answer and SENTENCE["en"] not in answer
             assert "November 2, 2037" not in answer
+
+
+def test_rules_list_keeps_its_columns_with_the_long_names_of_the_reliefs():
+    # the attack: a name longer than 24 characters pushed its version and
+    # description out of their columns
+    proc = run_in_process("rules", "list")
+    assert proc.returncode == 0
+    lines = [line for line in proc.stdout.splitlines() if "@" in line]
+    assert {line.split()[0] for line in lines} >= {PC2038, BONUS, "article19"}
+    assert len({line.index(line.split()[1]) for line in lines}) == 1
+    assert len({line.index(line.split()[2]) for line in lines}) == 1

@@ -267,9 +267,13 @@ def rules_group() -> None:
 
 @rules_group.command("list")
 def rules_list() -> None:
-    for name in builtin_names():
-        r = load_rules(name)
-        click.echo(f"{name:<24} {r.version:<36} {r.description}")
+    names = builtin_names()
+    sets = [load_rules(name) for name in names]
+    # columns as wide as the longest name and version (a relief's name is long)
+    wn = max((len(n) for n in names), default=0)
+    wv = max((len(r.version) for r in sets), default=0)
+    for name, r in zip(names, sets, strict=True):
+        click.echo(f"{name:<{wn}}  {r.version:<{wv}}  {r.description}")
     click.echo("\nCompare two with: diferida rules diff A B")
 
 
