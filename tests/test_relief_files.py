@@ -205,7 +205,8 @@ CENSUS = ("participant_id,birth_date,entry_date,separation_date,creditable_servi
           "P1,1960-03-15,1985-07-01,2010-06-30,25,30000.00,general,false,false,\n")
 
 
-@pytest.mark.parametrize("case", ["unknown key", "overlapping bands", "series with a gap",
+@pytest.mark.parametrize("case", ["unknown key", "cap below zero", "overlapping bands",
+                                  "one_time not on the 1st", "series with a gap",
                                   "date before the rules apply"])
 def test_compare_refuses_a_bad_relief_file_with_exit_2_and_writes_nothing(tmp_path, case):
     blocks, (text, nth), words = BAD[case]
@@ -222,6 +223,17 @@ def test_compare_refuses_a_bad_relief_file_with_exit_2_and_writes_nothing(tmp_pa
     assert words[0] in proc.stderr
     assert "Traceback" not in proc.stderr
     assert list(out.iterdir()) == []
+
+
+def test_compare_refuses_a_bad_series_file_at_both_lines(tmp_path):
+    path = series_file(tmp_path, "year,rate\n2028,0.032\n2030,0.025\n")
+    (tmp_path / "census.csv").write_text(CENSUS, encoding="utf-8")
+    proc = run("compare", "census.csv", "--rules", "article19", "--rules", str(path),
+               "-o", "cmp.xlsx", "--as-of", "2026-06-30", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert f"{path}, line {line_with(path, 'series_file')}: " in proc.stderr
+    assert "rates.csv, line 3: FY2030 follows FY2028" in proc.stderr
+    assert not (tmp_path / "cmp.xlsx").exists()
 
 
 def test_rules_show_refuses_a_bad_relief_file_with_exit_2(tmp_path):
