@@ -284,3 +284,19 @@ def test_rules_diff_of_two_reliefs_shows_only_what_changed(tmp_path):
     assert proc.returncode == 0, proc.stderr
     rows = json.loads(proc.stdout)["differences"]
     assert [(r["a"], r["b"], r["citation"]) for r in rows] == [("300.00", "250.00", "art. 2")]
+
+
+@pytest.mark.parametrize(("extra", "words"), [
+    ('series = [{year = 2028, rate = "0.03"}]\n', "a series or a series_file, not both"),
+    (None, "series_file: must name a CSV file"),
+])
+def test_a_series_file_with_a_series_or_not_a_name_is_refused_at_its_line(tmp_path, extra,
+                                                                          words):
+    (tmp_path / "rates.csv").write_text("year,rate\n2028,0.032\n", encoding="utf-8")
+    name = '"rates.csv"' if extra else "2028"
+    path = write(tmp_path, RAISE, '\n[[post_start.adjustments]]\nkind = "cola"\n'
+                                  f'date = "2027-07-01"\nseries_file = {name}\n'
+                                  + (extra or "") + 'citation = "art. 3"\n')
+    message = refused(path)
+    assert message.startswith(f"{path}, line {line_with(path, 'series_file')}: "), message
+    assert words in message

@@ -480,19 +480,19 @@ def _inline_series(raw: dict[str, Any], path: Path) -> dict[str, Any]:
         if not isinstance(a, dict) or "series_file" not in a:
             continue
         name = a.pop("series_file")
-        where = {"section": "post_start", "key": "series_file",
-                 "item": ("post_start.adjustments", i)}
+
+        def fail(what: str, i: int = i) -> RulesError:  # at the series_file line
+            return RulesError(f"{path}: post_start.adjustments[{i}]{what}", section="post_start",
+                              key="series_file", item=("post_start.adjustments", i))
+
         if "series" in a:
-            raise RulesError(f"{path}: post_start.adjustments[{i}]: a cola has a series or a "
-                             "series_file, not both", **where)
+            raise fail(": a cola has a series or a series_file, not both")
         if not isinstance(name, str) or not name:
-            raise RulesError(f"{path}: post_start.adjustments[{i}].series_file: must name a "
-                             "CSV file", **where)
+            raise fail(".series_file: must name a CSV file")
         try:
             a["series"] = _read_series(path.parent / name)
         except RulesError as exc:  # the CSV's own line, and the rules file's
-            raise RulesError(f"{path}: post_start.adjustments[{i}].series_file: {exc}",
-                             **where) from None
+            raise fail(f".series_file: {exc}") from None
     return raw
 
 
