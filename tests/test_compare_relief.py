@@ -380,3 +380,86 @@ def test_json_summary_keys(tmp_path):
     assert Decimal(d["relief_average_monthly_gain"]) > 0
     assert any(f.endswith("cmp.bands.csv") for f in d["files"])
     assert any(f.endswith("cmp.payer_counts.csv") for f in d["files"])
+
+
+# ---- the workbook and the HTML report, in words ----------------------------------
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_workbook_sheets_and_report_section_in_words(tmp_path, lang):
+    from diferida.i18n import catalog
+
+    from .print_helpers import sheet_names
+
+    src = census(tmp_path, ROWS)
+    rules_b = relief_file(tmp_path, raise_block("0.10", "100.00"))
+    book, page = tmp_path / "c.xlsx", tmp_path / "c.html"
+    compare_file(src, book, ["article19", rules_b], as_of=AS_OF, lang=lang, html=page,
+                 projecting=Projecting(discount="0.04", mortality="pub2010"))
+    m = catalog(lang)["compare_relief"]
+    names = sheet_names(book)
+    for key in ("band_counts", "bands", "payer_counts", "payers"):
+        assert m["sheets"][key] in names
+    counts = pl.read_excel(book, sheet_name=m["sheets"]["band_counts"])
+    under = {"es": "Menos de $500.00", "en": "Under $500.00"}[lang]
+    assert counts[m["columns"]["band"]].to_list()[0] == under
+    assert counts[m["columns"]["under_1000_a"]].to_list()[-1] == 3  # 400, 950 and def-1
+    cost = pl.read_excel(book, sheet_name=m["sheets"]["bands"])
+    assert cost.height == pl.read_csv(
+        run(tmp_path, src, rules_b, out_name="same.csv")["bands"].write_csv().encode()).height
+    text = page.read_text("utf-8")
+    assert m["headings"]["relief"] in text
+    lead = {"es": "De 6 miembros, 6 reciben más según B; al 1 de julio de 2027, quienes "
+                  "reciben más cobran en promedio",
+            "en": "Of 6 members, 6 receive more under B; on July 1, 2027, those who gain are "
+                  "paid on average"}[lang]
+    assert lead in text
+    under_text = {"es": "3 miembros cobran menos de $1,000 mensuales según A y 2 según B",
+                  "en": "3 members are paid under $1,000 a month under A and 2 under B"}[lang]
+    assert under_text in text
+    assert under in text and "AG01" in text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_band_and_payer_sheets_print_readably(tmp_path, lang):
+    """LibreOffice prints the four sheets with nothing over anything else,
+    text of 8 points or more, the header on every page and the fiscal year
+    and the band (payer) at the left of every page of the cost."""
+    import statistics
+
+    from diferida.i18n import catalog
+
+    from .print_helpers import PDFTOTEXT, SOFFICE, pdf_words, to_pdf
+    from .test_compare_print import BOX_PER_POINT, READABLE_POINTS, overprinted
+
+    if SOFFICE is None or PDFTOTEXT is None:
+        pytest.skip("LibreOffice (soffice) and pdftotext are needed to print workbooks")
+    src = census(tmp_path, ROWS)
+    rules_b = relief_file(tmp_path, raise_block("0.10", "100.00"))
+    book = tmp_path / "c.xlsx"
+    compare_file(src, book, ["article19", rules_b], as_of=AS_OF, lang=lang,
+                 projecting=Projecting(discount="0.04,0.06", mortality="pub2010"))
+    pages = to_pdf(book)
+    boxes = pdf_words(book)
+    m = catalog(lang)["compare_relief"]
+    under = {"es": "Menos de $500.00", "en": "Under $500.00"}[lang]
+    counted = m["columns"]["average_monthly_gain"].split()[0]  # the headcounts' header
+    # the last sheet (the files' column names: under_1000_a, ...) left out,
+    # and the summary and assumptions (item, value)
+    item = catalog(lang)["workbook"]["item"]
+    sheets = [(i, p) for i, p in enumerate(pages) if "under_1000_a" not in p
+              and not p.split("\n", 3)[-1].lstrip().startswith(item)]
+    counts_pages = [i for i, p in sheets if counted in p]
+    cost_pages = [i for i, p in sheets if under in p and counted not in p]
+    payer_pages = [i for i, p in sheets if "MUN7" in p and counted not in p]
+    assert len(counts_pages) == 2  # by band, by payer: a page each
+    # the cost: payments and each present value in blocks across, the year
+    # and the band (payer) repeated at the left of every page
+    assert len(cost_pages) > 2 and len(payer_pages) > 2
+    for i in [*counts_pages, *cost_pages, *payer_pages]:
+        assert overprinted(boxes[i]) == [], (i + 1, overprinted(boxes[i])[:5])
+        size = statistics.median(y1 - y0 for _, y0, _, y1, _ in boxes[i]) / BOX_PER_POINT
+        assert size >= READABLE_POINTS, (i + 1, size)
+        assert "AG01" in pages[i] or under in pages[i]
+
