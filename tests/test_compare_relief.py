@@ -463,3 +463,39 @@ def test_band_and_payer_sheets_print_readably(tmp_path, lang):
         assert size >= READABLE_POINTS, (i + 1, size)
         assert "AG01" in pages[i] or under in pages[i]
 
+
+
+def test_nobody_with_a_pension_writes_empty_tables(tmp_path):
+    """A census where nobody is entitled on either side: the tables are
+    written, every count 0 (it crashed on an empty list of payers)."""
+    src = census(tmp_path, [DEFERRED[2], DEFERRED[3]])
+    rules_b = relief_file(tmp_path, raise_block("0.10", "100.00"))
+    compare_file(src, tmp_path / "c.xlsx", ["article19", rules_b], as_of=AS_OF, lang="es",
+                 html=tmp_path / "c.html",
+                 projecting=Projecting(discount="0.04", mortality="pub2010"))
+    tables = run(tmp_path, src, rules_b)
+    total = tables["band_counts"].filter(pl.col("band") == "TOTAL").row(0, named=True)
+    assert int(total["members"]) == 0 and int(total["gain"]) == 0
+    assert tables["payers"].height == 0 and tables["payer_counts"]["employer"].to_list() == [
+        "TOTAL"]
+
+
+def test_with_claim_rates_a_valuation_date_and_the_sensitivity(tmp_path):
+    """The valuation basis in full (claim rates: a member several entries of
+    the engine, each in its member's band; a valuation date after --as-of;
+    a COLA; the sensitivity grid): the tables still add up to the cent."""
+    src = census(tmp_path, ROWS)
+    claims = tmp_path / "claims.csv"
+    claims.write_text("years_since_eligibility,rate\n0,0.4\n1,0.5\n2,1\n")
+    rules_b = relief_file(tmp_path, raise_block("0.10", "100.00"),
+                          bonus_block("500.00", "1000.00"))
+    out = tmp_path / "c.csv"
+    compare_file(src, out, ["article19", rules_b], as_of=AS_OF, lang="en",
+                 projecting=Projecting(discount="0.04,0.06", mortality="pub2010", cola="0.02",
+                                       claim_rates=claims,
+                                       valuation_date=date(2027, 6, 30), sensitivity=True))
+    tables = {name: pl.read_csv(p, infer_schema=False)
+              for name, p in table_paths(out, sensitivity=True, bands=True,
+                                         payers=True).items()}
+    assert_sums(tables)
+    assert set(tables["band_counts"]["lose"].cast(pl.Int64).to_list()) == {0}

@@ -221,6 +221,8 @@ def money_table(a: Side, b: Side, key: str, labels_of_key: list[str], axis: str,
         parts = g.sum(axis=1) if axis == "band" else g.sum(axis=0)
         p = np.zeros((k, len(years)))
         t = np.zeros(len(years), dtype=np.int64)
+        if k == 0:  # no payer: nobody projected, every total 0
+            return p, t
         for j, y in enumerate(s.fiscal_years.tolist()):
             p[:, years.index(y)] = parts[:, j]
             t[years.index(y)] = int(totals[j])

@@ -703,7 +703,8 @@ class _Banding:
                                  | set(self.sides["b"]["payer"].tolist()))
         else:
             self.payers = [""]
-        self.n_bands, self.n_payers = len(self.codes), len(self.payers)
+        # (no member at all: no payer, one group per band for the engine)
+        self.n_bands, self.n_payers = len(self.codes), max(1, len(self.payers))
         self.n_groups = self.n_bands * self.n_payers
         self.group: dict[str, np.ndarray] = {}
         self.band: dict[str, np.ndarray] = {}
