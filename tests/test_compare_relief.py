@@ -6,6 +6,7 @@ payment, the headcounts as counted by hand, a bad --bands refused."""
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
@@ -499,3 +500,41 @@ def test_with_claim_rates_a_valuation_date_and_the_sensitivity(tmp_path):
                                          payers=True).items()}
     assert_sums(tables)
     assert set(tables["band_counts"]["lose"].cast(pl.Int64).to_list()) == {0}
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_the_report_section_has_no_raw_code_and_is_well_formed(tmp_path, lang, monkeypatch):
+    """The HTML section is for readers: no column identifier, band code,
+    TOTAL or ISO date in its visible text; every table with a caption and
+    headers with scope; the page well formed."""
+    from tests import test_web_htmlcheck as htmlcheck
+    from tests.test_compare_report import svg_of, visible
+
+    src = census(tmp_path, [*ROWS[:4], in_pay("pay-1", "700.00", "AG01")])
+    rules_b = relief_file(tmp_path, raise_block("0.10", "100.00"))
+    page = tmp_path / "c.html"
+    # A: a reform that entitles fewer, so that the no-pension-under-A band shows
+    compare_file(src, tmp_path / "c.csv", ["reform-19_2-age-67", rules_b], as_of=AS_OF,
+                 lang=lang, html=page, overwrite=True,
+                 projecting=Projecting(discount="0.04", mortality="pub2010", bands="800"))
+    html = page.read_text("utf-8")
+    section = html[html.index("<h2>", html.index(
+        {"es": "Costo por banda", "en": "Cost by monthly"}[lang]) - 10):]
+    section = section[:section.index("<h2>", 5)]
+    v = visible(section)
+    assert v.tables == 6 and v.captions == v.tables
+    assert all(a.get("scope") in ("col", "row") for a in v.th)
+    tables = {name: pl.read_csv(p, infer_schema=False) for name, p in
+              table_paths(tmp_path / "c.csv", bands=True, payers=True).items()}
+    # (the one-word ones, "members", "band", are English words too)
+    identifiers = {c for name in ("bands", "band_counts", "payers", "payer_counts")
+                   for c in tables[name].columns if "_" in c}
+    assert {"under_1000_a", "average_monthly_gain", "pv_0.04_difference"} <= identifiers
+    raw = [i for i in identifiers if re.search(rf"(?<![\w.]){re.escape(i)}(?![\w])", v.text)]
+    assert not raw, raw
+    for code in ("TOTAL", "no_pension_a", "0.00-799.99", "800.00+"):
+        assert code not in v.text, code
+    assert not re.findall(r"\b\d{4}-\d{2}-\d{2}\b", v.text)
+    monkeypatch.setattr(htmlcheck, "KNOWN", htmlcheck.KNOWN | {"style", "figure",
+                                                                "figcaption", "h3"})
+    assert htmlcheck.problems(html.replace(svg_of(html), "")) == []

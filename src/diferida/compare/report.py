@@ -197,6 +197,8 @@ class Values:
         if column == "band":
             from .bands import band_text
             return band_text(v, lang)
+        if column == "employer" and v == "TOTAL":  # the payers' total row
+            return words(lang)["total"]
         if column in ("discount_shift", "cola") and isinstance(v, float):
             return pct(Decimal(str(v)))
         if column == "mortality_scale" and isinstance(v, float):
