@@ -405,6 +405,9 @@ def test_workbook_sheets_and_report_section_in_words(tmp_path, lang):
     under = {"es": "Menos de $500.00", "en": "Under $500.00"}[lang]
     assert counts[m["columns"]["band"]].to_list()[0] == under
     assert counts[m["columns"]["under_1000_a"]].to_list()[-1] == 3  # 400, 950 and def-1
+    total = catalog(lang)["compare_report"]["total"]
+    payers = pl.read_excel(book, sheet_name=m["sheets"]["payer_counts"])
+    assert payers[m["columns"]["employer"]].to_list() == ["AG01", "AG02", "MUN7", total]
     cost = pl.read_excel(book, sheet_name=m["sheets"]["bands"])
     assert cost.height == pl.read_csv(
         run(tmp_path, src, rules_b, out_name="same.csv")["bands"].write_csv().encode()).height

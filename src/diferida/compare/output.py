@@ -347,7 +347,8 @@ def for_people(frame: pl.DataFrame, values: Any) -> pl.DataFrame:
         s = frame.get_column(col)
         m = _SIDED.match(col)
         base = m["base"] if m else col
-        if base in CODED or col in ("shift", "change", "fiscal_year", "scenario", "band") \
+        if base in CODED or col in ("shift", "change", "fiscal_year", "scenario", "band",
+                                    "employer") \
                 or s.dtype == pl.Boolean:
             seen = s.unique().to_list()
             said = {v: values.text(col, v) for v in seen}
