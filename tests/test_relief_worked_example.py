@@ -60,9 +60,28 @@ def test_the_pages_figures_are_what_its_commands_give(tmp_path):
                   'pv_0.04_total)" relief.summary.csv')
     assert [line for line in summary if keys.match(line)] == grep
 
+    assert (tmp_path / "relief.band_counts.csv").read_text().splitlines() == _shown(
+        "cat relief.band_counts.csv")
+    for table, pattern, shown in (
+            ("bands", r"^(fiscal_year|FY2027|TOTAL),",
+             'grep -E "^(fiscal_year|FY2027|TOTAL)," relief.bands.csv | cut -d, -f1,2,5,8'),
+            ("payers", r"^(fiscal_year|FY2027|TOTAL),(employer|AG01|MU01|CP01),",
+             'grep -E "^(fiscal_year|FY2027|TOTAL),(employer|AG01|MU01|CP01)," '
+             'relief.payers.csv | cut -d, -f1,2,5,8')):
+        lines = (tmp_path / f"relief.{table}.csv").read_text().splitlines()
+        cut = [",".join(line.split(",")[i] for i in (0, 1, 4, 7))
+               for line in lines if re.match(pattern, line)]
+        assert cut == _shown(shown)
+    counts = (tmp_path / "relief.payer_counts.csv").read_text().splitlines()
+    assert [line for line in counts if re.match(r"^(employer|AG01|MU01|CP01|TOTAL),", line)] \
+        == _shown('grep -E "^(employer|AG01|MU01|CP01|TOTAL)," relief.payer_counts.csv')
+
     bonus = tmp_path / "bonus.csv"
     proc = run_in_process("compare", str(path), "--rules", "article19", "--rules",
                           "relief-bonus-1000-illustrative", "-o", str(bonus), *OPTIONS)
     assert proc.returncode == 0, proc.stderr
     assert _cut(tmp_path / "bonus.fiscal_years.csv", 3) == _shown(
         "head -3 bonus.fiscal_years.csv | cut -d, -f1,5-7,10")
+    rows = csv.reader((tmp_path / "bonus.band_counts.csv").read_text().splitlines())
+    gain = {r[0]: r[4] for r in rows}
+    assert gain["TOTAL"] == "97673" and "97,673 gain" in PAGE.read_text("utf-8")
