@@ -533,23 +533,12 @@ def _accumulate_by_key(cum, surv, slope, local, offset, rec_member, weight, s, e
     # W[j, key, k]: sum over the key's members paid in year k (after their
     # first) of weight x (1, offset) x the year's amount
     w_sum = np.zeros((2, n_keys * n_fy))
-    spans = rke - rks  # the years after the first
-    width_max = int(spans.max(initial=0))
-    if width_max > 0:
-        step = max(1, RECORD_BLOCK_CELLS // (width_max + 1))
-        for lo_r in range(0, len(rec_member), step):
-            sl = slice(lo_r, lo_r + step)
-            width = int(spans[sl].max(initial=0))
-            if width == 0:
-                continue
-            amounts = _amounts(monthly, rec_member[sl], width + 1, cola)[:, 1:]
-            j = np.arange(1, width + 1)[None, :]
-            valid = j <= spans[sl, None]
-            cell = (local[sl, None] * n_fy + rks[sl, None] + j)[valid]
-            base = (weight[sl, None] * amounts)[valid]
-            w_sum[0] += np.bincount(cell, weights=base, minlength=n_keys * n_fy)
-            w_sum[1] += np.bincount(cell, weights=(base.reshape(-1) * np.broadcast_to(
-                offset[sl, None], valid.shape)[valid]), minlength=n_keys * n_fy)
+    for sl, amounts, j, valid in _later_years(rec_member, rks, rke, monthly, cola):
+        cell = (local[sl, None] * n_fy + rks[sl, None] + j)[valid]  # key x year
+        base = (weight[sl, None] * amounts)[valid]
+        w_sum[0] += np.bincount(cell, weights=base, minlength=n_keys * n_fy)
+        w_sum[1] += np.bincount(cell, weights=(base.reshape(-1) * np.broadcast_to(
+            offset[sl, None], valid.shape)[valid]), minlength=n_keys * n_fy)
     w_sum = w_sum.reshape(2, n_keys, n_fy)
     for i in range(n_rates + 1):
         year = (g[0, i] * w_sum[0] + g[1, i] * w_sum[1]).sum(axis=0)
@@ -585,6 +574,25 @@ def _accumulate_by_key(cum, surv, slope, local, offset, rec_member, weight, s, e
     in_pay += np.where(paid_june, alive, 0.0).sum(axis=0)
 
 
+def _later_years(rec_member, rks, rke, monthly, cola):
+    """The records' fiscal years after their first, a block of records at a
+    time: (the block's slice, amounts [records, years], year offsets j =
+    1 .. width [1, years], which cells are a year of the record)."""
+    spans = rke - rks
+    width_max = int(spans.max(initial=0))
+    if width_max == 0:
+        return
+    step = max(1, RECORD_BLOCK_CELLS // (width_max + 1))
+    for lo_r in range(0, len(rec_member), step):
+        sl = slice(lo_r, lo_r + step)
+        width = int(spans[sl].max(initial=0))
+        if width == 0:
+            continue
+        amounts = _amounts(monthly, rec_member[sl], width + 1, cola)[:, 1:]
+        j = np.arange(1, width + 1)[None, :]
+        yield sl, amounts, j, j <= spans[sl, None]
+
+
 def _member_totals(g, local, offset, rec_member, weight, rks, rke, monthly, cola
                    ) -> np.ndarray:
     """Each record's value over the fiscal years after its first: the sum over
@@ -596,19 +604,7 @@ def _member_totals(g, local, offset, rec_member, weight, rks, rke, monthly, cola
         span = [cg[j, local, rke + 1] - cg[j, local, rks + 1] for j in (0, 1)]
         return (span[0] + offset * span[1]) * weight * monthly[rec_member]
     out = np.zeros(len(rec_member))
-    spans = rke - rks
-    width_max = int(spans.max(initial=0))
-    if width_max == 0:
-        return out
-    step = max(1, RECORD_BLOCK_CELLS // (width_max + 1))
-    for lo_r in range(0, len(rec_member), step):
-        sl = slice(lo_r, lo_r + step)
-        width = int(spans[sl].max(initial=0))
-        if width == 0:
-            continue
-        amounts = _amounts(monthly, rec_member[sl], width + 1, cola)[:, 1:]
-        j = np.arange(1, width + 1)[None, :]
-        valid = j <= spans[sl, None]
+    for sl, amounts, j, valid in _later_years(rec_member, rks, rke, monthly, cola):
         k = np.where(valid, rks[sl, None] + j, 0)
         rows = local[sl, None]
         per_year = (g[0][rows, k] + offset[sl, None] * g[1][rows, k]) * amounts
