@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from ..i18n import catalog
+from ..projection.claims import read_small_file
 from ..projection.mortality import TableError
 from ..projection.options import MAX_DISCOUNT
 
@@ -104,19 +105,7 @@ def load_curve(path: str | Path, lang: str = "en") -> YieldCurve:
         where = m["where_line"].format(file=name, line=line) if line is not None else name
         return TableError(f"--yield-curve {where}: {m[key].format(**kw)}")
 
-    try:
-        with Path(path).open("rb") as fh:
-            data = fh.read(MAX_CURVE_BYTES + 1)
-    except FileNotFoundError:
-        raise fail(None, "no_file") from None
-    except OSError as exc:
-        raise fail(None, "unreadable", reason=exc.strerror or exc) from None
-    if len(data) > MAX_CURVE_BYTES:
-        raise fail(None, "too_big", bytes=f"{MAX_CURVE_BYTES:,}")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise fail(data.count(b"\n", 0, exc.start) + 1, "not_utf8") from None
+    data, text = read_small_file(path, MAX_CURVE_BYTES, fail)
     lines = text.replace("\r\n", "\n").split("\n")
     if not text.strip():
         raise fail(None, "empty")

@@ -25,6 +25,7 @@ import csv
 import hashlib
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,6 +59,27 @@ def _fail(path: str, line: int | None, text: str, lang: str = "en") -> TableErro
     return TableError(f"--claim-rates {where}: {text}")
 
 
+def read_small_file(path: str | Path, limit: int,
+                    fail: Callable[..., Exception]) -> tuple[bytes, str]:
+    """A small table file's bytes and its UTF-8 text (a BOM dropped), at most
+    `limit` bytes; `fail(line, key, **values)` makes the error of each way it
+    cannot be read: no_file, unreadable (reason), too_big (bytes), not_utf8
+    (the line, and the byte)."""
+    try:
+        with Path(path).open("rb") as fh:
+            data = fh.read(limit + 1)
+    except FileNotFoundError:
+        raise fail(None, "no_file") from None
+    except OSError as exc:
+        raise fail(None, "unreadable", reason=exc.strerror or exc) from None
+    if len(data) > limit:
+        raise fail(None, "too_big", bytes=f"{limit:,}")
+    try:
+        return data, data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise fail(data.count(b"\n", 0, exc.start) + 1, "not_utf8", byte=exc.start) from None
+
+
 def load_claim_rates(path: str | Path, lang: str = "en") -> ClaimRates:
     """The table of `path`, checked line by line; TableError names the line
     and what is wrong, in `lang` (i18n/<lang>/valuation.toml)."""
@@ -67,19 +89,7 @@ def load_claim_rates(path: str | Path, lang: str = "en") -> ClaimRates:
     def fail(line: int | None, key: str, **kw) -> TableError:
         return _fail(name, line, m[key].format(**kw), lang)
 
-    try:
-        with Path(path).open("rb") as fh:
-            data = fh.read(MAX_CLAIM_BYTES + 1)
-    except FileNotFoundError:
-        raise fail(None, "no_file") from None
-    except OSError as exc:
-        raise fail(None, "unreadable", reason=exc.strerror or exc) from None
-    if len(data) > MAX_CLAIM_BYTES:
-        raise fail(None, "too_big", bytes=f"{MAX_CLAIM_BYTES:,}")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise fail(data.count(b"\n", 0, exc.start) + 1, "not_utf8", byte=exc.start) from None
+    data, text = read_small_file(path, MAX_CLAIM_BYTES, fail)
     if not text.strip():
         raise fail(None, "empty")
     lines = text.replace("\r\n", "\n").split("\n")
