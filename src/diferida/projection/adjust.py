@@ -236,7 +236,8 @@ def _plus(p: Projection, q: Projection, day: int, monthly: bool) -> Projection:
                   payments=pad(p.payments) + pad(q.payments), pv=pad(p.pv) + pad(q.pv),
                   member_payments=p.member_payments + q.member_payments,
                   member_pv=p.member_pv + q.member_pv)
-    if p.group_payments is not None and q.group_payments is not None:
+    if p.group_payments is not None and q.group_payments is not None \
+            and p.group_pv is not None and q.group_pv is not None:
         out = replace(out, group_payments=pad(p.group_payments) + pad(q.group_payments),
                       group_pv=pad(p.group_pv) + pad(q.group_pv))
     if monthly and p.month_days is not None and p.month_payments is not None:
