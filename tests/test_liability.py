@@ -326,3 +326,46 @@ def test_apportion_is_the_largest_remainder():
     # quotas 3.5, 1.75, 1.75: floors 3, 1, 1; the two cents left to the 0.75s
     assert apportion([0.5, 0.25, 0.25], 7).tolist() == [3, 2, 2]
     assert apportion([2.0, 1.0], 0).tolist() == [0, 0]
+
+
+# ------------------------------------------------ actual payments of the year
+
+
+def test_actual_payments_of_the_census_replace_the_expected_and_the_difference_is_experience(
+        tmp_path):
+    # the census gives what each member was paid in the year ending at the
+    # measurement date (every row counts, the deceased's too); the schedule
+    # shows it as the benefit payments and the difference from the expected
+    # ones as experience; every other line is as without the column
+    prior = write(tmp_path, CENSUS[:4], name="prior.csv")
+    rows = [A1 + ",deferred,,,0", A2 + ",deferred,,,0.00", A3 + ",deferred,,,0",
+            A4 + ",in_pay,1000.00,2012-06-01,12000.00",
+            "D1,1960-01-01,1985-01-01,2010-12-31,25,36000.00,general,false,deceased,,,3000.50"]
+    paid = write(tmp_path, rows, header=STATUS + ",paid_in_year", name="paid.csv")
+    plain = write(tmp_path, [r.rsplit(",", 1)[0] for r in rows], name="plain.csv")
+    common = ("--as-of", "2026-06-30", "--discount", "0.05", "--prior", prior,
+              "--prior-date", "2025-06-30", "--json")
+    with_paid = json.loads(run(paid, "-o", tmp_path / "a.json", *common).output)
+    without = json.loads(run(plain, "-o", tmp_path / "b.json", *common).output)
+    a = {ln["line"]: cents(ln["amount"]) for ln in with_paid["changes"]}
+    b = {ln["line"]: cents(ln["amount"]) for ln in without["changes"]}
+    assert a["payments_actual"] == -(1_200_000 + 300_050)
+    assert a["experience_payments"] == 1_500_050 + b["payments"]  # actual − expected
+    assert "payments" not in a and "payments_actual" not in b
+    for key in set(a) & set(b):
+        assert a[key] == b[key], key
+    assert sum(v for k, v in a.items() if k != "end") == a["end"]
+
+
+@pytest.mark.parametrize("value", ["", "\"12,00\"", "-5", "1.234", "abc"])
+def test_a_bad_payment_of_the_year_rejects_the_row_naming_the_field(tmp_path, value):
+    rows = [A1 + ",deferred,,,0", A4 + f",in_pay,1000.00,2012-06-01,{value}"]
+    src = write(tmp_path, rows, header=STATUS + ",paid_in_year")
+    rej = tmp_path / "rej.csv"
+    r = run(src, "-o", tmp_path / "v.json", "--as-of", "2026-06-30", "--discount", "0.04",
+            "--rejects", rej, "--json")
+    assert r.exit_code == 0, r.output
+    s = json.loads(r.output)
+    assert s["counts"]["rows_rejected"] == 1 and s["counts"]["rows_read"] == 2
+    line = pl.read_csv(rej, infer_schema=False).row(0, named=True)
+    assert (line["participant_id"], line["field"]) == ("A4", "paid_in_year")

@@ -276,6 +276,7 @@ class Census:
     gone: pl.DataFrame
     as_of: date
     relief: Relief | None = None  # the rules' post-start adjustments
+    actual_paid: int | None = None  # cents: the year's payments, where the census gives them
 
 
 def categories(prior: Census, current: Census) -> dict[str, set]:
@@ -350,8 +351,12 @@ def schedule(prior: Census, prior_basis: Basis, prior_date: date,
         if after.any() else np.zeros(0)
     expected = rounded_sum(later)
     interest = expected + paid - start
-    lines = [Line("start", start), Line("interest", interest),
-             Line("payments", -paid)]
+    lines = [Line("start", start), Line("interest", interest)]
+    if current.actual_paid is None:
+        lines.append(Line("payments", -paid))
+    else:  # the actual payments, and their difference from the expected as experience
+        lines += [Line("payments_actual", -current.actual_paid),
+                  Line("experience_payments", current.actual_paid - paid)]
 
     # experience: the prior basis and rules at v, member set by member set
     ids = categories(prior, current)
@@ -406,5 +411,6 @@ def schedule(prior: Census, prior_basis: Basis, prior_date: date,
     lines.append(Line("other", final.total - claims, ("Y4", "L")))
     lines.append(Line("end", final.total))
     info = {"interest_rate": i, "expected_roll_forward": expected, "years": tau,
+            "expected_payments": paid, "actual_payments": current.actual_paid,
             "counts": {k: len(v) for k, v in ids.items()}}
     return lines, info

@@ -51,8 +51,11 @@ from . import measure
 from .curve import YieldCurve, load_curve
 from .employer import EMPLOYER_COLUMN, load_names, with_employer
 from .measure import Basis, Census
+from .paid import PAID_COLUMN, actual_cents, with_paid
 
 OUTPUTS = (".xlsx", ".json")
+# the census's columns besides the determination's
+FIELDS = (SEX_COLUMN, *STATUS_COLUMNS, EMPLOYER_COLUMN, PAID_COLUMN)
 PRIOR_KEYS = ("discount", "yield_curve", "mortality", "improvement", "mortality_scale",
               "claim_rates", "cola", "sex_blend")
 
@@ -241,7 +244,7 @@ def value_file(
     tick = time.perf_counter()
     with PopulationRun(inp, chunk_rows=chunk_rows, lang=lang, separator=separator,
                        columns=columns, limits=limits,
-                       extra_fields=(SEX_COLUMN, *STATUS_COLUMNS, EMPLOYER_COLUMN),
+                       extra_fields=FIELDS,
                        rejects=rej, overwrite=overwrite, on_rename=on_rename) as run, \
             ExitStack() as stack:
         current, counted, has_employer = _read(run, inp, day, r, lang, rule)
@@ -257,15 +260,14 @@ def value_file(
             prun = stack.enter_context(PopulationRun(
                 prior_path, chunk_rows=chunk_rows, lang=lang, separator=separator,
                 columns=columns, limits=limits,
-                extra_fields=(SEX_COLUMN, *STATUS_COLUMNS, EMPLOYER_COLUMN), rejects=prej,
+                extra_fields=FIELDS, rejects=prej,
                 overwrite=overwrite))
             prior_census, pcount, _ = _read(prun, prior_path, prior_date, r_prior, lang, rule)
             summary.prior_counts = _counts(pcount)
             if rules_changed:
                 with PopulationRun(inp, chunk_rows=chunk_rows, lang=lang, separator=separator,
                                    columns=columns, limits=limits,
-                                   extra_fields=(SEX_COLUMN, *STATUS_COLUMNS,
-                                                 EMPLOYER_COLUMN),
+                                   extra_fields=FIELDS,
                                    overwrite=overwrite) as again:
                     current_prior_rules, _, _ = _read(again, inp, day, r_prior, lang, rule)
         secs["read_and_decide"] = time.perf_counter() - tick
@@ -330,15 +332,27 @@ def _read(run: PopulationRun, path: Path, as_of: date, rules: Rules, lang: str, 
     has_sex = SEX_COLUMN in src.columns
     has_status = any(c in src.columns for c in STATUS_COLUMNS)
     has_employer = EMPLOYER_COLUMN in src.columns
+    has_paid = PAID_COLUMN in src.columns
     counted = ProjectionSummary(str(path), "", None, None, None, None, as_of)
-    keep = (EMPLOYER_COLUMN,) if has_employer else ()
+    keep = ((EMPLOYER_COLUMN,) if has_employer else ()) + (("_paid_cents",) if has_paid
+                                                          else ())
+
+    def more(frame: pl.DataFrame, kept: tuple[pl.DataFrame, ...], bad: pl.DataFrame
+             ) -> tuple[tuple[pl.DataFrame, ...], pl.DataFrame]:
+        if has_employer:
+            kept, bad = with_employer(frame, kept, bad, lang)
+        if has_paid:
+            kept, bad = with_paid(frame, kept, bad, lang)
+        return kept, bad
+
     members, gone = read_census(
         run, counted, as_of=as_of, rules=rules, lang=lang, rule=rule, has_sex=has_sex,
         has_status=has_status, keep=keep, keep_gone=True,
-        more=(lambda frame, kept, bad: with_employer(frame, kept, bad, lang))
-        if has_employer else None)
+        more=more if has_employer or has_paid else None)
     counted.sex_given = int((members["_sex"] >= 0).sum())
-    return Census(members, gone, as_of, rules.relief), counted, has_employer
+    census = Census(members, gone, as_of, rules.relief,
+                    actual_cents(members, gone) if has_paid else None)
+    return census, counted, has_employer
 
 
 def _counts(s: ProjectionSummary) -> dict[str, int]:
