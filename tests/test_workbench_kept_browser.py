@@ -324,6 +324,15 @@ def test_at_375_px_the_answer_is_shown_where_the_analyst_looks(browser, server, 
         _new_application(ana, f"K-375-{int(js)}")
         ana.click("#preview")
         ana.wait_for_selector("#answer .wb-headline")
+        # the page scrolls to the answer once it has loaded (without JS: its
+        # fragment); under load the element is there before the scroll is
+        ana.wait_for_load_state("load")
+        try:
+            ana.wait_for_function("""() => document.getElementById('answer')
+                                     .getBoundingClientRect().top < window.innerHeight / 2""",
+                                  timeout=5_000)
+        except Exception:  # noqa: BLE001 - the assert below says where it is
+            pass
         box = ana.evaluate("""() => { const r = document.getElementById('answer')
                                         .getBoundingClientRect();
                                       return [r.top, window.innerHeight]; }""")
