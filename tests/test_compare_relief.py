@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from diferida.compare import Projecting, compare_file, table_paths
 from diferida.compare.bands import BandsError, band_codes, parse_bands
+from diferida.compare.bands import text as relief_text
 from tests.conftest import AS_OF, run_in_process
 
 HEADER = ("participant_id,birth_date,entry_date,separation_date,creditable_service_years,"
@@ -149,7 +150,7 @@ def test_relief_equal_to_base_every_difference_zero(tmp_path, which):
         assert set(t["gain"].cast(pl.Int64).to_list()) == {0}
         assert set(t["lose"].cast(pl.Int64).to_list()) == {0}
         assert set(money(t, "average_monthly_gain")) == {Decimal(0)}
-        assert t["under_1000_a"].to_list() == t["under_1000_b"].to_list()
+        assert t["under_threshold_a"].to_list() == t["under_threshold_b"].to_list()
     assert_sums(tables)
 
 
@@ -214,10 +215,10 @@ def test_headcounts_by_hand(tmp_path):
         avg = (e["sum"] / e["gain"]).quantize(Decimal("0.01"), ROUND_HALF_UP) \
             if e["gain"] else Decimal(0)
         assert Decimal(r["average_monthly_gain"]) == avg, c
-        assert int(r["under_1000_a"]) == e["under_a"], c
-        assert int(r["under_1000_b"]) == e["under_b"], c
+        assert int(r["under_threshold_a"]) == e["under_a"], c
+        assert int(r["under_threshold_b"]) == e["under_b"], c
     # the in-pay members by hand: 400 and 950 under $1,000 under A, only 440 under B
-    assert int(by_band[codes[0]]["under_1000_b"]) >= 1
+    assert int(by_band[codes[0]]["under_threshold_b"]) >= 1
     total = by_band["TOTAL"]
     assert int(total["members"]) == 6 and int(total["in_pay"]) == 4
     assert int(total["gain"]) == 6
@@ -227,7 +228,7 @@ def test_headcounts_by_hand(tmp_path):
     assert {k: int(v["members"]) for k, v in payers.items()} == {
         "AG01": 3, "AG02": 1, "MUN7": 2, "TOTAL": 6}
     assert Decimal(payers["AG02"]["average_monthly_gain"]) == Decimal("100.00")
-    assert int(payers["AG01"]["under_1000_a"]) == 1 + (deferred_monthly["def-1"] < 1000)
+    assert int(payers["AG01"]["under_threshold_a"]) == 1 + (deferred_monthly["def-1"] < 1000)
     assert_sums(tables)
 
 
@@ -300,10 +301,10 @@ def test_tables_add_up_and_a_raise_never_lowers_a_payment(tmp_path, rows, blocks
     counts = tables["band_counts"]
     total = counts.filter(pl.col("band") == "TOTAL").row(0, named=True)
     body = counts.filter(pl.col("band") != "TOTAL")
-    for c in ("members", "in_pay", "deferred", "gain", "under_1000_a", "under_1000_b"):
+    for c in ("members", "in_pay", "deferred", "gain", "under_threshold_a", "under_threshold_b"):
         assert sum(int(v) for v in body[c].to_list()) == int(total[c])
     # B's amounts are A's or more: fewer (or as many) under $1,000
-    assert int(total["under_1000_b"]) <= int(total["under_1000_a"])
+    assert int(total["under_threshold_b"]) <= int(total["under_threshold_a"])
 
 
 # ---- --bands -----------------------------------------------------------------------
@@ -377,7 +378,7 @@ def test_json_summary_keys(tmp_path):
     d = json.loads(r.stdout)
     assert d["relief_reference_date"] == date(2027, 7, 1).isoformat()
     assert d["relief_members"] == 6 and d["relief_gain"] == 6 and d["relief_lose"] == 0
-    assert d["relief_under_1000_a"] >= d["relief_under_1000_b"]
+    assert d["relief_under_threshold_a"] >= d["relief_under_threshold_b"]
     assert Decimal(d["relief_average_monthly_gain"]) > 0
     assert any(f.endswith("cmp.bands.csv") for f in d["files"])
     assert any(f.endswith("cmp.payer_counts.csv") for f in d["files"])
@@ -397,14 +398,14 @@ def test_workbook_sheets_and_report_section_in_words(tmp_path, lang):
     book, page = tmp_path / "c.xlsx", tmp_path / "c.html"
     compare_file(src, book, ["article19", rules_b], as_of=AS_OF, lang=lang, html=page,
                  projecting=Projecting(discount="0.04", mortality="pub2010"))
-    m = catalog(lang)["compare_relief"]
+    m = relief_text(lang)  # the catalog, its reporting threshold written in
     names = sheet_names(book)
     for key in ("band_counts", "bands", "payer_counts", "payers"):
         assert m["sheets"][key] in names
     counts = pl.read_excel(book, sheet_name=m["sheets"]["band_counts"])
     under = {"es": "Menos de $500.00", "en": "Under $500.00"}[lang]
     assert counts[m["columns"]["band"]].to_list()[0] == under
-    assert counts[m["columns"]["under_1000_a"]].to_list()[-1] == 3  # 400, 950 and def-1
+    assert counts[m["columns"]["under_threshold_a"]].to_list()[-1] == 3  # 400, 950 and def-1
     total = catalog(lang)["compare_report"]["total"]
     payers = pl.read_excel(book, sheet_name=m["sheets"]["payer_counts"])
     assert payers[m["columns"]["employer"]].to_list() == ["AG01", "AG02", "MUN7", total]
@@ -446,13 +447,13 @@ def test_band_and_payer_sheets_print_readably(tmp_path, lang):
                  projecting=Projecting(discount="0.04,0.06", mortality="pub2010"))
     pages = to_pdf(book)
     boxes = pdf_words(book)
-    m = catalog(lang)["compare_relief"]
+    m = relief_text(lang)  # the catalog, its reporting threshold written in
     under = {"es": "Menos de $500.00", "en": "Under $500.00"}[lang]
     counted = m["columns"]["average_monthly_gain"].split()[0]  # the headcounts' header
-    # the last sheet (the files' column names: under_1000_a, ...) left out,
+    # the last sheet (the files' column names: under_threshold_a, ...) left out,
     # and the summary and assumptions (item, value)
     item = catalog(lang)["workbook"]["item"]
-    sheets = [(i, p) for i, p in enumerate(pages) if "under_1000_a" not in p
+    sheets = [(i, p) for i, p in enumerate(pages) if "under_threshold_a" not in p
               and not p.split("\n", 3)[-1].lstrip().startswith(item)]
     counts_pages = [i for i, p in sheets if counted in p]
     cost_pages = [i for i, p in sheets if under in p and counted not in p]
@@ -532,7 +533,7 @@ def test_the_report_section_has_no_raw_code_and_is_well_formed(tmp_path, lang, m
     # (the one-word ones, "members", "band", are English words too)
     identifiers = {c for name in ("bands", "band_counts", "payers", "payer_counts")
                    for c in tables[name].columns if "_" in c}
-    assert {"under_1000_a", "average_monthly_gain", "pv_0.04_difference"} <= identifiers
+    assert {"under_threshold_a", "average_monthly_gain", "pv_0.04_difference"} <= identifiers
     raw = [i for i in identifiers if re.search(rf"(?<![\w.]){re.escape(i)}(?![\w])", v.text)]
     assert not raw, raw
     for code in ("TOTAL", "no_pension_a", "0.00-799.99", "800.00+"):

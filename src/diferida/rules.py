@@ -520,7 +520,8 @@ def _read_series(path: Path) -> list[dict[str, Any]]:
         if len(parts) != 2 or not re.fullmatch(r"[0-9]{4}", parts[0]):
             raise fail(n, "a line is a fiscal year (four digits) and its rate")
         if not re.fullmatch(r"[0-9]*\.?[0-9]+", parts[1]):
-            raise fail(n, f"the rate '{parts[1][:20]}' is not a number (write 2.5% as 0.025)")
+            raise fail(n, f"the rate '{parts[1][:20]}' is not a number (a rate is written "
+                          "as a fraction of 1, not as a percentage)")
         year = int(parts[0])
         if out and year != out[-1]["year"] + 1:
             raise fail(n, f"FY{year} follows FY{out[-1]['year']}: the years run without gaps "

@@ -7,8 +7,9 @@ pay, the census's amount raised by the COLA assumption as the projection
 raises it up to that payment (projection.runner.member_arrays); for a
 deferred member, the determination's amount under A. A member with no
 pension under A (not entitled under A) is in a band of its own, `no_pension_a`.
-The bands are given as increasing amounts (`--bands 500,1000,2000`: under
-$500, $500 to $999.99, $1,000 to $1,999.99, $2,000 and more).
+The bands are given as increasing amounts a month (`--bands`, by default
+`relief_bands` of projection/assumptions.toml): under the first, from each
+to a cent under the next, the last and more.
 
 **The payer** of a member is the census's `employer` code (read as the
 valuation reads it: liability.employer.with_employer).
@@ -27,7 +28,7 @@ B - A.
 **Headcounts.** Per band and per payer: the members (in pay, deferred); how
 many gain (B's expected payments over the horizon, in whole cents, above
 A's for the member) and how many lose (below); the average monthly gain of those who gain; how many
-are paid under $1,000 a month (UNDER_CENTS, a fixed reporting threshold)
+are paid under UNDER_CENTS a month (a fixed reporting threshold, stated)
 under A and under B. The monthly amounts are read at the **reference
 date**: the later of the valuation date and the earliest date of the
 reliefs' adjustments (of A or B), or the member's first projected payment
@@ -35,7 +36,7 @@ on that side when it is later still. The amount at a date is the amount of
 its fiscal year (amounts change only on 1 July), with the COLA assumption
 and the relief's adjustments up to it, as the engine pays it (a member
 alive then; no survival). A member with no pension on a side has 0 there
-(and is not counted under $1,000 on that side). The monthly gain of a member
+(and is not counted under the threshold on that side). The monthly gain of a member
 is its amount under B at the reference date minus its amount under A; the
 average is the sum over those who gain divided by their number, rounded
 half up to the cent. With claim rates (--claim-rates), the amounts are
@@ -55,14 +56,21 @@ import numpy as np
 import polars as pl
 
 from ..i18n import catalog
+from ..projection.options import (
+    RELIEF_BANDS,
+    RELIEF_MAX_BAND,
+    RELIEF_MAX_BANDS,
+    RELIEF_UNDER_MONTHLY,
+)
 
-DEFAULT_BANDS = "500,1000,2000"
-UNDER_CENTS = 100_000  # the reporting threshold: $1,000 a month
-MAX_BANDS = 20
-MAX_BAND_CENTS = 99_999_999  # $999,999.99
+# reporting choices, in projection/assumptions.toml
+DEFAULT_BANDS = RELIEF_BANDS
+UNDER_CENTS = int(RELIEF_UNDER_MONTHLY * 100)  # members paid under this a month
+MAX_BANDS = RELIEF_MAX_BANDS
+MAX_BAND_CENTS = int(RELIEF_MAX_BAND * 100)
 NO_PENSION_A = "no_pension_a"
 COUNT_COLUMNS = ("members", "in_pay", "deferred", "gain", "lose", "average_monthly_gain",
-                 "under_1000_a", "under_1000_b")
+                 "under_threshold_a", "under_threshold_b")
 _MONEY_RE = re.compile(r"^\d{1,9}(\.\d{1,2})?$")
 
 
@@ -71,7 +79,16 @@ class BandsError(ValueError):
 
 
 def text(lang: str) -> dict[str, Any]:
-    return catalog(lang)["compare_relief"]
+    """The band tables' texts, the reporting threshold written into them
+    ("{threshold}" in the catalog)."""
+    return _filled(catalog(lang)["compare_relief"],
+                   "$" + _dollars(UNDER_CENTS).removesuffix(".00"))
+
+
+def _filled(node: Any, threshold: str) -> Any:
+    if isinstance(node, dict):
+        return {k: _filled(v, threshold) for k, v in node.items()}
+    return node.replace("{threshold}", threshold) if isinstance(node, str) else node
 
 
 def parse_bands(value: str, lang: str = "en") -> list[int]:
@@ -329,8 +346,8 @@ def counts_table(a: Side, b: Side, key: str, labels_of_key: list[str],
         pl.Series("gain", gains, dtype=pl.Int64),
         pl.Series("lose", per(pay_b < pay_a), dtype=pl.Int64),
         money("average_monthly_gain", avg),
-        pl.Series("under_1000_a", per(under_a), dtype=pl.Int64),
-        pl.Series("under_1000_b", per(under_b), dtype=pl.Int64),
+        pl.Series("under_threshold_a", per(under_a), dtype=pl.Int64),
+        pl.Series("under_threshold_b", per(under_b), dtype=pl.Int64),
     ])
 
 
@@ -359,8 +376,8 @@ def check_sums(table: pl.DataFrame, fiscal: pl.DataFrame, key: str) -> None:
 
 
 def band_text(code: str, lang: str) -> str:
-    """A band's code (band_codes) in words: "500.00-999.99" -> "$500.00 to
-    $999.99"; "0.00-499.99" -> "Under $500.00"."""
+    """A band's code (band_codes) in words: "lo-hi" -> "$lo to $hi";
+    "0.00-hi" -> "Under" the next band's start; "lo+" -> "$lo and more"."""
     m = text(lang)
     if code == NO_PENSION_A:
         return m["band_none"]

@@ -22,6 +22,7 @@ from typing import Any
 import polars as pl
 
 from ..i18n import catalog, fmt_date
+from .bands import text as relief_text
 from .report import chart_svg, html_report  # noqa: F401  (the runner writes the page)
 
 # the workbook's sheets, in order; their names in words are in the catalogs'
@@ -92,7 +93,7 @@ def workbook(tables: dict[str, pl.DataFrame], assumptions: dict[str, Any], summa
     from .report import Values, assumption_rows, column_label, fiscal_year_text, summary_label
 
     w = catalog(lang)["workbook"]
-    names = {**w["compare_sheets"], **catalog(lang)["compare_relief"]["sheets"]}
+    names = {**w["compare_sheets"], **relief_text(lang)["sheets"]}
     a, b = summary.rules_a, summary.rules_b
     # the page header names the rules; their versions are in the summary and
     # the assumptions (with them, the header ran over two lines into the table)
@@ -201,7 +202,7 @@ PRINTED = ("row", "participant_id", "eligibility_date_a", "eligibility_date_b",
 LONG = ("start_date_a", "start_date_b", "finding_under_a", "finding_under_b")
 PRINTED_ROWS = 35
 # the summary's item and value, the assumptions' value: widths that print at
-# 85 % or more (the value wraps, its row as tall as its lines)
+# PRINT_SCALE or larger (the value wraps, its row as tall as its lines)
 SUMMARY_WIDTHS = (50, 60)
 ASSUMPTIONS_WIDTH = 80
 PRINT_SCALE = 80

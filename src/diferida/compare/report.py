@@ -30,6 +30,7 @@ from ..i18n import catalog, fmt_date
 from ..money import format_money
 from ..rules import Rules
 from . import engine as cmp
+from .bands import text as relief_text
 
 SIDES = ("a", "b", "difference")
 # the changed-members columns the page shows (every column is in the workbook)
@@ -89,7 +90,7 @@ def _label(name: str, section: str, what_it_is: str, lang: str) -> str:
     w = words(lang)
     if name in w[section]:
         return w[section][name]
-    own = catalog(lang)["compare_relief"].get(section, {})  # the band and payer tables'
+    own = relief_text(lang).get(section, {})  # the band and payer tables'
     if name in own:
         return own[name]
     m = _SIDED.match(name)
@@ -509,7 +510,7 @@ def relief_html(tables: dict[str, pl.DataFrame], summary, values: Values,
     headcounts, the cost over the horizon and in the first fiscal years
     (every year is in the workbook and the CSV tables)."""
     lang = values.lang
-    m = catalog(lang)["compare_relief"]
+    m = relief_text(lang)
     heads, caps = m["headings"], m["captions"]
     t = summary.relief_totals
     fiscal = tables["fiscal_years"]
@@ -526,7 +527,7 @@ def relief_html(tables: dict[str, pl.DataFrame], summary, values: Values,
         lead += " " + m["text"]["lead_pv"].format(pv=money_text(total[pv[0]]), rate=_rate(rate))
     out.append("<p>" + e(lead) + "</p>")
     out.append("<p>" + e(m["text"]["lead_under"].format(
-        a=count_text(t["relief_under_1000_a"]), b=count_text(t["relief_under_1000_b"]),
+        a=count_text(t["relief_under_threshold_a"]), b=count_text(t["relief_under_threshold_b"]),
         date=fmt_date(t["relief_reference_date"], lang))) + "</p>")
     out.append("<p>" + e(m["text"]["lead_rounding"]) + "</p>")
     for key, money_name, counts_name in (("band", "bands", "band_counts"),

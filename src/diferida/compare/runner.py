@@ -772,13 +772,14 @@ class _Banding:
                   "relief_members": total["members"], "relief_gain": total["gain"],
                   "relief_lose": total["lose"],
                   "relief_average_monthly_gain": total["average_monthly_gain"],
-                  "relief_under_1000_a": total["under_1000_a"],
-                  "relief_under_1000_b": total["under_1000_b"]}
+                  "relief_under_threshold_a": total["under_threshold_a"],
+                  "relief_under_threshold_b": total["under_threshold_b"]}
         return out, totals
 
     def assumptions(self) -> dict[str, Any]:
+        from ..projection.options import RELIEF_UNDER_MONTHLY
         return {"bands": self.codes, "reference_date": self.ref.isoformat(),
-                "under_threshold_monthly": "1000.00",
+                "under_threshold_monthly": str(RELIEF_UNDER_MONTHLY),
                 "band_rule": "the monthly amount under A (before any relief of A) at the "
                 "member's first projected payment: in pay, the census's amount raised by the "
                 "COLA assumption up to then; deferred, the determination's amount; no "

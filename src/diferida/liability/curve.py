@@ -21,6 +21,7 @@ import hashlib
 import math
 import re
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
@@ -131,7 +132,8 @@ def load_curve(path: str | Path, lang: str = "en") -> YieldCurve:
             raise fail(n, "not_number", value=rate_t[:24])
         rate = float(rate_t)
         if not (math.isfinite(rate) and 0.0 <= rate <= float(MAX_DISCOUNT)):
-            raise fail(n, "out_of_range", value=rate_t, max=MAX_DISCOUNT)
+            raise fail(n, "out_of_range", value=rate_t, max=MAX_DISCOUNT,
+                       fraction=f"{(Decimal(rate_t) / 100).normalize():f}")
         rates.append(rate)
     if not rates:
         raise fail(None, "no_rates")

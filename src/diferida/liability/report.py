@@ -225,7 +225,7 @@ def workbook(**parts: Any) -> bytes:
                label_width=52, value_width=60)
     if parts["lines"] is not None:
         frame = change_frame(parts["lines"], parts["info"], parts["prior_date"], v, lang)
-        # one page at about 85 %: a label longer than its column, and the runs
+        # one page at PRINT_SCALE: a label longer than its column, and the runs
         # it is the difference of, wrap onto a second line in a taller row
         widths = {frame.columns[0]: CHANGE_LABEL_WIDTH, frame.columns[1]: 18,
                   frame.columns[2]: 10, frame.columns[3]: CHANGE_HOW_WIDTH}

@@ -35,6 +35,10 @@ AGE_BAND_YEARS = int(_BOUNDS["age_band_years"])
 SENSITIVITY_STEP = Decimal(_BOUNDS["sensitivity_discount_step"])
 SENSITIVITY_MORTALITY = tuple(Decimal(x) for x in _BOUNDS["sensitivity_mortality"])
 BY_DIMENSIONS = ("group", "regime", "age_band", "eligible_now")
+RELIEF_BANDS = str(_BOUNDS["relief_bands"])
+RELIEF_UNDER_MONTHLY = Decimal(_BOUNDS["relief_under_monthly"])
+RELIEF_MAX_BANDS = int(_BOUNDS["relief_max_bands"])
+RELIEF_MAX_BAND = Decimal(_BOUNDS["relief_max_band"])
 
 # the improvement scales --improvement names, with the pymort table ids (SOA
 # mort.soa.org identities) of each one's tables by sex; here, not in

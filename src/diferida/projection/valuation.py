@@ -135,9 +135,9 @@ def sensitivity(arrays: Members, a: Assumptions, rates: list[tuple[str, Decimal]
                 ) -> pl.DataFrame:
     """One row per scenario of `scenarios`, each a full projection of the
     same members: total expected payments and, for each discount rate given,
-    the rate the scenario uses (`rate_used_for_0.04`: the rate shifted by
-    the scenario's step, 3% in "discount -1 point") and the present value at
-    it (`pv_0.04`; blank where the shifted rate is outside 0 .. the largest
+    the rate the scenario uses (`rate_used_for_<rate>`: the rate given,
+    shifted by the scenario's step) and the present value at
+    it (`pv_<rate>`; blank where the shifted rate is outside 0 .. the largest
     rate allowed). The totals are rounded as the fiscal-year table's TOTAL
     is (the sum of the rounded years), so each row equals the TOTAL of a
     separate run with those options."""
