@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ..batch.population import reject_rows
 from ..i18n import catalog
+from .columns import checked, text_of
 
 EMPLOYER_COLUMN = "employer"
 MAX_CODE = 40
@@ -28,33 +28,18 @@ def with_employer(frame: pl.DataFrame, kept: tuple[pl.DataFrame, ...], bad: pl.D
                   lang: str) -> tuple[tuple[pl.DataFrame, ...], pl.DataFrame]:
     """The kept tables with each member's employer code (`employer`); a row
     whose code is empty or too long rejected, one reject line each."""
-    h = frame.height
     m = catalog(lang)["liability_employer"]
-    raw = frame.get_column(EMPLOYER_COLUMN)
-    text = (raw if raw.dtype == pl.String else raw.cast(pl.String)).str.strip_chars()
+    text = text_of(frame, EMPLOYER_COLUMN)
     empty = (text.is_null() | (text == "")).to_numpy()
     long = (text.str.len_chars() > MAX_CODE).fill_null(False).to_numpy()
     pos = np.flatnonzero(empty | long)
-    ids = frame.get_column("participant_id").cast(pl.String).str.strip_chars() \
-        if "participant_id" in frame.columns else pl.Series([None] * h, dtype=pl.String)
     values = text.gather(pos).to_list()
-    errors = pl.DataFrame({
-        "row": pl.Series(pos, dtype=pl.UInt32),
-        "participant_id": ids.gather(pos).replace("", None),
-        "field": pl.Series([EMPLOYER_COLUMN] * len(pos), dtype=pl.String),
-        "code": pl.Series(["employer_missing" if empty[p] else "employer_too_long"
-                           for p in pos], dtype=pl.String),
-        "value": pl.Series([v if v else None for v in values], dtype=pl.String),
-        "message": pl.Series([m["missing"] if empty[p] else
-                              m["too_long"].format(n=len(v or ""), max=MAX_CODE)
-                              for p, v in zip(pos, values, strict=True)], dtype=pl.String),
-    })
-    rejected = np.zeros(h, dtype=bool)
-    if bad.height:
-        rejected[bad["row"].to_numpy()] = True
-    column = pl.Series(EMPLOYER_COLUMN, text.to_numpy()[~rejected], dtype=pl.String)
-    kept = tuple(k.with_columns(column) for k in kept)
-    return reject_rows(kept, bad, errors, h)
+    return checked(frame, kept, bad, EMPLOYER_COLUMN, pos,
+                   ["employer_missing" if empty[p] else "employer_too_long" for p in pos],
+                   [m["missing"] if empty[p] else
+                    m["too_long"].format(n=len(v or ""), max=MAX_CODE)
+                    for p, v in zip(pos, values, strict=True)],
+                   text.alias(EMPLOYER_COLUMN))
 
 
 def load_names(path: str | Path, lang: str) -> dict[str, str]:
