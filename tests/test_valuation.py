@@ -578,3 +578,24 @@ def test_in_pay_since_after_the_valuation_date_is_before_start_mortality_until_t
             "--discount", "0", "--mortality", table, "--horizon", "1", "--per-member", pm)
     first = pl.read_csv(pm, infer_schema=False).row(0, named=True)
     assert first["first_payment"] == "2026-10-01"
+
+
+def test_in_pay_since_as_a_workbook_date_cell_is_a_date(tmp_path):
+    # a spreadsheet program saves in_pay_since as a date cell: the workbook's
+    # reader gives it as midnight; it is the same date as the CSV's text
+    h = HEADER + ",benefit_status,monthly_in_pay,in_pay_since"
+    src = write(tmp_path, [A4 + ",in_pay,1000.00,2012-06-01", A1 + ",deferred,,"], header=h)
+    frame = pl.read_csv(src, infer_schema=False).with_columns(
+        pl.col("in_pay_since").str.to_date(), pl.col("birth_date").str.to_date())
+    book = tmp_path / "members.xlsx"
+    frame.write_excel(book)
+    outs = []
+    for name, path in (("csv", src), ("xlsx", book)):
+        out = tmp_path / f"{name}.csv"
+        r = run(path, "-o", out, "--as-of", V, "--discount", "0", "--mortality", "none",
+                "--horizon", "2", "--json")
+        assert r.exit_code == 0, r.output
+        s = json.loads(r.output)
+        assert (s["rows_rejected"], s["in_pay"]) == (0, 1), r.output
+        outs.append(out.read_text())
+    assert outs[0] == outs[1]

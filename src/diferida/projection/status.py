@@ -34,6 +34,7 @@ STATUSES = ("deferred", "in_pay", "deceased", "refunded")
 DEFERRED, IN_PAY, DECEASED, REFUNDED = range(4)
 _AMOUNT_RE = rf"^\+?[0-9]{{1,{MONEY_DIGITS}}}(\.[0-9]{{0,2}}0*)?$"
 _DATE_RE = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+DATE_CELL = r"^\s*([0-9]{4}-[0-9]{2}-[0-9]{2}) 00:00:00\s*$"
 MESSAGES = {lang: catalog(lang)["valuation_status"] for lang in LANGS}  # i18n/<lang>/valuation.toml
 
 
@@ -56,7 +57,10 @@ def _text(frame: pl.DataFrame, name: str) -> pl.Series:
         text = pl.select(pl.when(raw.dt.time() == pl.time(0, 0, 0)).then(
             raw.dt.date().cast(pl.String)).otherwise(raw.cast(pl.String))).to_series()
     elif raw.dtype == pl.String:
-        text = raw
+        # a date cell of a workbook arrives from its reader as text at
+        # midnight ("2015-07-01 00:00:00"), as the determination's dates do
+        # (batch/io.py reads those); any other time is not a date
+        text = raw.str.replace(DATE_CELL, "${1}") if name == SINCE_COLUMN else raw
     else:
         text = raw.cast(pl.String)
     return text.str.strip_chars().replace("", None)
