@@ -22,6 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .bounded import Refused, read_bounded, shown
 from .fields import GROUPS, REGIMES  # noqa: F401  (re-exported)
 from .relief import Adjustment, Relief
 
@@ -157,17 +158,16 @@ class Rules:
 def _read_toml(path: Path) -> dict[str, Any]:
     """A rules file's TOML; every way it cannot be read is a RulesError."""
     try:
-        with path.open("rb") as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)
-    except FileNotFoundError as exc:
-        raise RulesError(f"rules file not found: {path}") from exc
-    except IsADirectoryError as exc:
-        raise RulesError(f"{path}: a folder, not a rules file") from exc
-    except (OSError, ValueError) as exc:
-        raise RulesError(f"{path}: cannot be read: {getattr(exc, 'strerror', None) or exc}"
-                         ) from exc
-    if len(data) > MAX_FILE_BYTES:
-        raise RulesError(f"{path}: larger than {MAX_FILE_BYTES // 1024} KiB: not a rules file")
+        data = read_bounded(path, MAX_FILE_BYTES)
+    except Refused as exc:
+        if exc.reason == "no_file":
+            raise RulesError(f"rules file not found: {path}") from None
+        if exc.reason == "directory":
+            raise RulesError(f"{path}: a folder, not a rules file") from None
+        if exc.reason == "too_big":
+            raise RulesError(f"{path}: larger than {MAX_FILE_BYTES // 1024} KiB: not a rules "
+                             "file") from None
+        raise RulesError(f"{path}: {exc.text()}") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -498,14 +498,14 @@ def _inline_series(raw: dict[str, Any], path: Path) -> dict[str, Any]:
 
 def _read_series(path: Path) -> list[dict[str, Any]]:
     def fail(line: int | None, what: str) -> RulesError:
-        return RulesError(f"{path}{f', line {line}' if line else ''}: {what}")
+        return RulesError(f"{shown(path, 120)}{f', line {line}' if line else ''}: {what}")
 
     try:
-        data = path.read_bytes()[:SERIES_MAX_BYTES + 1]
-    except OSError as exc:
-        raise fail(None, f"the COLA series cannot be read: {exc.strerror or exc}") from None
-    if len(data) > SERIES_MAX_BYTES:
-        raise fail(None, "too large to be a COLA series")
+        data = read_bounded(path, SERIES_MAX_BYTES)
+    except Refused as exc:
+        if exc.reason == "too_big":
+            raise fail(None, "too large to be a COLA series") from None
+        raise fail(None, f"the COLA series cannot be read: {exc.text()}") from None
     try:
         lines = data.decode("utf-8-sig").splitlines()
     except UnicodeDecodeError:
@@ -624,8 +624,8 @@ def _placed(exc: RulesError, path: Path, origin: str) -> RulesError:
     """The error with the line of the file that holds the problem, when it is
     in that file ("rules.toml, line 4: ...")."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_bounded(path, MAX_FILE_BYTES).decode("utf-8")
+    except (Refused, UnicodeDecodeError):
         return exc
     value = getattr(exc, "value", None)
     if value is None:

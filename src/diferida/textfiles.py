@@ -9,6 +9,9 @@ from __future__ import annotations
 import string
 from typing import Any
 
+# an administrator's file of texts, at most: the shipped ones are a few KiB
+MAX_TEXTS_BYTES = 1 << 18
+
 
 def placeholders(text: str) -> set[str]:
     """The placeholders of a text ("{eligibility_date}" -> "eligibility_date")."""
@@ -60,4 +63,4 @@ def _check_text(text: str, allowed: set[str], where: str, problems: list[str]) -
                         f" (this text may use: {known})")
 
 
-__all__ = ["check_shape", "placeholders"]
+__all__ = ["MAX_TEXTS_BYTES", "check_shape", "placeholders"]

@@ -26,7 +26,7 @@ from ..i18n import LANGS, catalog, help_text
 from ..rules import RulesError, builtin_names
 from .errors import FileProblem
 from .messages import summary_text
-from .options import echo_rejects_sample, file_options, read_date
+from .options import IN_FILE, echo_rejects_sample, file_options, read_date
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
@@ -273,7 +273,7 @@ def _run(bar: _Bar, say: str, *args, **kwargs):
 
 
 @click.command("batch", help=help_text("cmd.batch"))
-@click.argument("input", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("input", type=IN_FILE)
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path, dir_okay=False),
               help=help_text("cli.batch_output"))
 @click.option("--rules", "rules_name", default=None, metavar="NAME|PATH",

@@ -12,6 +12,7 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
+from ..bounded import Refused, read_bounded
 from ..fields import FIELD_NAMES
 from .errors import FileProblem
 
@@ -29,16 +30,14 @@ def load_column_map(columns: ColumnsArg, extra: tuple[str, ...] = ()) -> dict[st
         path = Path(columns)
         name = str(path)
         try:
-            with path.open("rb") as fh:
-                raw = fh.read(MAX_MAP_BYTES + 1)
-        except FileNotFoundError:
-            raise FileProblem("not_found", file=name) from None
-        except OSError as exc:
-            raise FileProblem("bad_map", file=name,
-                              detail=f"it cannot be read: {exc.strerror or exc}") from None
-        if len(raw) > MAX_MAP_BYTES:
-            raise FileProblem("bad_map", file=name,
-                              detail=f"more than {MAX_MAP_BYTES:,} bytes is not a column map")
+            raw = read_bounded(path, MAX_MAP_BYTES)
+        except Refused as exc:
+            if exc.reason == "no_file":
+                raise FileProblem("not_found", file=name) from None
+            if exc.reason == "too_big":
+                raise FileProblem("bad_map", file=name, detail=(
+                    f"more than {MAX_MAP_BYTES:,} bytes is not a column map")) from None
+            raise FileProblem("bad_map", file=name, detail=exc.text()) from None
         try:
             data = tomllib.loads(raw.decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

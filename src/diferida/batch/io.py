@@ -30,6 +30,7 @@ import numpy as np
 import polars as pl
 
 from .. import article19
+from ..bounded import Refused, regular_size
 from ..fields import BY_NAME, FIELD_NAMES
 from ..speed.unstable import batches
 from ..validation import ROW
@@ -241,9 +242,14 @@ def open_source(source: Path | str | bytes, filename: str | None = None, *,
         path = Path(source)
         file = filename or str(path)
         kind = kind_of(filename or path)
-        if not path.is_file():
-            raise FileProblem("not_found", file=file)
-        size = path.stat().st_size
+        try:
+            size = regular_size(path)
+        except Refused as exc:
+            if exc.reason in ("directory", "not_regular"):
+                raise FileProblem("not_regular", file=file) from None
+            if exc.reason == "unreadable":
+                raise FileProblem("unreadable", file=file, detail=exc.values["detail"]) from None
+            raise FileProblem("not_found", file=file) from None
         opener = lambda: path.open("rb")  # noqa: E731
         target = path
     if size == 0:

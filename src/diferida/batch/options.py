@@ -6,6 +6,7 @@ names, defaults, help and one default language (es); and their reading
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from datetime import date
@@ -14,10 +15,34 @@ from typing import Any
 
 import click
 
+from ..bounded import Refused, regular_size, shown
 from ..i18n import DEFAULT_LANG, LANGS, help_text
 from .defaults import DEFAULT_CHUNK_ROWS
 
 FILE = click.Path(path_type=Path, dir_okay=False)
+
+
+class InputFile(click.Path):
+    """A file the command reads: one that exists must be a regular file (a
+    FIFO, a device or a socket is refused here, naming the option, before
+    anything is opened; bounded.py reads it within its limit). One that does
+    not exist is for the command to say so, in the user's language."""
+
+    def __init__(self) -> None:
+        super().__init__(path_type=Path, dir_okay=False)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+                ) -> Any:
+        path = super().convert(value, param, ctx)
+        try:
+            regular_size(Path(os.fsdecode(path)))
+        except Refused as exc:
+            if exc.reason not in ("no_file", "unreadable"):
+                self.fail(f"{shown(path, 200)}: {exc.text()}", param, ctx)
+        return path
+
+
+IN_FILE = InputFile()
 EXIT_UNUSABLE = 2  # the exit status when a file or an option cannot be used
 
 
@@ -41,7 +66,7 @@ def file_options(*, as_of_help: str = help_text("cli.batch_as_of"),
                      show_default=True, help=lang_help),
         click.option("--separator", default=None, metavar="CHAR",
                      help=help_text("cli.separator")),
-        click.option("--columns", "columns_map", default=None, metavar="MAP.toml", type=FILE,
+        click.option("--columns", "columns_map", default=None, metavar="MAP.toml", type=IN_FILE,
                      help=help_text("cli.columns")),
         click.option("--strict", is_flag=True, help=help_text("cli.strict")),
         click.option("--overwrite", is_flag=True, help=help_text("cli.overwrite")),

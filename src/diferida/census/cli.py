@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from ..batch import cli as batch_cli
-from ..batch.options import echo_rejects_sample, file_options, read_date
+from ..batch.options import IN_FILE, echo_rejects_sample, file_options, read_date
 from ..i18n import LANGS, catalog, help_text
 from ..rules import builtin_names
 
@@ -27,11 +27,11 @@ TEXT = {lang: {**catalog(lang)["census_run"], **batch_cli.RUN_TEXT[lang]} for la
 
 
 @click.command("census", help=help_text("cmd.census"))
-@click.argument("input", type=FILE)
+@click.argument("input", type=IN_FILE)
 @click.option("-o", "--output", type=FILE, default=None,
               help=help_text("cli.census_output"))
 @click.option("--html", type=FILE, default=None, help=help_text("cli.census_html"))
-@click.option("--prior", type=FILE, default=None,
+@click.option("--prior", type=IN_FILE, default=None,
               help=help_text("cli.prior"))
 @click.option("--rules", "rules_name", default=None, metavar="NAME|PATH",
               help=help_text("cli.rules", names=", ".join(builtin_names())))

@@ -18,7 +18,7 @@ from pathlib import Path
 import click
 
 from ..batch import cli as batch_cli
-from ..batch.options import echo_rejects_sample, file_options, read_date
+from ..batch.options import IN_FILE, echo_rejects_sample, file_options, read_date
 from ..i18n import LANGS, catalog, help_text
 from ..projection.options import projection_options, valuation_options
 from ..rules import builtin_names
@@ -30,7 +30,7 @@ TEXT = {lang: {**catalog(lang)["compare_run"], **batch_cli.RUN_TEXT[lang]} for l
 
 
 @click.command("compare", help=help_text("cmd.compare"))
-@click.argument("input", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("input", type=IN_FILE)
 @click.option("--rules", "rules", multiple=True, required=True, metavar="NAME|PATH",
               help=help_text("cli.compare_rules", names=", ".join(builtin_names())))
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path, dir_okay=False),

@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from ..batch import cli as batch_cli
-from ..batch.options import echo_rejects_sample, file_options, read_date
+from ..batch.options import IN_FILE, echo_rejects_sample, file_options, read_date
 from ..i18n import LANGS, catalog, help_text
 from ..projection.options import IMPROVEMENTS
 
@@ -25,7 +25,7 @@ FILE = click.Path(path_type=Path, dir_okay=False)
 
 
 @click.command("valuation", help=help_text("cmd.valuation"))
-@click.argument("input", type=FILE)
+@click.argument("input", type=IN_FILE)
 @click.option("-o", "--output", required=True, type=FILE, help=help_text("cli.valuation_output"))
 @click.option("--discount", default=None, metavar="RATE", help=help_text("cli.valuation_discount"))
 @click.option("--yield-curve", default=None, metavar="CURVE.csv", help=help_text("cli.yield_curve"))
@@ -44,15 +44,15 @@ FILE = click.Path(path_type=Path, dir_okay=False)
               metavar="eligibility|age:N", help=help_text("cli.start_payments"))
 @click.option("--sex-blend", default="0.5", show_default=True, metavar="W",
               help=help_text("cli.sex_blend"))
-@click.option("--prior", default=None, type=FILE, help=help_text("cli.prior_census"))
+@click.option("--prior", default=None, type=IN_FILE, help=help_text("cli.prior_census"))
 @click.option("--prior-date", default=None, metavar="YYYY-MM-DD",
               help=help_text("cli.prior_date"))
-@click.option("--prior-assumptions", default=None, type=FILE,
+@click.option("--prior-assumptions", default=None, type=IN_FILE,
               help=help_text("cli.prior_assumptions"))
 @click.option("--prior-rules", default=None, metavar="NAME|PATH",
               help=help_text("cli.prior_rules"))
 @click.option("--prior-rejects", default=None, type=FILE, help=help_text("cli.prior_rejects"))
-@click.option("--employer-names", default=None, type=FILE, help=help_text("cli.employer_names"))
+@click.option("--employer-names", default=None, type=IN_FILE, help=help_text("cli.employer_names"))
 @click.option("--rules", "rules_name", default=None, metavar="NAME|PATH",
               help=help_text("cli.rules", names="article19"))
 @file_options(as_of_help=help_text("cli.valuation_as_of"),

@@ -106,7 +106,7 @@ def load_curve(path: str | Path, lang: str = "en") -> YieldCurve:
         where = m["where_line"].format(file=name, line=line) if line is not None else name
         return TableError(f"--yield-curve {where}: {m[key].format(**kw)}")
 
-    data, text = read_small_file(path, MAX_CURVE_BYTES, fail)
+    data, text = read_small_file(path, MAX_CURVE_BYTES, fail, lang)
     lines = text.replace("\r\n", "\n").split("\n")
     if not text.strip():
         raise fail(None, "empty")

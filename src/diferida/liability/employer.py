@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from ..bounded import Refused, read_bounded, shown
 from ..i18n import catalog
 from .columns import checked, text_of
 
@@ -53,11 +54,11 @@ def load_names(path: str | Path, lang: str) -> dict[str, str]:
         return NamesError(f"--employer-names {where}: {m[key].format(**kw)}")
 
     try:
-        data = Path(path).read_bytes()[:MAX_NAMES_BYTES + 1]
-    except OSError as exc:
-        raise fail(None, "unreadable", reason=exc.strerror or exc) from None
-    if len(data) > MAX_NAMES_BYTES:
-        raise fail(None, "too_big", bytes=f"{MAX_NAMES_BYTES:,}")
+        data = read_bounded(path, MAX_NAMES_BYTES)
+    except Refused as exc:
+        if exc.reason == "too_big":
+            raise fail(None, "too_big", bytes=f"{MAX_NAMES_BYTES:,}") from None
+        raise NamesError(f"--employer-names {shown(name, 200)}: {exc.text(lang)}") from None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -30,6 +30,7 @@ from ..batch.defaults import DEFAULT_CHUNK_ROWS
 from ..batch.io import Limits, kind_of
 from ..batch.population import check_other_target, check_place
 from ..batch.run import PopulationRun
+from ..bounded import Refused, read_bounded, shown
 from ..i18n import LANGS
 from ..projection import valuation as pvaluation
 from ..projection.claims import load_claim_rates
@@ -54,6 +55,7 @@ from .measure import Basis, Census
 from .paid import PAID_COLUMN, actual_cents, with_paid
 
 OUTPUTS = (".xlsx", ".json")
+MAX_PRIOR_BYTES = 1 << 16  # a file of last year's assumptions: a handful of keys
 # the census's columns besides the determination's
 FIELDS = (SEX_COLUMN, *STATUS_COLUMNS, EMPLOYER_COLUMN, PAID_COLUMN)
 PRIOR_KEYS = ("discount", "yield_curve", "mortality", "improvement", "mortality_scale",
@@ -127,26 +129,30 @@ def prior_basis(path: str | Path, current: dict[str, Any], lang: str) -> Basis:
     read from the file's folder."""
     p = Path(path)
     try:
-        data = tomllib.loads(p.read_text("utf-8"))
-    except OSError as exc:
-        raise OptionError(f"--prior-assumptions {p}: {exc.strerror or exc}") from None
+        data = tomllib.loads(read_bounded(p, MAX_PRIOR_BYTES).decode("utf-8"))
+    except Refused as exc:
+        raise OptionError(pvaluation_text(lang, "prior_refused", file=shown(p, 200),
+                                          reason=exc.text(lang))) from None
     except UnicodeDecodeError:
         raise OptionError(pvaluation_text(lang, "prior_not_utf8", file=p)) from None
     except tomllib.TOMLDecodeError as exc:
         at = re.search(r"\(at line ([0-9]+)", str(exc))
         where = f"{p}, {pvaluation_text(lang, 'line', line=at.group(1))}" if at else str(p)
         raise OptionError(pvaluation_text(lang, "prior_toml", file=where,
-                                          reason=str(exc))) from None
+                                          reason=shown(exc, 120))) from None
+    except RecursionError:  # tomllib reads nested arrays and tables by recursion
+        raise OptionError(pvaluation_text(lang, "prior_nested", file=p)) from None
     unknown = sorted(set(data) - set(PRIOR_KEYS))
     if unknown:
         raise OptionError(pvaluation_text(lang, "prior_unknown", file=p,
-                                          keys=", ".join(unknown), known=", ".join(PRIOR_KEYS)))
+                                          keys=shown(", ".join(unknown), 80),
+                                          known=", ".join(PRIOR_KEYS)))
     opts = dict(current)
     if "discount" in data or "yield_curve" in data:
         opts["discount"] = opts["yield_curve"] = None
     for k, v in data.items():
         if not isinstance(v, str | int | float) or isinstance(v, bool):
-            raise OptionError(pvaluation_text(lang, "prior_value", file=p, key=k))
+            raise OptionError(pvaluation_text(lang, "prior_value", file=p, key=shown(k)))
         v = str(v)
         opts[k] = str(p.parent / v) if k in ("yield_curve", "claim_rates") or (
             k == "mortality" and v.lower().endswith(".csv")) else v

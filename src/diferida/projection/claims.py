@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..bounded import Refused, read_bounded
 from ..i18n import catalog
 from .engine import Members, anniversary, civil_from_days, exact_age
 from .mortality import MAX_AGE, TableError
@@ -59,21 +60,19 @@ def _fail(path: str, line: int | None, text: str, lang: str = "en") -> TableErro
     return TableError(f"--claim-rates {where}: {text}")
 
 
-def read_small_file(path: str | Path, limit: int,
-                    fail: Callable[..., Exception]) -> tuple[bytes, str]:
+def read_small_file(path: str | Path, limit: int, fail: Callable[..., Exception],
+                    lang: str = "en") -> tuple[bytes, str]:
     """A small table file's bytes and its UTF-8 text (a BOM dropped), at most
     `limit` bytes; `fail(line, key, **values)` makes the error of each way it
     cannot be read: no_file, unreadable (reason), too_big (bytes), not_utf8
     (the line, and the byte)."""
     try:
-        with Path(path).open("rb") as fh:
-            data = fh.read(limit + 1)
-    except FileNotFoundError:
-        raise fail(None, "no_file") from None
-    except OSError as exc:
-        raise fail(None, "unreadable", reason=exc.strerror or exc) from None
-    if len(data) > limit:
-        raise fail(None, "too_big", bytes=f"{limit:,}")
+        data = read_bounded(path, limit)
+    except Refused as exc:
+        if exc.reason in ("no_file", "too_big"):
+            raise fail(None, exc.reason, **({"bytes": f"{limit:,}"} if exc.reason == "too_big"
+                                            else {})) from None
+        raise fail(None, "unreadable", reason=exc.text(lang)) from None
     try:
         return data, data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -89,7 +88,7 @@ def load_claim_rates(path: str | Path, lang: str = "en") -> ClaimRates:
     def fail(line: int | None, key: str, **kw) -> TableError:
         return _fail(name, line, m[key].format(**kw), lang)
 
-    data, text = read_small_file(path, MAX_CLAIM_BYTES, fail)
+    data, text = read_small_file(path, MAX_CLAIM_BYTES, fail, lang)
     if not text.strip():
         raise fail(None, "empty")
     lines = text.replace("\r\n", "\n").split("\n")

@@ -17,7 +17,7 @@ from pathlib import Path
 import click
 
 from ..batch import cli as batch_cli
-from ..batch.options import echo_rejects_sample, file_options, read_date
+from ..batch.options import IN_FILE, echo_rejects_sample, file_options, read_date
 from ..i18n import LANGS, catalog, help_text
 from ..rules import builtin_names
 from .options import OptionError, projection_options, valuation_options
@@ -29,7 +29,7 @@ TEXT = {lang: {**catalog(lang)["project_run"], **batch_cli.RUN_TEXT[lang]} for l
 
 
 @click.command("project", help=help_text("cmd.project"))
-@click.argument("input", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("input", type=IN_FILE)
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path, dir_okay=False),
               help=help_text("cli.projection_output"))
 @projection_options(required=True)

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..bounded import Refused, read_bounded
 from .options import IMPROVEMENTS, MP_IDS, TABLE_LAST_AGE
 
 MAX_AGE = TABLE_LAST_AGE  # the tables' last age (assumptions.toml): payments stop after it
@@ -225,15 +226,12 @@ def load_csv_table(path: str | Path) -> MortalityTable:
     p = Path(path)
     name = str(path)
     try:
-        with p.open("rb") as fh:
-            data = fh.read(MAX_CSV_BYTES + 1)
-    except FileNotFoundError:
-        raise _fail(name, None, "no such file") from None
-    except OSError as exc:
-        raise _fail(name, None, f"cannot be read: {exc.strerror or exc}") from None
-    if len(data) > MAX_CSV_BYTES:
-        raise _fail(name, None, f"more than {MAX_CSV_BYTES:,} bytes is not a mortality table "
-                                f"(at most {MAX_CSV_BYTES:,})")
+        data = read_bounded(p, MAX_CSV_BYTES)
+    except Refused as exc:
+        if exc.reason == "too_big":
+            raise _fail(name, None, f"more than {MAX_CSV_BYTES:,} bytes is not a mortality "
+                                    f"table (at most {MAX_CSV_BYTES:,})") from None
+        raise _fail(name, None, exc.text()) from None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

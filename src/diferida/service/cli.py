@@ -9,6 +9,7 @@ import sys
 
 import click
 
+from ..bounded import read_line_bounded
 from ..i18n import help_text
 from .settings import default_database_url
 
@@ -78,13 +79,19 @@ def users_group() -> None:
 
 
 MIN_PASSWORD = 10
+# a line of standard input read for a password, at most: /dev/zero has no line end
+MAX_PASSWORD_LINE = 1024
 
 
 def _password(password_stdin: bool) -> str:
     """A new password: one line of standard input, or asked twice without
     echo. Never printed, never logged; only its argon2 hash is stored."""
     if password_stdin:
-        password = sys.stdin.readline().rstrip("\r\n")
+        line = read_line_bounded(sys.stdin, MAX_PASSWORD_LINE)
+        if line is None:
+            raise click.UsageError(f"the password must have at most {MAX_PASSWORD_LINE} "
+                                   "characters (one line of standard input)")
+        password = line
     else:
         password = click.prompt("password", hide_input=True, confirmation_prompt=True,
                                 err=True)
