@@ -55,6 +55,7 @@ class RulesError(ValueError):
                  key: str | None = None, item: tuple[str, int] | None = None):
         super().__init__(message)
         self.section, self.route, self.key, self.item = section, route, key, item
+        self.option = "--rules"  # the option that named the file (--prior-rules: the runner's)
 
 
 @dataclass(frozen=True)

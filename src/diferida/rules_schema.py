@@ -45,6 +45,7 @@ MAX_YEARS = Decimal(_BOUNDS["max_years"])
 MAX_AGE = int(_BOUNDS["max_age"])
 MAX_ENTRY_AGE = int(_BOUNDS["max_entry_age"])
 MAX_MONTHLY = Decimal(_BOUNDS["max_monthly"])
+MAX_COLA_RATE = Decimal(_BOUNDS["max_cola_rate"])
 MAX_BRACKETS = int(_BOUNDS["max_brackets"])
 MAX_ROUTES = int(_BOUNDS["max_routes"])
 MAX_TEXT = int(_BOUNDS["max_text"])
@@ -104,7 +105,10 @@ def _decimal(places: int, most: Decimal, what: str, *, unit: str = ""):
             raise _fail(f"must not be negative: {_shown(value)}")
         if d > most:
             above = (f"is above {MAX_RATE} (the whole compensation a year): not a pension rate"
-                     if what == "rate" else f"is more than {most}{unit}")
+                     if what == "rate" else
+                     f"is above {most} a year, the most a relief's COLA may be (a typo "
+                     "guard, and what keeps its amounts exact over the whole horizon)"
+                     if what == "cola_rate" else f"is more than {most}{unit}")
             raise _fail(f"'{value}' {above}")
         if decimal_places(d) > places:
             raise _fail(f"'{value}' has more than {places} decimal places, {what_finer[what]}")
@@ -115,11 +119,13 @@ def _decimal(places: int, most: Decimal, what: str, *, unit: str = ""):
 
 what_finer = {
     "rate": "more than exact amounts can carry",
+    "cola_rate": "more than exact amounts can carry",
     "years": "finer than service is measured",
     "money": "finer than a cent",
 }
 
 Rate = Annotated[Decimal, _decimal(RATE_PLACES, MAX_RATE, "rate")]
+ColaRate = Annotated[Decimal, _decimal(RATE_PLACES, MAX_COLA_RATE, "cola_rate")]
 Years = Annotated[Decimal, _decimal(SERVICE_PLACES, MAX_YEARS, "years", unit=" years")]
 Monthly = Annotated[Decimal, _decimal(MONEY_PLACES, MAX_MONTHLY, "money", unit=" dollars")]
 
@@ -295,7 +301,7 @@ ADJUSTMENT_KEYS = {
 
 class ColaYear(_Table):
     year: Annotated[StrictInt, Field(ge=FIRST_ADJUSTMENT_YEAR, le=LAST_ADJUSTMENT_YEAR)]
-    rate: Rate
+    rate: ColaRate
 
 
 class AdjustmentTable(_Table):
@@ -319,7 +325,7 @@ class AdjustmentTable(_Table):
     below_monthly: Monthly | None = None
     series: Annotated[list[ColaYear], Field(min_length=1, max_length=MAX_SERIES_YEARS)] | None \
         = None
-    after_series: Rate | None = None
+    after_series: ColaRate | None = None
 
     @model_validator(mode="after")
     def _shape(self) -> AdjustmentTable:
@@ -349,6 +355,10 @@ class AdjustmentTable(_Table):
                         f"({self.below_monthly}): the band is from_monthly <= amount < "
                         "below_monthly", key="below_monthly")
         if self.kind == "cola":
+            if self.rate is not None and self.rate > MAX_COLA_RATE:
+                raise _fail(f"'{self.rate}' is above {MAX_COLA_RATE} a year, the most a "
+                            "relief's COLA may be (a typo guard, and what keeps its amounts "
+                            "exact over the whole horizon)", key="rate")
             if self.rate is not None and self.series is not None:
                 raise _fail("a cola has either a rate (every year) or a series of rates "
                             "by year, not both")

@@ -236,7 +236,7 @@ def run_file(run_it: Callable[[], Any], bars: PhaseBars, lang: str, t: dict[str,
         sys.exit(EXIT_UNUSABLE)
     except RulesError as exc:
         bars.close()
-        click.echo(f"--rules: {exc}", err=True)
+        click.echo(f"{exc.option}: {exc}", err=True)
         sys.exit(EXIT_UNUSABLE)
     except AccountingError as exc:
         bars.close()
@@ -264,7 +264,7 @@ def _run(bar: _Bar, say: str, *args, **kwargs):
         sys.exit(EXIT_UNUSABLE)
     except RulesError as exc:
         bar.close()
-        click.echo(f"--rules: {exc}", err=True)
+        click.echo(f"{exc.option}: {exc}", err=True)
         sys.exit(EXIT_UNUSABLE)
     except AccountingError as exc:
         bar.close()

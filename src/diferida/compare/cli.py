@@ -46,6 +46,7 @@ def compare_cmd(input, rules, output, html, bands, rejects, as_of, discount, mor
                 cola, start, horizon, sex_blend, valuation_date, claim_rates, mortality_scale,
                 sensitivity, lang, separator, columns_map, strict, overwrite, quiet, as_json,
                 chunk_rows) -> None:
+    from ..projection.engine import AmountTooLarge
     from ..projection.mortality import TableError
     from ..projection.options import OptionError
     from .runner import CompareOptionError, Projecting, compare_file
@@ -85,7 +86,8 @@ def compare_cmd(input, rules, output, html, bands, rejects, as_of, discount, mor
                                  columns=columns_map, projecting=projecting,
                                  overwrite=overwrite, chunk_rows=chunk_rows, progress=bars,
                                  on_rename=batch_cli.start_placing),
-            bars, lang, t, unusable=(CompareOptionError, OptionError, TableError))
+            bars, lang, t,
+            unusable=(CompareOptionError, OptionError, TableError, AmountTooLarge))
         # an interrupt (or what a Polars call made of it) is Interruptible's
         run.completed(t["interrupted_after"])
         bars.close()

@@ -62,6 +62,7 @@ def valuation_cmd(input, output, discount, yield_curve, measurement_date, mortal
                   prior_date, prior_assumptions, prior_rules, prior_rejects, employer_names,
                   rules_name, rejects, as_of, lang, separator, columns_map, strict, overwrite,
                   quiet, as_json, chunk_rows) -> None:
+    from ..projection.engine import AmountTooLarge
     from ..projection.mortality import TableError
     from ..projection.options import OptionError
     from .employer import NamesError
@@ -84,7 +85,7 @@ def valuation_cmd(input, output, discount, yield_curve, measurement_date, mortal
                 employer_names=employer_names, lang=lang,
                 separator=separator, columns=columns_map, overwrite=overwrite,
                 chunk_rows=chunk_rows, on_rename=batch_cli.start_placing),
-            bars, lang, t, unusable=(OptionError, TableError, NamesError))
+            bars, lang, t, unusable=(OptionError, TableError, AmountTooLarge, NamesError))
         run.completed(t["interrupted_after"])
         _report(summary, lang, rejects is None, quiet, as_json)
     if strict and summary.rows_rejected:

@@ -47,7 +47,7 @@ from ..projection.options import (
 from ..projection.runner import ProjectionSummary, assumptions_of, read_census
 from ..projection.sex import SEX_COLUMN
 from ..projection.status import COLUMNS as STATUS_COLUMNS
-from ..rules import Rules, load_rules
+from ..rules import Rules, RulesError, load_rules
 from . import measure
 from .curve import YieldCurve, load_curve
 from .employer import EMPLOYER_COLUMN, load_names, with_employer
@@ -242,7 +242,11 @@ def value_file(
             check_place(path, inputs, overwrite, option, taken)
             taken.append((option, path))
     r = load_rules(rules)
-    r_prior = load_rules(prior_rules) if prior_rules is not None else r
+    try:
+        r_prior = load_rules(prior_rules) if prior_rules is not None else r
+    except RulesError as exc:
+        exc.option = "--prior-rules"
+        raise
     rules_changed = (r_prior.name, r_prior.version) != (r.name, r.version)
 
     summary = ValuationSummary(str(inp), str(out), str(rej) if rej else None, day, v)

@@ -39,14 +39,18 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..bounded import shown
 from ..relief import Relief
 from . import engine
 from .engine import (
+    MAX_AMOUNT_CENTS,
+    AmountTooLarge,
     Assumptions,
     Members,
     Projection,
     day_number,
     fiscal_year,
+    held,
     month_day,
     month_number,
 )
@@ -78,8 +82,14 @@ def _times(amount: np.ndarray, f: Fraction) -> np.ndarray:
     top = int(amount.max(initial=0))
     if top * 2 * num + den < 2**62:
         return (2 * amount.astype(np.int64) * num + den) // (2 * den)
-    big = (2 * amount.astype(object) * num + den) // (2 * den)
-    return np.asarray(big, dtype=np.int64)
+    return held((2 * amount.astype(object) * num + den) // (2 * den))
+
+
+def _plus_cents(amount: np.ndarray, add: np.ndarray) -> np.ndarray:
+    """amount + add (neither negative), refused rather than wrapped."""
+    if int(amount.max(initial=0)) + int(add.max(initial=0)) <= MAX_AMOUNT_CENTS:
+        return amount + add
+    return held(amount.astype(object) + add.astype(object))
 
 
 class Adjustments:
@@ -131,7 +141,7 @@ class Adjustments:
                 add = _times(out[sel], s.rate)
                 if s.cap >= 0:
                     add = np.minimum(add, s.cap)
-                out[sel] = out[sel] + add
+                out[sel] = _plus_cents(out[sel], add)
             elif s.kind == "floor":
                 out[sel] = np.maximum(out[sel], s.floor)
         return out
@@ -214,6 +224,26 @@ def project(members: Members, a: Assumptions, relief: Relief | None, *,
     if relief is None:
         return engine.project(members, a, per_member=per_member, progress=progress,
                               monthly=monthly)
+    try:
+        return _project(members, a, relief, per_member, monthly, progress)
+    except AmountTooLarge as exc:  # say which relief, and what holds it
+        raise AmountTooLarge(too_large(relief, str(exc))) from None
+
+
+def too_large(relief: Relief, what: str) -> str:
+    """The refusal of a relief whose adjustments compound beyond what the
+    engine holds: the adjustments that raise amounts, by kind, date and
+    citation, and what to change."""
+    raising = [a for a in relief.ordered() if a.kind in ("cola", "raise")]
+    named = "; ".join(f"{a.kind} of {a.date:%Y-%m-%d} ({shown(a.citation, 40)})"
+                      for a in raising[:3])
+    more = f" and {len(raising) - 3} more" if len(raising) > 3 else ""
+    return shown(f"under the relief's adjustments ({named}{more}) {what}; lower their "
+                 "rates", 300)
+
+
+def _project(members: Members, a: Assumptions, relief: Relief, per_member: bool,
+             monthly: bool, progress) -> Projection:
     adj = Adjustments(relief)
     m = adj.at_first(members, a.as_of)
     p = engine.project(m, replace(a, adjust=adj), per_member=per_member, progress=progress,

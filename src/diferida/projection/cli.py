@@ -46,6 +46,7 @@ def project_cmd(input, output, discount, mortality, improvement, cola, start, ho
                 sex_blend, valuation_date, claim_rates, mortality_scale, by, sensitivity,
                 per_member, chart, rejects, as_of, rules_name, lang, separator,
                 columns_map, strict, overwrite, quiet, as_json, chunk_rows) -> None:
+    from .engine import AmountTooLarge
     from .mortality import TableError
     from .runner import project_file
 
@@ -64,7 +65,7 @@ def project_cmd(input, output, discount, mortality, improvement, cola, start, ho
                 on_rename=batch_cli.start_placing, valuation_date=v_day,
                 claim_rates=claim_rates, mortality_scale=mortality_scale, by=by,
                 sensitivity=sensitivity),
-            bars, lang, t, unusable=(OptionError, TableError))
+            bars, lang, t, unusable=(OptionError, TableError, AmountTooLarge))
         # an interrupt (or what a Polars call made of it) is Interruptible's
         run.completed(t["interrupted_after"])
         bars.close()

@@ -240,6 +240,25 @@ class Projection:
 # --------------------------------------------------------------- amounts
 
 
+# the largest monthly amount the engine holds, in cents (int64)
+MAX_AMOUNT_CENTS = int(np.iinfo(np.int64).max)
+
+
+class AmountTooLarge(ValueError):
+    """A monthly amount that grows (by the COLA assumption, or a relief's
+    adjustments) beyond MAX_AMOUNT_CENTS: the run is refused, never wrapped."""
+
+
+def held(amounts: Any) -> np.ndarray:
+    """Exact amounts (Python integers) as the engine's int64 cents, or
+    AmountTooLarge when one is beyond MAX_AMOUNT_CENTS."""
+    if len(amounts) and max(int(v) for v in amounts) > MAX_AMOUNT_CENTS:
+        raise AmountTooLarge(f"monthly amounts grow beyond "
+                             f"${MAX_AMOUNT_CENTS // 100:,}.{MAX_AMOUNT_CENTS % 100:02d}, more "
+                             "than the projection holds to the cent")
+    return np.asarray(amounts, dtype=np.int64)
+
+
 def cola_amounts(monthly: np.ndarray, steps: int, cola: Fraction) -> np.ndarray:
     """[n, steps]: the monthly amount in cents in each fiscal year from the
     first payment's, raised each year by cola and rounded half up."""
@@ -263,8 +282,7 @@ def cola_amounts(monthly: np.ndarray, steps: int, cola: Fraction) -> np.ndarray:
     obj = out.astype(object)  # amounts too large for int64 arithmetic: Python integers
     for j in range(1, steps):
         obj[:, j] = (2 * obj[:, j - 1] * mult + den) // (2 * den)
-    if max(int(v) for v in obj[:, -1]) >= 2**63:
-        raise OverflowError("a monthly amount grows beyond what can be held in cents")
+    held(obj[:, -1])  # the last year's are the largest
     return obj.astype(np.int64)
 
 
