@@ -13,6 +13,7 @@ from importlib import resources
 
 import click
 
+from .bounded import shown
 from .i18n import LANGS, help_text
 from .rules import RulesError, builtin_names, load_rules
 
@@ -47,7 +48,7 @@ def _parse_as_of(value: str | None) -> date | None:
     try:
         return date.fromisoformat(value)
     except ValueError:
-        click.echo(f"--as-of (as_of): '{value}' is not a valid YYYY-MM-DD date", err=True)
+        click.echo(f"--as-of (as_of): '{shown(value)}' is not a valid YYYY-MM-DD date", err=True)
         sys.exit(EXIT_BAD_INPUT)
 
 

@@ -177,8 +177,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
                          ) from exc
     try:
         return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise RulesError(f"{path}: not valid TOML: {exc}") from exc
+    except ValueError as exc:  # TOMLDecodeError; an integer of too many digits
+        raise RulesError(f"{path}: not valid TOML: {shown(exc, 160)}") from None
     except RecursionError:
         raise RulesError(f"{path}: nested too deeply to be a rules file") from None
 

@@ -12,7 +12,7 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..bounded import Refused, read_bounded
+from ..bounded import Refused, read_bounded, shown
 from ..fields import FIELD_NAMES
 from .errors import FileProblem
 
@@ -40,8 +40,8 @@ def load_column_map(columns: ColumnsArg, extra: tuple[str, ...] = ()) -> dict[st
             raise FileProblem("bad_map", file=name, detail=exc.text()) from None
         try:
             data = tomllib.loads(raw.decode("utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise FileProblem("bad_map", file=name, detail=str(exc)) from None
+        except ValueError as exc:  # not UTF-8, not TOML, an integer of too many digits
+            raise FileProblem("bad_map", file=name, detail=shown(exc, 160)) from None
         except RecursionError:  # tomllib parses nested arrays and tables by recursion
             raise FileProblem("bad_map", file=name,
                               detail="its values nest too deeply; a map is one table "

@@ -86,7 +86,7 @@ def read_date(value: str | None, option: str) -> date | None:
     try:
         return date.fromisoformat(value)
     except ValueError:
-        click.echo(f"{option}: '{value}' is not a valid YYYY-MM-DD date", err=True)
+        click.echo(f"{option}: '{shown(value)}' is not a valid YYYY-MM-DD date", err=True)
         sys.exit(EXIT_UNUSABLE)
 
 

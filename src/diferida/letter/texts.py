@@ -52,7 +52,7 @@ def _override(path: str, mtime_ns: int, size: int, lang: str) -> dict[str, Any]:
         data = tomllib.loads(read_bounded(path, MAX_TEXTS_BYTES).decode("utf-8"))
     except Refused as exc:
         raise LetterTextsError(f"{path}: {exc.text()}") from None
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except ValueError as exc:  # not UTF-8, not TOML, an integer of too many digits
         raise LetterTextsError(f"{path}: cannot be read as TOML: {shown(exc, 200)}") from None
     except RecursionError:
         raise LetterTextsError(f"{path}: nested too deeply to be a file of texts") from None

@@ -135,7 +135,7 @@ def prior_basis(path: str | Path, current: dict[str, Any], lang: str) -> Basis:
                                           reason=exc.text(lang))) from None
     except UnicodeDecodeError:
         raise OptionError(pvaluation_text(lang, "prior_not_utf8", file=p)) from None
-    except tomllib.TOMLDecodeError as exc:
+    except ValueError as exc:  # TOMLDecodeError; an integer of too many digits
         at = re.search(r"\(at line ([0-9]+)", str(exc))
         where = f"{p}, {pvaluation_text(lang, 'line', line=at.group(1))}" if at else str(p)
         raise OptionError(pvaluation_text(lang, "prior_toml", file=where,

@@ -10,7 +10,7 @@ import math
 import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from fractions import Fraction
 from importlib import resources
 from typing import Any, cast
@@ -18,6 +18,7 @@ from typing import Any, cast
 import click
 
 from ..batch.options import apply_options
+from ..bounded import SHOWN_CHARS, shown
 from ..i18n import help_text
 
 # the options' sane ranges live in a data file beside this module
@@ -73,23 +74,29 @@ def _fraction_hint(text: str) -> str:
     """How the rate the user meant is written, made from what they wrote: a
     number (with or without "%") is shown as a fraction, the number over a
     hundred; anything else gets the general rule."""
+    general = "(a rate is written as a fraction of 1, not as a percentage)"
     number = text.strip().removesuffix("%").strip()
+    if len(number) > SHOWN_CHARS:  # no example made of a value too long to quote
+        return general
     try:
         meant = Decimal(number)
-    except InvalidOperation:
-        meant = None
-    if meant is None or not meant.is_finite():
-        return "(a rate is written as a fraction of 1, not as a percentage)"
-    return f"(a rate is written as a fraction: {number}% is {(meant / 100).normalize():f})"
+        if not meant.is_finite() or abs(meant.adjusted()) > SHOWN_CHARS:
+            return general
+        fraction = f"{(meant / 100).normalize():f}"
+    except ArithmeticError:  # InvalidOperation, Overflow
+        return general
+    if len(fraction) > SHOWN_CHARS:
+        return general
+    return f"(a rate is written as a fraction: {number}% is {fraction})"
 
 
 def _decimal(option: str, text: str) -> Decimal:
     try:
         value = Decimal(text.strip())
-    except InvalidOperation:
+    except ArithmeticError:
         value = None
     if value is None or not value.is_finite():
-        raise OptionError(f"{option}: '{text}' is not a number {_fraction_hint(text)}")
+        raise OptionError(f"{option}: '{shown(text)}' is not a number {_fraction_hint(text)}")
     return value
 
 
@@ -106,9 +113,9 @@ def parse_rates(text: str | Sequence[str]) -> list[tuple[str, Decimal]]:
     for p in parts:
         value = _decimal("--discount", p)
         if value < 0:
-            raise OptionError(f"--discount: {p} is negative; a rate is 0 or more")
+            raise OptionError(f"--discount: {shown(p)} is negative; a rate is 0 or more")
         if value > MAX_DISCOUNT:
-            raise OptionError(f"--discount: {p} is outside the range 0 .. {MAX_DISCOUNT} "
+            raise OptionError(f"--discount: {shown(p)} is outside the range 0 .. {MAX_DISCOUNT} "
                               f"{_fraction_hint(p)}")
         out.append((p, value))
     labels = [p for p, _ in out]
@@ -121,12 +128,12 @@ def parse_rates(text: str | Sequence[str]) -> list[tuple[str, Decimal]]:
 def parse_cola(text: str | Decimal | float | int) -> Fraction:
     value = _decimal("--cola", str(text))
     if value < 0:
-        raise OptionError(f"--cola: {text} is negative; the COLA is 0 or more")
+        raise OptionError(f"--cola: {shown(text)} is negative; the COLA is 0 or more")
     if value > MAX_COLA:
-        raise OptionError(f"--cola: {text} is outside the range 0 .. {MAX_COLA} "
+        raise OptionError(f"--cola: {shown(text)} is outside the range 0 .. {MAX_COLA} "
                           f"{_fraction_hint(str(text))}")
     if -cast(int, value.as_tuple().exponent) > MAX_COLA_PLACES:  # finite (_decimal)
-        raise OptionError(f"--cola: {text} has more than {MAX_COLA_PLACES} decimals")
+        raise OptionError(f"--cola: {shown(text)} has more than {MAX_COLA_PLACES} decimals")
     return Fraction(value)
 
 
@@ -139,8 +146,9 @@ def parse_start(text: str) -> StartRule:
         lo, hi = START_AGE_RANGE
         if n.isdigit() and lo <= int(n) <= hi:
             return StartRule(int(n))
-        raise OptionError(f"--start: '{text}': the age must be a whole number {lo}..{hi}")
-    raise OptionError(f"--start: '{text}' is not 'eligibility' or 'age:N' (such as age:65)")
+        raise OptionError(f"--start: '{shown(text)}': the age must be a whole number {lo}..{hi}")
+    raise OptionError(f"--start: '{shown(text)}' is not 'eligibility' or 'age:N' (such as "
+                      "age:65)")
 
 
 def parse_horizon(value: int | str | None) -> int | None:
@@ -149,7 +157,8 @@ def parse_horizon(value: int | str | None) -> int | None:
     try:
         n = int(str(value).strip())
     except ValueError:
-        raise OptionError(f"--horizon: '{value}' is not a whole number of fiscal years") from None
+        raise OptionError(f"--horizon: '{shown(value)}' is not a whole number of fiscal years"
+                          ) from None
     if not 1 <= n <= MAX_HORIZON:
         raise OptionError(f"--horizon: {n} is outside 1 .. {MAX_HORIZON} fiscal years")
     return n
@@ -158,7 +167,7 @@ def parse_horizon(value: int | str | None) -> int | None:
 def parse_sex_blend(value: str | float) -> float:
     w = _decimal("--sex-blend", str(value))
     if not (0 <= w <= 1):
-        raise OptionError(f"--sex-blend: {value} is outside 0 .. 1 (the share of women)")
+        raise OptionError(f"--sex-blend: {shown(value)} is outside 0 .. 1 (the share of women)")
     f = float(w)
     assert math.isfinite(f)
     return f
@@ -170,7 +179,8 @@ def parse_mortality_scale(value: str | float | None) -> float:
         return 1.0
     f = _decimal("--mortality-scale", str(value))
     if not (0 <= f <= MAX_MORTALITY_SCALE):
-        raise OptionError(f"--mortality-scale: {value} is outside 0 .. {MAX_MORTALITY_SCALE} "
+        raise OptionError(f"--mortality-scale: {shown(value)} is outside 0 .. "
+                          f"{MAX_MORTALITY_SCALE} "
                           "(a factor of the table's rates: below 1 lowers them)")
     return float(f)
 
@@ -183,7 +193,8 @@ def parse_by(value: str | Sequence[str] | None) -> list[str]:
     parts = [p.strip() for p in parts]
     bad = [p for p in parts if p not in BY_DIMENSIONS]
     if not parts or bad:
-        raise OptionError(f"--by: {', '.join(repr(b) for b in bad) or 'nothing given'}; give "
+        given = shown(', '.join(repr(b) for b in bad)) or 'nothing given'
+        raise OptionError(f"--by: {given}; give "
                           f"one or more of {','.join(BY_DIMENSIONS)}, separated by commas")
     if len(set(parts)) != len(parts):
         raise OptionError("--by: a dimension is given twice")

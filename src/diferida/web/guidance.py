@@ -94,7 +94,7 @@ def _override(path: str, mtime_ns: int, size: int, name: str, lang: str) -> dict
         data = tomllib.loads(read_bounded(path, MAX_TEXTS_BYTES).decode("utf-8"))
     except Refused as exc:
         raise TextsError(f"{path}: {exc.text()}") from None
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except ValueError as exc:  # not UTF-8, not TOML, an integer of too many digits
         raise TextsError(f"{path}: cannot be read as TOML: {shown(exc, 200)}") from None
     except RecursionError:
         raise TextsError(f"{path}: nested too deeply to be a file of texts") from None
