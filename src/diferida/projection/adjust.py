@@ -81,15 +81,15 @@ def _times(amount: np.ndarray, f: Fraction) -> np.ndarray:
     num, den = f.numerator, f.denominator
     top = int(amount.max(initial=0))
     if top * 2 * num + den < 2**62:
-        return (2 * amount.astype(np.int64) * num + den) // (2 * den)
+        return held((2 * amount.astype(np.int64) * num + den) // (2 * den))
     return held((2 * amount.astype(object) * num + den) // (2 * den))
 
 
 def _plus_cents(amount: np.ndarray, add: np.ndarray) -> np.ndarray:
     """amount + add (neither negative), refused rather than wrapped."""
-    if int(amount.max(initial=0)) + int(add.max(initial=0)) <= MAX_AMOUNT_CENTS:
-        return amount + add
-    return held(amount.astype(object) + add.astype(object))
+    return held(amount.astype(object) + add.astype(object)) \
+        if int(amount.max(initial=0)) + int(add.max(initial=0)) > MAX_AMOUNT_CENTS \
+        else amount + add
 
 
 class Adjustments:

@@ -240,8 +240,10 @@ class Projection:
 # --------------------------------------------------------------- amounts
 
 
-# the largest monthly amount the engine holds, in cents (int64)
-MAX_AMOUNT_CENTS = int(np.iinfo(np.int64).max)
+# the largest monthly amount the engine holds to the cent: a fiscal year of
+# it (12 payments) is still an exact float64 sum (below 2**53 cents)
+MONTHS_A_YEAR = 12
+MAX_AMOUNT_CENTS = 2**53 // MONTHS_A_YEAR
 
 
 class AmountTooLarge(ValueError):
@@ -250,9 +252,14 @@ class AmountTooLarge(ValueError):
 
 
 def held(amounts: Any) -> np.ndarray:
-    """Exact amounts (Python integers) as the engine's int64 cents, or
-    AmountTooLarge when one is beyond MAX_AMOUNT_CENTS."""
-    if len(amounts) and max(int(v) for v in amounts) > MAX_AMOUNT_CENTS:
+    """Exact amounts (int64, or Python integers where they may outgrow it)
+    as the engine's int64 cents, or AmountTooLarge when one is beyond
+    MAX_AMOUNT_CENTS."""
+    if not len(amounts):
+        return np.asarray(amounts, dtype=np.int64)
+    top = int(amounts.max()) if getattr(amounts, "dtype", None) == np.int64 else \
+        max(int(v) for v in np.ravel(amounts))
+    if top > MAX_AMOUNT_CENTS:
         raise AmountTooLarge(f"monthly amounts grow beyond "
                              f"${MAX_AMOUNT_CENTS // 100:,}.{MAX_AMOUNT_CENTS % 100:02d}, more "
                              "than the projection holds to the cent")
@@ -265,6 +272,7 @@ def cola_amounts(monthly: np.ndarray, steps: int, cola: Fraction) -> np.ndarray:
     n = len(monthly)
     out = np.empty((n, max(steps, 1)), dtype=np.int64)
     out[:, 0] = monthly
+    held(monthly)
     if steps <= 1:
         return out
     if cola == 0:
@@ -278,6 +286,7 @@ def cola_amounts(monthly: np.ndarray, steps: int, cola: Fraction) -> np.ndarray:
     if bound * 2 * mult < 2**62:
         for j in range(1, steps):
             out[:, j] = (2 * out[:, j - 1] * mult + den) // (2 * den)
+        held(out[:, -1])  # a COLA never lowers an amount: the last year's are the largest
         return out
     obj = out.astype(object)  # amounts too large for int64 arithmetic: Python integers
     for j in range(1, steps):
