@@ -14,6 +14,7 @@ from importlib import resources
 import click
 
 from .bounded import shown
+from .digits import iso_date
 from .i18n import LANGS, help_text
 from .rules import RulesError, builtin_names, load_rules
 
@@ -45,11 +46,11 @@ as_of_option = click.option("--as-of", default=None, metavar="YYYY-MM-DD",
 def _parse_as_of(value: str | None) -> date | None:
     if value is None:
         return None
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
+    day = iso_date(value)  # not fromisoformat alone: it takes 20260630 and week dates
+    if day is None:
         click.echo(f"--as-of (as_of): '{shown(value)}' is not a valid YYYY-MM-DD date", err=True)
         sys.exit(EXIT_BAD_INPUT)
+    return day
 
 
 def _load_rules_or_exit(name: str | None):

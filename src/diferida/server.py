@@ -16,6 +16,7 @@ import sys
 
 import click
 
+from diferida.digits import WholeNumber
 from diferida.i18n import help_text
 from diferida.service.cli import database_url_option, open_store, shown_url, upgrade_or_exit
 from diferida.service.settings import default_database_url
@@ -53,8 +54,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 @click.command("serve", help=help_text("cmd.serve"))
 @click.option("--host", default="127.0.0.1", show_default=True, help=help_text("cli.host"))
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
-@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
+@click.option("--port", default=8000, show_default=True, type=WholeNumber(0, 65535))
+@click.option("--workers", default=1, show_default=True, type=WholeNumber(1, 64),
               help=help_text("cli.workers"))
 @database_url_option
 @click.option("--log-level", default="info", show_default=True,

@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from ..bounded import Refused, regular_size, shown
+from ..digits import WholeNumber, iso_date
 from ..i18n import DEFAULT_LANG, LANGS, help_text
 from .defaults import DEFAULT_CHUNK_ROWS
 
@@ -72,7 +73,7 @@ def file_options(*, as_of_help: str = help_text("cli.batch_as_of"),
         click.option("--overwrite", is_flag=True, help=help_text("cli.overwrite")),
         click.option("-q", "--quiet", is_flag=True, help=help_text("cli.quiet")),
         click.option("--json", "as_json", is_flag=True, help=help_text("cli.json_summary")),
-        click.option("--chunk-rows", type=click.IntRange(min=1), default=DEFAULT_CHUNK_ROWS,
+        click.option("--chunk-rows", type=WholeNumber(min=1), default=DEFAULT_CHUNK_ROWS,
                      show_default=True, help=help_text("cli.chunk_rows")),
     ])
 
@@ -83,11 +84,11 @@ def read_date(value: str | None, option: str) -> date | None:
     `option`, exit 2."""
     if value is None:
         return None
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
+    day = iso_date(value)  # not fromisoformat alone: it takes 20260630 and week dates
+    if day is None:
         click.echo(f"{option}: '{shown(value)}' is not a valid YYYY-MM-DD date", err=True)
         sys.exit(EXIT_UNUSABLE)
+    return day
 
 
 def echo_rejects_sample(summary: Any, intro: str, more: str | None = None) -> None:

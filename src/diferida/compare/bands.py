@@ -55,6 +55,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from ..bounded import shown
 from ..i18n import catalog
 from ..projection.options import (
     RELIEF_BANDS,
@@ -71,7 +72,7 @@ MAX_BAND_CENTS = int(RELIEF_MAX_BAND * 100)
 NO_PENSION_A = "no_pension_a"
 COUNT_COLUMNS = ("members", "in_pay", "deferred", "gain", "lose", "average_monthly_gain",
                  "under_threshold_a", "under_threshold_b")
-_MONEY_RE = re.compile(r"^\d{1,9}(\.\d{1,2})?$")
+_MONEY_RE = re.compile(r"[0-9]{1,9}(\.[0-9]{1,2})?")  # the digits 0-9 only (not \d)
 
 
 class BandsError(ValueError):
@@ -107,8 +108,8 @@ def parse_bands(value: str, lang: str = "en") -> list[int]:
         if not s:
             problems.append(m["empty"].format(n=i))
             continue
-        if not _MONEY_RE.match(s):
-            problems.append(m["not_money"].format(n=i, value=s))
+        if not _MONEY_RE.fullmatch(s):
+            problems.append(m["not_money"].format(n=i, value=shown(s)))
             continue
         c = int(Decimal(s) * 100)
         if c <= 0:

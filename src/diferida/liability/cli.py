@@ -18,7 +18,7 @@ import click
 from ..batch import cli as batch_cli
 from ..batch.options import IN_FILE, echo_rejects_sample, file_options, read_date
 from ..i18n import LANGS, catalog, help_text
-from ..projection.options import IMPROVEMENTS
+from ..projection.options import IMPROVEMENTS, MAX_REJECTED_SHARE
 
 TEXT = {lang: {**catalog(lang)["project_run"], **batch_cli.RUN_TEXT[lang]} for lang in LANGS}
 FILE = click.Path(path_type=Path, dir_okay=False)
@@ -52,6 +52,8 @@ FILE = click.Path(path_type=Path, dir_okay=False)
 @click.option("--prior-rules", default=None, metavar="NAME|PATH",
               help=help_text("cli.prior_rules"))
 @click.option("--prior-rejects", default=None, type=FILE, help=help_text("cli.prior_rejects"))
+@click.option("--allow-rejects", is_flag=True, help=help_text(
+    "cli.allow_rejects", share=f"{MAX_REJECTED_SHARE:%}"))
 @click.option("--employer-names", default=None, type=IN_FILE, help=help_text("cli.employer_names"))
 @click.option("--rules", "rules_name", default=None, metavar="NAME|PATH",
               help=help_text("cli.rules", names="article19"))
@@ -59,9 +61,9 @@ FILE = click.Path(path_type=Path, dir_okay=False)
               lang_help=help_text("cli.projection_lang"))
 def valuation_cmd(input, output, discount, yield_curve, measurement_date, mortality,
                   improvement, mortality_scale, claim_rates, cola, start, sex_blend, prior,
-                  prior_date, prior_assumptions, prior_rules, prior_rejects, employer_names,
-                  rules_name, rejects, as_of, lang, separator, columns_map, strict, overwrite,
-                  quiet, as_json, chunk_rows) -> None:
+                  prior_date, prior_assumptions, prior_rules, prior_rejects, allow_rejects,
+                  employer_names, rules_name, rejects, as_of, lang, separator, columns_map,
+                  strict, overwrite, quiet, as_json, chunk_rows) -> None:
     from ..projection.engine import AmountTooLarge
     from ..projection.mortality import TableError
     from ..projection.options import OptionError
@@ -82,7 +84,7 @@ def valuation_cmd(input, output, discount, yield_curve, measurement_date, mortal
                 measurement_date=v, as_of=day, rules=rules_name, prior=prior,
                 prior_date=p_day, prior_assumptions=prior_assumptions,
                 prior_rules=prior_rules, prior_rejects=prior_rejects,
-                employer_names=employer_names, lang=lang,
+                employer_names=employer_names, allow_rejects=allow_rejects, lang=lang,
                 separator=separator, columns=columns_map, overwrite=overwrite,
                 chunk_rows=chunk_rows, on_rename=batch_cli.start_placing),
             bars, lang, t, unusable=(OptionError, TableError, AmountTooLarge, NamesError))
@@ -115,6 +117,9 @@ def _report(summary, lang: str, no_rejects_file: bool, quiet: bool, as_json: boo
             lines.append(f"  {label}: {float(li[key]):,.2f}")
     counts = summary.counts
     lines.append(", ".join(f"{k} {v:,}" for k, v in counts.items()))
+    note = summary.rejected_rows
+    if note and (note["census"]["rows_rejected"] or note["prior"]["rows_rejected"]):
+        lines.append(note["note"])
     if summary.changes:
         lines.append(c["col_line"] + ":")
         for ch in summary.changes:

@@ -265,6 +265,7 @@ class Line:
     key: str  # the line's name (words in i18n/<lang>/liability.toml [changes])
     cents: int
     runs: tuple[str, str] | None = None  # (from, to): the runs whose difference it is
+    how: str | None = None  # its explanation's key when not how_<key>
 
 
 @dataclass
@@ -277,6 +278,10 @@ class Census:
     as_of: date
     relief: Relief | None = None  # the rules' post-start adjustments
     actual_paid: int | None = None  # cents: the year's payments, where the census gives them
+    rows_rejected: int = 0
+    # the ids of the rejected rows that no row kept carries (a row rejected
+    # without a readable id cannot be matched, and is not here)
+    rejected_ids: frozenset[str] = frozenset()
 
 
 def categories(prior: Census, current: Census) -> dict[str, set]:
@@ -284,7 +289,10 @@ def categories(prior: Census, current: Census) -> dict[str, set]:
     participant_id): joined (only in the current file), left (only in the
     prior), died (deceased now, not before), refunded (likewise), started
     (in pay now, not before), changed (every other member in both, whether
-    or not a value changed): the ids of each."""
+    or not a value changed): the ids of each. A member of one census whose
+    row of the other was rejected neither left nor joined: it is
+    rejected_current (in the prior census, its row of this one rejected)
+    or rejected_prior (in this census, its row of the prior one rejected)."""
     from ..projection.status import DECEASED, IN_PAY, REFUNDED
 
     def status(c: Census) -> dict[str, int]:
@@ -299,9 +307,9 @@ def categories(prior: Census, current: Census) -> dict[str, set]:
     cat: dict[str, str] = {}
     for pid in ps.keys() | cs.keys():
         if pid not in ps:
-            cat[pid] = "joined"
+            cat[pid] = "rejected_prior" if pid in prior.rejected_ids else "joined"
         elif pid not in cs:
-            cat[pid] = "left"
+            cat[pid] = "rejected_current" if pid in current.rejected_ids else "left"
         elif cs[pid] == DECEASED and ps[pid] != DECEASED:
             cat[pid] = "died"
         elif cs[pid] == REFUNDED and ps[pid] != REFUNDED:
@@ -310,13 +318,21 @@ def categories(prior: Census, current: Census) -> dict[str, set]:
             cat[pid] = "started"
         else:
             cat[pid] = "changed"
-    by: dict[str, set] = {k: set() for k in EXPERIENCE}
+    by: dict[str, set] = {k: set() for k in (*EXPERIENCE, *REJECTED)}
     for pid, k in cat.items():
         by[k].add(pid)
     return by
 
 
 EXPERIENCE = ("left", "died", "refunded", "started", "changed", "joined")
+# members matched to a rejected row of the other census: never experience
+REJECTED = ("rejected_current", "rejected_prior")
+
+
+def _paid_of(c: Census, ids: set) -> int:
+    """The census's actual payments of the year (cents) of the members `ids`."""
+    return int(sum(_subset(f, ids)["_paid_cents"].cast(pl.Int64).sum() or 0
+                   for f in (c.members, c.gone) if "_paid_cents" in f.columns))
 
 
 def _subset(members: pl.DataFrame, ids: set) -> pl.DataFrame:
@@ -341,33 +357,56 @@ def schedule(prior: Census, prior_basis: Basis, prior_date: date,
     else:
         i = float(prior_basis.discount)
     fy_end = engine.fiscal_year(np.array([engine.day_number(v)]))[0]
-    in_year = a_run.fiscal_years <= fy_end
-    paid = rounded_sum(a_run.payments[in_year])
     tau = (engine.day_number(v) - engine.day_number(prior_date)) / engine.DAYS_PER_YEAR
-    fy_of_month = engine.fiscal_year(a_run.month_days) if len(t) else np.zeros(0, np.int64)
-    after = fy_of_month > fy_end
-    later = np.bincount(fy_of_month[after] - fy_end - 1,
-                        weights=cash[after] * (1.0 + i) ** (-(t[after] - tau))) \
-        if after.any() else np.zeros(0)
-    expected = rounded_sum(later)
+
+    def roll(r: Run) -> tuple[int, int]:
+        """(r's expected payments up to v, the present value at v of its
+        payments after v at the prior rate), each fiscal year rounded."""
+        t_r, cash_r = flows(r, prior_date)
+        in_year = r.fiscal_years <= fy_end
+        fy_of_month = engine.fiscal_year(r.month_days) if len(t_r) else np.zeros(0, np.int64)
+        after = fy_of_month > fy_end
+        later = np.bincount(fy_of_month[after] - fy_end - 1,
+                            weights=cash_r[after] * (1.0 + i) ** (-(t_r[after] - tau))) \
+            if after.any() else np.zeros(0)
+        return rounded_sum(r.payments[in_year]), rounded_sum(later)
+
+    paid, expected = roll(a_run)
     interest = expected + paid - start
     lines = [Line("start", start), Line("interest", interest)]
-    if current.actual_paid is None:
-        lines.append(Line("payments", -paid))
-    else:  # the actual payments, and their difference from the expected as experience
-        lines += [Line("payments_actual", -current.actual_paid),
-                  Line("experience_payments", current.actual_paid - paid)]
 
-    # experience: the prior basis and rules at v, member set by member set
+    # members matched to a rejected row of the other census (REJECTED): what
+    # is attributed to them is on lines of their own, never experience
     ids = categories(prior, current)
     rate = [prior_basis.rate()]
+    out_now, out_then = ids["rejected_current"], ids["rejected_prior"]
+    paid_out = expected_out = 0
+    if out_now:
+        paid_out, expected_out = roll(run(
+            _subset(prior.members, out_now), prior_basis, prior_date, prior.as_of, rate,
+            monthly=True, relief=prior.relief))
+    actual = current.actual_paid
+    actual_then = _paid_of(current, out_then) if actual is not None else 0
+    if actual is None:
+        lines.append(Line("payments", -paid))
+    else:  # the actual payments, and their difference from the expected as experience
+        lines += [Line("payments_actual", -actual),
+                  Line("experience_payments", (actual - actual_then) - (paid - paid_out))]
+    paid_key = "_paid" if actual is not None else ""
+    show_now = current.rows_rejected > 0 or bool(out_now)
+    show_then = prior.rows_rejected > 0 or bool(out_then)
+    if show_now:  # their part of E (and of the expected payments) taken out
+        lines.append(Line("rejected_current",
+                          -expected_out - (paid_out if actual is not None else 0),
+                          ("E", "E′"), f"how_rejected_current{paid_key}"))
 
+    # experience: the prior basis and rules at v, member set by member set
     def at_v(members: pl.DataFrame, c: Census) -> Run:
         return run(members, prior_basis, v, c.as_of, rate, relief=c.relief)
 
     old = {k: at_v(_subset(prior.members, ids[k]), prior) for k in EXPERIENCE[:-1]}
     new = {k: at_v(_subset(current_prior_rules.members, ids[k]), current_prior_rules)
-           for k in ("started", "changed", "joined")}
+           for k in ("started", "changed", "joined", "rejected_prior")}
     steps = [("expected", add(*old.values()))]
     steps.append(("left", add(old["died"], old["refunded"], old["started"], old["changed"])))
     steps.append(("died", add(old["refunded"], old["started"], old["changed"])))
@@ -375,12 +414,19 @@ def schedule(prior: Census, prior_basis: Basis, prior_date: date,
     steps.append(("started", add(new["started"], old["changed"])))
     steps.append(("changed", add(new["started"], new["changed"])))
     steps.append(("joined", add(new["started"], new["changed"], new["joined"])))
-    before = expected
-    lines_from = "E"
+    before = expected - expected_out
+    lines_from = "E′" if show_now else "E"
     for n, (k, r) in enumerate(steps):
         value = r.total(0)
-        lines.append(Line(f"experience_{k}", value - before, (lines_from, f"T{n}")))
+        how = "how_experience_expected_rejected" if k == "expected" and show_now else None
+        lines.append(Line(f"experience_{k}", value - before, (lines_from, f"T{n}"), how))
         before, lines_from = value, f"T{n}"
+    if show_then:  # their rows of this census added (and their actual payments)
+        value = add(new["started"], new["changed"], new["joined"], new["rejected_prior"]) \
+            .total(0)
+        lines.append(Line("rejected_prior", value - before + actual_then,
+                          (lines_from, "T7"), f"how_rejected_prior{paid_key}"))
+        before, lines_from = value, "T7"
 
     # benefit terms and assumptions, in this order, on the current census
     members = current.members
@@ -395,7 +441,8 @@ def schedule(prior: Census, prior_basis: Basis, prior_date: date,
     y = whole(b1, [b1.rate(), basis.rate()]) if rules_changed or \
         basis.discount_key() != b1.discount_key() else None
     terms = y.total(0) if y is not None and rules_changed else before
-    lines.append(Line("benefit_terms", terms - before, (lines_from, "Y1")))
+    lines.append(Line("benefit_terms", terms - before, (lines_from, "Y1"),
+                      "how_benefit_terms_rejected" if show_then else None))
     disc = y.total(1) if y is not None and basis.discount_key() != b1.discount_key() \
         else terms
     lines.append(Line("discount", disc - terms, ("Y1", "Y2")))

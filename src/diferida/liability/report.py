@@ -56,6 +56,7 @@ def liability_rows(summary: Any, li: Liability, basis: Basis, step: Decimal, lan
     c = summary.counts
     fy = first_fiscal_year(v)
     rows: list[tuple[str, Any]] = [
+        *rejected_rows(summary, lang),
         (t["section_liability"].format(date=fmt_date(v, lang)), None),
         (t["total"], _money(li.total)),
         (t["deferred"], _money(li.deferred)),
@@ -86,13 +87,38 @@ def liability_rows(summary: Any, li: Liability, basis: Basis, step: Decimal, lan
     return rows
 
 
+def rejected_rows(summary: Any, lang: str) -> list[tuple[str, Any]]:
+    """The first rows of the first sheet when a schedule of changes was made
+    over a census with rejected rows: how many in each census, the members
+    matched to a rejected row of the other one, and how the schedule treats
+    them (runner.rejects_note)."""
+    note = summary.rejected_rows
+    if note is None or not (note["census"]["rows_rejected"] or note["prior"]["rows_rejected"]):
+        return []
+    t = catalog(lang)["liability"]
+    rows: list[tuple[str, Any]] = [
+        (t["section_rejected"], None),
+        (t["rejected_census"], t["rejected_of"].format(
+            rejected=note["census"]["rows_rejected"], read=note["census"]["rows_read"])),
+        (t["rejected_prior"], t["rejected_of"].format(
+            rejected=note["prior"]["rows_rejected"], read=note["prior"]["rows_read"])),
+        (t["rejected_now"], note["prior_members_whose_row_was_rejected"]),
+        (t["rejected_then"], note["members_whose_prior_row_was_rejected"]),
+        (t["rejected_rule"], t["rejected_rule_value"]),
+    ]
+    if note["over_share_allowed"]:
+        rows.append((t["rejected_share"], t["rejected_share_value"].format(
+            share=pct(Decimal(note["max_share"])))))
+    return rows
+
+
 def change_frame(lines: list[Line], info: dict[str, Any], prior_date: date, v: date,
                  lang: str) -> pl.DataFrame:
     t = catalog(lang)["liability_changes"]
     words = [t[ln.key].format(prior=fmt_date(prior_date, lang), date=fmt_date(v, lang),
                               rate=pct(_round6(info["interest_rate"])))
              for ln in lines]
-    how = [t.get(f"how_{ln.key}", "") for ln in lines]
+    how = [t.get(ln.how or f"how_{ln.key}", "") for ln in lines]
     counts = [info["counts"].get(ln.key.removeprefix("experience_")) for ln in lines]
     return pl.DataFrame({
         t["col_line"]: words,

@@ -36,6 +36,7 @@ from ..projection import valuation as pvaluation
 from ..projection.claims import load_claim_rates
 from ..projection.mortality import TableError, resolve, scaled
 from ..projection.options import (
+    MAX_REJECTED_SHARE,
     SENSITIVITY_STEP,
     OptionError,
     parse_cola,
@@ -48,6 +49,7 @@ from ..projection.runner import ProjectionSummary, assumptions_of, read_census
 from ..projection.sex import SEX_COLUMN
 from ..projection.status import COLUMNS as STATUS_COLUMNS
 from ..rules import Rules, RulesError, load_rules
+from ..words import pct
 from . import measure
 from .curve import YieldCurve, load_curve
 from .employer import EMPLOYER_COLUMN, load_names, with_employer
@@ -56,6 +58,7 @@ from .paid import PAID_COLUMN, actual_cents, with_paid
 
 OUTPUTS = (".xlsx", ".json")
 MAX_PRIOR_BYTES = 1 << 16  # a file of last year's assumptions: a handful of keys
+MESSAGE_PATH_CHARS = 32  # a census named in the refusal of its rejects: its path's end
 # the census's columns besides the determination's
 FIELDS = (SEX_COLUMN, *STATUS_COLUMNS, EMPLOYER_COLUMN, PAID_COLUMN)
 PRIOR_KEYS = ("discount", "yield_curve", "mortality", "improvement", "mortality_scale",
@@ -78,12 +81,17 @@ class ValuationSummary:
     sample: pl.DataFrame | None = None
     rows_rejected: int = 0
     problems: int = 0
+    # with a schedule of changes: the rows rejected in each census and how
+    # the schedule treats them (rejects_note)
+    rejected_rows: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"input": self.input, "output": self.output, "rejects": self.rejects,
                 "as_of": self.as_of.isoformat(),
                 "measurement_date": self.measurement_date.isoformat(),
                 "counts": self.counts, "prior_counts": self.prior_counts,
+                **({"rejected_rows": self.rejected_rows} if self.rejected_rows is not None
+                   else {}),
                 "liability": self.liability, "changes": self.changes,
                 "employers": self.employers,
                 "seconds": {k: round(v, 3) for k, v in self.seconds.items()}}
@@ -187,6 +195,7 @@ def value_file(
     prior_rules: str | Path | Rules | None = None,
     prior_rejects: str | Path | None = None,
     employer_names: str | Path | None = None,
+    allow_rejects: bool = False,
     lang: str = "es",
     separator: str | None = None,
     columns: ColumnsArg = None,
@@ -197,7 +206,9 @@ def value_file(
 ) -> ValuationSummary:
     """The valuation report of a census. Raises OptionError / TableError for an
     option that cannot be used and FileProblem for a file, before anything
-    is written."""
+    is written. With a prior census, a census whose rejected rows are more
+    than MAX_REJECTED_SHARE of its rows read is refused (OptionError), unless
+    `allow_rejects`."""
     started = time.perf_counter()
     if lang not in LANGS:
         raise OptionError(f"--lang: unknown language {lang!r}; use one of {', '.join(LANGS)}")
@@ -274,6 +285,9 @@ def value_file(
                 overwrite=overwrite))
             prior_census, pcount, _ = _read(prun, prior_path, prior_date, r_prior, lang, rule)
             summary.prior_counts = _counts(pcount)
+            over = _over_share([("census", inp, counted), ("--prior", prior_path, pcount)])
+            if over and not allow_rejects:
+                raise OptionError(_too_many_rejects(over, lang))
             if rules_changed:
                 with PopulationRun(inp, chunk_rows=chunk_rows, lang=lang, separator=separator,
                                    columns=columns, limits=limits,
@@ -295,6 +309,8 @@ def value_file(
                                            rules_changed)
             summary.changes = [{"line": ln.key, "amount": _dollars(ln.cents),
                                 "runs": list(ln.runs) if ln.runs else None} for ln in lines]
+            summary.rejected_rows = rejects_note(counted, pcount, info["counts"], bool(over),
+                                                 lang)
         emp = None
         if has_employer:
             emp = measure.employers(m, basis, v, day, liability, relief=r.relief)
@@ -347,22 +363,68 @@ def _read(run: PopulationRun, path: Path, as_of: date, rules: Rules, lang: str, 
     keep = ((EMPLOYER_COLUMN,) if has_employer else ()) + (("_paid_cents",) if has_paid
                                                           else ())
 
+    rejected_ids: set[str] = set()  # the ids of the rows rejected (schedule of changes)
+
     def more(frame: pl.DataFrame, kept: tuple[pl.DataFrame, ...], bad: pl.DataFrame
              ) -> tuple[tuple[pl.DataFrame, ...], pl.DataFrame]:
         if has_employer:
             kept, bad = with_employer(frame, kept, bad, lang)
         if has_paid:
             kept, bad = with_paid(frame, kept, bad, lang)
+        if bad.height:
+            rejected_ids.update(bad.get_column("participant_id").cast(pl.String)
+                                .str.strip_chars().drop_nulls().to_list())
         return kept, bad
 
     members, gone = read_census(
         run, counted, as_of=as_of, rules=rules, lang=lang, rule=rule, has_sex=has_sex,
-        has_status=has_status, keep=keep, keep_gone=True,
-        more=more if has_employer or has_paid else None)
+        has_status=has_status, keep=keep, keep_gone=True, more=more)
     counted.sex_given = int((members["_sex"] >= 0).sum())
+    kept_ids = set(members["participant_id"].to_list()) | set(gone["participant_id"].to_list())
     census = Census(members, gone, as_of, rules.relief,
-                    actual_cents(members, gone) if has_paid else None)
+                    actual_cents(members, gone) if has_paid else None,
+                    counted.rows_rejected, frozenset(rejected_ids - kept_ids - {""}))
     return census, counted, has_employer
+
+
+def _over_share(censuses: list[tuple[str, Path, ProjectionSummary]]
+                ) -> list[tuple[str, Path, ProjectionSummary]]:
+    """The censuses whose rejected rows are more than MAX_REJECTED_SHARE of
+    the rows read."""
+    return [(what, path, c) for what, path, c in censuses
+            if Decimal(c.rows_rejected) > MAX_REJECTED_SHARE * Decimal(c.rows_read)]
+
+
+def _too_many_rejects(over: list[tuple[str, Path, ProjectionSummary]], lang: str) -> str:
+    def end_of(p: Path, limit: int = MESSAGE_PATH_CHARS) -> str:  # the file's name kept
+        text = str(p)
+        return text if len(text) <= limit else "…" + text[-(limit - 1):]
+
+    parts = [pvaluation_text(lang, f"rejects_{what.strip('-')}", file=end_of(path),
+                             rejected=c.rows_rejected, read=c.rows_read)
+             for what, path, c in over]
+    return pvaluation_text(lang, "too_many_rejects", parts="; ".join(parts),
+                           share=pct(MAX_REJECTED_SHARE))
+
+
+def rejects_note(current: ProjectionSummary, prior: ProjectionSummary,
+                 members: dict[str, int], over: bool, lang: str) -> dict[str, Any]:
+    """What the report says of the rejected rows when it has a schedule of
+    changes: the rows rejected in each census, the members matched to a
+    rejected row of the other census (on lines of their own, never
+    experience), the share allowed and whether it was exceeded (the
+    command then ran with --allow-rejects), and all of it in words."""
+    from ..i18n import catalog
+    now, then = members.get("rejected_current", 0), members.get("rejected_prior", 0)
+    words = catalog(lang)["liability"]["rejects_note"].format(
+        current=current.rows_rejected, current_read=current.rows_read,
+        prior=prior.rows_rejected, prior_read=prior.rows_read, now=now, then=then)
+    return {"census": {"rows_read": current.rows_read, "rows_rejected": current.rows_rejected},
+            "prior": {"rows_read": prior.rows_read, "rows_rejected": prior.rows_rejected},
+            "prior_members_whose_row_was_rejected": now,
+            "members_whose_prior_row_was_rejected": then,
+            "max_share": str(MAX_REJECTED_SHARE), "over_share_allowed": over,
+            "note": words}
 
 
 def _counts(s: ProjectionSummary) -> dict[str, int]:

@@ -19,6 +19,7 @@ import click
 
 from ..batch.options import apply_options
 from ..bounded import SHOWN_CHARS, shown
+from ..digits import foreign_digits, is_decimal, is_whole, words
 from ..i18n import help_text
 
 # the options' sane ranges live in a data file beside this module
@@ -40,6 +41,7 @@ RELIEF_BANDS = str(_BOUNDS["relief_bands"])
 RELIEF_UNDER_MONTHLY = Decimal(_BOUNDS["relief_under_monthly"])
 RELIEF_MAX_BANDS = int(_BOUNDS["relief_max_bands"])
 RELIEF_MAX_BAND = Decimal(_BOUNDS["relief_max_band"])
+MAX_REJECTED_SHARE = Decimal(_BOUNDS["valuation_max_rejected_share"])
 
 # the improvement scales --improvement names, with the pymort table ids (SOA
 # mort.soa.org identities) of each one's tables by sex; here, not in
@@ -91,10 +93,16 @@ def _fraction_hint(text: str) -> str:
 
 
 def _decimal(option: str, text: str) -> Decimal:
-    try:
-        value = Decimal(text.strip())
-    except ArithmeticError:
-        value = None
+    """A number in the digits 0-9 (digits.py); Decimal() alone would take
+    any Unicode digit and underscores."""
+    value: Decimal | None = None
+    if is_decimal(text):
+        try:
+            value = Decimal(text.strip())
+        except ArithmeticError:
+            value = None
+    elif foreign_digits(text):
+        raise OptionError(words("option_decimal", option=option, value=text))
     if value is None or not value.is_finite():
         raise OptionError(f"{option}: '{shown(text)}' is not a number {_fraction_hint(text)}")
     return value
@@ -144,8 +152,10 @@ def parse_start(text: str) -> StartRule:
     if t.startswith("age:"):
         n = t[4:].strip()
         lo, hi = START_AGE_RANGE
-        if n.isdigit() and lo <= int(n) <= hi:
+        if n.isascii() and n.isdigit() and lo <= int(n) <= hi:
             return StartRule(int(n))
+        if foreign_digits(n):
+            raise OptionError(words("option_whole", option="--start age:N", value=n))
         raise OptionError(f"--start: '{shown(text)}': the age must be a whole number {lo}..{hi}")
     raise OptionError(f"--start: '{shown(text)}' is not 'eligibility' or 'age:N' (such as "
                       "age:65)")
@@ -154,11 +164,12 @@ def parse_start(text: str) -> StartRule:
 def parse_horizon(value: int | str | None) -> int | None:
     if value is None:
         return None
-    try:
-        n = int(str(value).strip())
-    except ValueError:
-        raise OptionError(f"--horizon: '{shown(value)}' is not a whole number of fiscal years"
-                          ) from None
+    text = str(value)
+    if not is_whole(text):
+        if foreign_digits(text):
+            raise OptionError(words("option_whole", option="--horizon", value=text))
+        raise OptionError(f"--horizon: '{shown(value)}' is not a whole number of fiscal years")
+    n = int(text.strip())
     if not 1 <= n <= MAX_HORIZON:
         raise OptionError(f"--horizon: {n} is outside 1 .. {MAX_HORIZON} fiscal years")
     return n

@@ -250,7 +250,8 @@ def _shown(value: Any, limit: int = 80) -> str:
 def parse_anchor(text: str) -> tuple[str, int, str]:
     """`chain:id:hash`, as `audit verify` prints it."""
     parts = text.strip().split(":")
-    if (len(parts) != 3 or parts[0] not in CHAINS or not parts[1].isdigit()
+    if (len(parts) != 3 or parts[0] not in CHAINS
+            or not (parts[1].isascii() and parts[1].isdigit())  # the digits 0-9 only
             or len(parts[2]) != 64 or any(c not in "0123456789abcdef" for c in parts[2])):
         raise ValueError(f"{text!r} is not CHAIN:ID:HASH (CHAIN one of {', '.join(CHAINS)}, "
                          f"HASH 64 hex digits)")
