@@ -150,7 +150,18 @@ def test_the_letter_says_what_diferida_evaluate_says_sentence_by_sentence(cli, n
     assert words(d["headline"]) in opening
     if status != "not_entitled":
         assert dollars(monthly) in opening and dollars(annual) in opening
-        assert rule_of(d, route) in opening
+        # the amount's sentence cites the rule that set the amount (rules §6
+        # Decision: 19.5(a), 19.5(b) or 19.6 when the minimum applies), as
+        # the determination's own totals finding does, never the route
+        totals = next(f for f in d["explanation"] if f["condition"] == "totals")
+        amount_rule = ("19.6" if d["minimum_applied"]
+                       else {"pre1990": "19.5(a)", "new": "19.5(b)"}[d["regime"]])
+        assert totals["rule"].endswith(amount_rule)
+        said = L["opening_amount"].format(monthly=dollars(monthly), annual=dollars(annual),
+                                          citation=totals["rule"])
+        assert said in opening
+        if rule_of(d, route) != totals["rule"]:
+            assert f"{rule_of(d, route)}." not in said
     # then the decision block
     block = letter.rows("decision-block")
     assert block[L["status"]] == c["status"][status]

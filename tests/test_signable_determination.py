@@ -265,9 +265,12 @@ def test_the_retirement_annuity_warning_names_its_source_from_the_rules_file():
     f = finding(d, "retirement_annuity_may_apply")
     source = diferida.load_rules().citations["retirement_annuity"]
     assert f.rule == source == "3 L.P.R.A. § 766"
-    assert "Según 3 L.P.R.A. § 766, la anualidad diferida corresponde a quien se separa antes" \
-        in f.text
-    assert "la ley habla entonces" not in f.text
+    assert "la ley del Sistema (3 L.P.R.A. § 766) habla de una anualidad por retiro" in f.text
+    # the statute's text has not been read here: its conditions are not stated,
+    # only the member's facts and that the System should check
+    assert "el Sistema debe verificar si le corresponde" in f.text
+    assert "corresponde a quien se separa antes" not in f.text
+    assert "Se separó el 30 de junio de 2010, cuando ya había cumplido los 58 años" in f.text
 
 
 # ---- every decision that shapes this answer, and only those -------------------

@@ -7,7 +7,9 @@ regimes and warnings as sentences. The codes (`not_yet_eligible`,
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from datetime import date
+from typing import Any
 
 from .determination import Determination, plain
 from .explain import cite, pct, reason_texts, regime_text
@@ -57,15 +59,22 @@ def regime_line(d: Determination) -> str:
     """The regime in words; a participant Article 19 does not cover has none
     of its regimes, and is named by the program of their entry date (rules
     §2 Decision, the wording: Act 3-2013's hybrid program from its date)."""
-    rules = rules_of(d)
-    if "not_covered" not in d.reasons:
-        return regime_text(d.regime, rules, d.lang)
     covered = next((f for f in d.explanation if f.condition == "covered"), None)
-    entry = covered.values.get("entry_date") if covered is not None else None
-    if entry is not None and date.fromisoformat(entry) >= rules.hybrid_program_from:
-        return catalog(d.lang)["regime"]["not_covered_hybrid"].format(
-            law=cite(rules.hybrid_program_citation, d.lang))
-    return regime_text("not_covered", rules, d.lang)
+    return regime_words(d.regime, d.reasons, covered.values if covered is not None else {},
+                        rules_of(d), d.lang)
+
+
+def regime_words(regime: str | None, reasons: Sequence[str], covered: Mapping[str, Any],
+                 rules: Rules, lang: str) -> str:
+    """regime_line from a determination's parts (as stored: the letter's):
+    its regime, its reasons and the values of its `covered` finding."""
+    if "not_covered" not in reasons:
+        return regime_text(str(regime), rules, lang)
+    entry = covered.get("entry_date")
+    if entry is not None and date.fromisoformat(str(entry)) >= rules.hybrid_program_from:
+        return catalog(lang)["regime"]["not_covered_hybrid"].format(
+            law=cite(rules.hybrid_program_citation, lang))
+    return regime_text("not_covered", rules, lang)
 
 
 def start_text(d: Determination, L: dict[str, str]) -> str:

@@ -16,7 +16,7 @@ from ..explain import cite, reason_texts, regime_text, years_phrase
 from ..fields import SERVICE_UNITS
 from ..i18n import LANGS, catalog, fmt_date, fmt_wait
 from ..money import format_money
-from ..render import relief_note
+from ..render import regime_words, relief_note
 from ..rules import DEFAULT_RULES, Rules, builtin_names, load_rules
 from ..words import law_words
 from .texts import editable, missing_texts
@@ -236,13 +236,14 @@ def decision_rows(facts: LetterFacts, d: Mapping[str, Any],
     c, L = catalog(lang), catalog(lang)["letter"]
     words = law_words(rules, lang)
     status = d["status"]
-    regime = "not_covered" if "not_covered" in d["reasons"] else d["regime"]
+    covered = _finding(d, "covered")
     rows = [{"label": L["status"], "value": c["status"][status]}]
     if status == "not_entitled":
         reasons = ["not_covered"] if "not_covered" in d["reasons"] else list(d["reasons"])
         said = "; ".join(reason_texts(reasons, rules, lang))
         rows.append({"label": L["reasons"], "value": said[:1].upper() + said[1:]})
-    rows.append({"label": L["regime"], "value": regime_text(regime, rules, lang)})
+    rows.append({"label": L["regime"], "value": regime_words(
+        d["regime"], d["reasons"], covered["values"] if covered else {}, rules, lang)})
     if status == "not_entitled":  # no route, date or amount to state
         return rows
     route = _route_citation(d, d["route"], rules, lang)
@@ -270,6 +271,18 @@ def _route_citation(d: Mapping[str, Any], route: str, rules: Rules, lang: str) -
         if f["condition"] == "service" and f["values"].get("route") == route:
             return f["rule"]
     return cite(rules.route(route).citation, lang)
+
+
+def amount_citation(d: Mapping[str, Any], rules: Rules, lang: str) -> str:
+    """The rule that set the amount, as the determination's `totals` finding
+    cites it (19.6 when the minimum applies, else the regime's 19.5(a) or
+    19.5(b)); never the route."""
+    totals = _finding(d, "totals")
+    if totals is not None and totals.get("rule"):
+        return str(totals["rule"])
+    formula = d.get("formula") or {}
+    key = "minimum_citation" if d.get("minimum_applied") else "citation"
+    return cite(formula.get(key) or rules.amount[d["regime"]].citation, lang)
 
 
 def _start(facts: LetterFacts, d: Mapping[str, Any], words: Mapping[str, str]) -> str:
@@ -428,6 +441,7 @@ def decisions(facts: LetterFacts, d: Mapping[str, Any], rules: Rules) -> list[st
         formula = d.get("formula") or {}
         out.append(t["amount_follows_regime"].format(
             route=_route_citation(d, d["route"], rules, lang),
+            regime=regime_text(d["regime"], rules, lang),
             amount=cite(formula.get("citation") or rules.amount[d["regime"]].citation, lang)))
     if d.get("deferred_right_1960"):
         out.append(t["minimum_reading"].format_map(words))
@@ -481,9 +495,11 @@ def opening(facts: LetterFacts, d: Mapping[str, Any], rules: Rules) -> dict[str,
     name = (facts.addressee_name or "").strip()
     parts = [L["opening"], d["headline"].rstrip(".") + "."]
     if d["status"] != "not_entitled" and d.get("annual_amount") is not None:
+        # the amount and the rule that set it (rules §6 Decision: 19.5(a),
+        # 19.5(b) or 19.6, never the route), as the determination says it
         parts.append(L["opening_amount"].format(
             monthly=_money(d["monthly_amount"]), annual=_money(d["annual_amount"]),
-            route=_route_citation(d, d["route"], rules, lang)))
+            citation=amount_citation(d, rules, lang)))
     parts.append(L["opening_close"])
     return {"salutation": (L["salutation"].format(name=name) if name
                            else L["salutation_plain"]),
@@ -498,9 +514,10 @@ def reference(facts: LetterFacts, d: Mapping[str, Any]) -> str:
     reading = _finding(d, "reading_19_4")
     line = L["reference"].format(case_id=facts.case_id, version=facts.version,
                                  rules_version=facts.rules_version,
-                                 as_of=facts.as_of.isoformat())
-    if reading is not None:
-        line += " " + L["reference_reading"].format(reading=reading["values"].get("reading"))
+                                 as_of=fmt_date(facts.as_of, facts.lang))
+    if reading is not None:  # the reading in words, not its code
+        line += " " + L["reference_reading"].format(
+            reading=L[f"reading_{reading['values'].get('reading')}"])
     return line
 
 
