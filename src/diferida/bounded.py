@@ -24,10 +24,14 @@ at most a short beginning of what was given, never the whole of it.
 from __future__ import annotations
 
 import os
+import re
 import stat
+import sys
+import tomllib
 from typing import IO, Any
 
-__all__ = ["Refused", "read_bounded", "read_line_bounded", "regular_size", "shown"]
+__all__ = ["BadToml", "Refused", "load_toml", "read_bounded", "read_line_bounded",
+           "regular_size", "shown"]
 
 # at most this many characters of a value are quoted in a message
 SHOWN_CHARS = 40
@@ -136,3 +140,61 @@ def shown(value: object, limit: int = SHOWN_CHARS) -> str:
     `limit - 1` characters and "…"."""
     text = value if isinstance(value, str) else str(value)
     return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+# an integer TOML would turn into a Python int longer than Python converts
+_MOST_DIGITS = sys.get_int_max_str_digits()
+_LONG_DIGITS = re.compile(f"[0-9_]{{{_MOST_DIGITS + 1},}}")
+_AT_LINE = re.compile(r"\(at line ([0-9]+)")
+# brackets and braces open at once before a line counts as nested too deeply
+_DEEP = 100
+
+
+class BadToml(ValueError):
+    """A text that is not TOML a file of the project can hold: `line` (or
+    None) and `reason`, one of syntax (with `detail`, the reader's words,
+    cut), digits (an integer of more digits than are read), nested."""
+
+    def __init__(self, reason: str, line: int | None, detail: str = ""):
+        self.reason, self.line, self.detail = reason, line, detail
+        super().__init__(self.text("en"))
+
+    def text(self, lang: str = "en") -> str:
+        """What is wrong, in `lang`, with its line when known."""
+        from .i18n import catalog
+
+        m = catalog(lang)["bounded"]
+        what = m[f"toml_{self.reason}"].format(detail=self.detail, most=f"{_MOST_DIGITS:,}")
+        return what if self.line is None else m["at_line"].format(line=self.line, what=what)
+
+
+def load_toml(text: str) -> dict[str, Any]:
+    """tomllib.loads, every way it fails a BadToml with the line: a syntax
+    error (the reader's own line), an integer too long to read, values
+    nested too deeply (where tomllib would recurse out of its stack)."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        at = _AT_LINE.search(str(exc))
+        raise BadToml("syntax", int(at.group(1)) if at else None,
+                      shown(str(exc).split(" (at line")[0], 120)) from None
+    except RecursionError:
+        raise BadToml("nested", _deep_line(text)) from None
+    except ValueError:  # an integer of more digits than Python converts
+        m = _LONG_DIGITS.search(text)
+        raise BadToml("digits", text.count("\n", 0, m.start()) + 1 if m else None) from None
+
+
+def _deep_line(text: str) -> int | None:
+    """The line where brackets and braces first stand open more than _DEEP deep."""
+    depth, line = 0, 1
+    for ch in text:
+        if ch in "[{":
+            depth += 1
+            if depth > _DEEP:
+                return line
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "\n":
+            line += 1
+    return None

@@ -13,7 +13,6 @@ import copy
 import hashlib
 import json
 import re
-import tomllib
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -22,7 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .bounded import Refused, read_bounded, shown
+from .bounded import BadToml, Refused, load_toml, read_bounded, shown
 from .fields import GROUPS, REGIMES  # noqa: F401  (re-exported)
 from .relief import Adjustment, Relief
 
@@ -176,11 +175,12 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise RulesError(f"{path}, line {line}: not UTF-8 text (save the file as UTF-8)"
                          ) from exc
     try:
-        return tomllib.loads(text)
-    except ValueError as exc:  # TOMLDecodeError; an integer of too many digits
-        raise RulesError(f"{path}: not valid TOML: {shown(exc, 160)}") from None
-    except RecursionError:
-        raise RulesError(f"{path}: nested too deeply to be a rules file") from None
+        return load_toml(text)
+    except BadToml as exc:
+        where = f"{path}, line {exc.line}" if exc.line else str(path)
+        if exc.reason == "nested":
+            raise RulesError(f"{where}: nested too deeply to be a rules file") from None
+        raise RulesError(f"{where}: not valid TOML: {exc.text().split(': ', 1)[-1]}") from None
 
 
 def builtin_names() -> list[str]:

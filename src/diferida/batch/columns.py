@@ -8,11 +8,10 @@ field is that field, any other is carried through to the output unchanged.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..bounded import Refused, read_bounded, shown
+from ..bounded import BadToml, Refused, load_toml, read_bounded, shown
 from ..fields import FIELD_NAMES
 from .errors import FileProblem
 
@@ -28,24 +27,19 @@ def load_column_map(columns: ColumnsArg, extra: tuple[str, ...] = ()) -> dict[st
     name = "--columns"
     if isinstance(columns, (str, Path)):
         path = Path(columns)
-        name = str(path)
+        name = shown(path, 120)
         try:
             raw = read_bounded(path, MAX_MAP_BYTES)
         except Refused as exc:
             if exc.reason == "no_file":
                 raise FileProblem("not_found", file=name) from None
-            if exc.reason == "too_big":
-                raise FileProblem("bad_map", file=name, detail=(
-                    f"more than {MAX_MAP_BYTES:,} bytes is not a column map")) from None
-            raise FileProblem("bad_map", file=name, detail=exc.text()) from None
+            raise FileProblem("bad_map", file=name, detail=exc) from None
         try:
-            data = tomllib.loads(raw.decode("utf-8"))
-        except ValueError as exc:  # not UTF-8, not TOML, an integer of too many digits
+            data = load_toml(raw.decode("utf-8"))
+        except UnicodeDecodeError as exc:
             raise FileProblem("bad_map", file=name, detail=shown(exc, 160)) from None
-        except RecursionError:  # tomllib parses nested arrays and tables by recursion
-            raise FileProblem("bad_map", file=name,
-                              detail="its values nest too deeply; a map is one table "
-                                     "[columns] of \"file column\" = \"field\"") from None
+        except BadToml as exc:  # its line; nested values too (tomllib recurses)
+            raise FileProblem("bad_map", file=name, detail=exc) from None
         table = data.get("columns")
         if not isinstance(table, dict):
             raise FileProblem("bad_map", file=name,

@@ -15,7 +15,10 @@ def _lang(lang: str) -> str:
 
 def problem_text(code: str, lang: str, params: dict[str, Any]) -> str:
     key = f"{code}.{params['variant']}" if "variant" in params else code
-    return catalog(_lang(lang))["batch_problems"][key].format(**params)
+    # a value that words itself (bounded.Refused, BadToml) is said in `lang`
+    shown = {k: v.text(_lang(lang)) if hasattr(v, "text") and not isinstance(v, str) else v
+             for k, v in params.items()}
+    return catalog(_lang(lang))["batch_problems"][key].format(**shown)
 
 
 def summary_text(lang: str, key: str, **params: Any) -> str:

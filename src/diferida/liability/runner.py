@@ -12,9 +12,7 @@ entitled + rejected, for each census read.
 from __future__ import annotations
 
 import json
-import re
 import time
-import tomllib
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import date
@@ -30,7 +28,7 @@ from ..batch.defaults import DEFAULT_CHUNK_ROWS
 from ..batch.io import Limits, kind_of
 from ..batch.population import check_other_target, check_place
 from ..batch.run import PopulationRun
-from ..bounded import Refused, read_bounded, shown
+from ..bounded import BadToml, Refused, load_toml, read_bounded, shown
 from ..i18n import LANGS
 from ..projection import valuation as pvaluation
 from ..projection.claims import load_claim_rates
@@ -137,19 +135,19 @@ def prior_basis(path: str | Path, current: dict[str, Any], lang: str) -> Basis:
     read from the file's folder."""
     p = Path(path)
     try:
-        data = tomllib.loads(read_bounded(p, MAX_PRIOR_BYTES).decode("utf-8"))
+        data = load_toml(read_bounded(p, MAX_PRIOR_BYTES).decode("utf-8"))
     except Refused as exc:
-        raise OptionError(pvaluation_text(lang, "prior_refused", file=shown(p, 200),
+        raise OptionError(pvaluation_text(lang, "prior_refused", file=shown(p, 120),
                                           reason=exc.text(lang))) from None
     except UnicodeDecodeError:
-        raise OptionError(pvaluation_text(lang, "prior_not_utf8", file=p)) from None
-    except ValueError as exc:  # TOMLDecodeError; an integer of too many digits
-        at = re.search(r"\(at line ([0-9]+)", str(exc))
-        where = f"{p}, {pvaluation_text(lang, 'line', line=at.group(1))}" if at else str(p)
+        raise OptionError(pvaluation_text(lang, "prior_not_utf8", file=shown(p, 120))) from None
+    except BadToml as exc:
+        where = shown(p, 120) if exc.line is None else \
+            f"{shown(p, 120)}, {pvaluation_text(lang, 'line', line=exc.line)}"
+        if exc.reason == "nested":
+            raise OptionError(pvaluation_text(lang, "prior_nested", file=where)) from None
         raise OptionError(pvaluation_text(lang, "prior_toml", file=where,
-                                          reason=shown(exc, 120))) from None
-    except RecursionError:  # tomllib reads nested arrays and tables by recursion
-        raise OptionError(pvaluation_text(lang, "prior_nested", file=p)) from None
+                                          reason=exc.text(lang).split(": ", 1)[-1])) from None
     unknown = sorted(set(data) - set(PRIOR_KEYS))
     if unknown:
         raise OptionError(pvaluation_text(lang, "prior_unknown", file=p,
