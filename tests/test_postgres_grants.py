@@ -198,7 +198,7 @@ def test_a_role_with_exactly_the_documented_grants_runs_the_whole_workflow(kind,
                         "csrf_token": _token(sol, page)}), "returned")
             _done(sol.post(f"{page}/aprobar", data={"csrf_token": _token(sol, page),
                                                     "confirmado": "1",
-                                                    "acknowledgement": "Revisado"}),
+                                                    "acknowledgement": "Revisado el certificado"}),
                   "approved")
             pdf = ana.get(f"/analista/casos/{case}/carta.pdf")
             assert pdf.status_code == 200 and pdf.content.startswith(b"%PDF")
@@ -236,7 +236,7 @@ def test_a_role_with_exactly_the_documented_grants_runs_the_whole_workflow(kind,
                     assert sol.post(f"{W}/cases/{v}/return", headers=api("sol"), json={
                         "reason": "Revisar"}).status_code == 200
             assert sol.post(f"{W}/cases/{v}/approve", headers=api("sol"),
-                            json={"acknowledgement": "Revisado"}).status_code == 200
+                            json={"acknowledgement": "Revisado el certificado"}).status_code == 200
             assert ana.get(f"{W}/cases/{v}/letter", headers=api("ana")).status_code == 200
             for kind_ in ("drafts", "returned", "awaiting", "issued"):
                 assert sol.get(f"{W}/queues/{kind_}", headers=api("sol")).status_code == 200

@@ -266,8 +266,9 @@ def test_the_api_takes_the_note_and_refuses_without_it(site):
         workflow.submit(store, ana, v.case_id, lang="en")
     assert refused.value.problems[0]["field"] == "acknowledgement"
     assert "write a note" in refused.value.problems[0]["message"]
-    done = workflow.submit(store, ana, v.case_id, acknowledgement="Checked", lang="en")
-    assert done.state == "submitted" and done.acknowledgements[0].note == "Checked"
+    note = "Checked the service certificate"
+    done = workflow.submit(store, ana, v.case_id, acknowledgement=note, lang="en")
+    assert done.state == "submitted" and done.acknowledgements[0].note == note
     # a case without such a warning needs no note
     plain = workflow.open_draft(store, ana, APPLICATION, lang="en")
     assert plain.checks == () and workflow.submit(store, ana, plain.case_id).state == "submitted"

@@ -18,6 +18,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, File, Form, Path, Query, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from pydantic import Field
 
 from .. import __version__
 from ..i18n import LANGS, help_text
@@ -29,6 +30,7 @@ from .participant import RequestProblems, field_problem, id_problem, normalised_
 from .schemas import (
     ID_PATTERN,
     MAX_DB_ID,
+    WHOLE_NUMBER,
     AuditList,
     BatchOut,
     CaseBody,
@@ -37,6 +39,7 @@ from .schemas import (
     Determination,
     Errors,
     Health,
+    ParamDateTime,
     ParticipantBody,
     Reproduction,
     refusal,
@@ -331,7 +334,11 @@ async def post_case(request: Request, user: Analyst) -> JSONResponse:
     return _json(body_out, 201, {"Location": f"/api/v1/cases/{case.id}"})
 
 
-CaseId = Annotated[int, Path(ge=1, le=MAX_DB_ID, description=help_text("api.case_id"))]
+# whole numbers read as the document says (schemas.WHOLE_NUMBER), their bounds first
+DbId = Annotated[int, Field(ge=1, le=MAX_DB_ID), WHOLE_NUMBER]
+CaseId = Annotated[DbId, Path(description=help_text("api.case_id"))]
+Limit = Annotated[int, Field(ge=1, le=1000), WHOLE_NUMBER, Query()]
+Offset = Annotated[int, Field(ge=0, le=MAX_DB_ID), WHOLE_NUMBER, Query()]
 
 
 async def _load_case(request: Request, store: Store, user: User, case_id: int,
@@ -433,8 +440,8 @@ async def list_cases(
     participant_id: Annotated[str | None, Query(
         max_length=PID_LIMIT, json_schema_extra=ID_QUERY_DOC,
         description=help_text("api.participant_cases"))] = None,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0, le=MAX_DB_ID)] = 0,
+    limit: Limit = 100,
+    offset: Offset = 0,
 ) -> JSONResponse:
     """Cases in order: one participant's versions, or every case by id."""
     store: Store = store_of(request)
@@ -475,7 +482,7 @@ async def reproduce_case(request: Request, case_id: CaseId,
 async def audit_trail(
     request: Request,
     user: Auditor,
-    case_id: Annotated[int | None, Query(ge=1, le=MAX_DB_ID)] = None,
+    case_id: Annotated[DbId | None, Query()] = None,
     user_name: Annotated[str | None, Query(alias="user", max_length=100, pattern=TEXT_PATTERN,
                                            description=help_text("api.audit_who"))] = None,
     action: Annotated[str | None, Query(
@@ -483,10 +490,12 @@ async def audit_trail(
         description=help_text("api.audit_action"))] = None,
     participant_id: Annotated[str | None, Query(max_length=PID_LIMIT,
                                                 json_schema_extra=ID_QUERY_DOC)] = None,
-    since: Annotated[datetime | None, Query(description=help_text("api.audit_since"))] = None,
-    until: Annotated[datetime | None, Query(description=help_text("api.audit_until"))] = None,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0, le=MAX_DB_ID)] = 0,
+    since: Annotated[ParamDateTime | None,
+                     Query(description=help_text("api.audit_since"))] = None,
+    until: Annotated[ParamDateTime | None,
+                     Query(description=help_text("api.audit_until"))] = None,
+    limit: Limit = 100,
+    offset: Offset = 0,
 ) -> JSONResponse:
     """The audit trail, oldest first: who created, corrected or read which
     case, and every refused attempt, with filters."""

@@ -60,6 +60,16 @@ def install_error_handlers(app: FastAPI) -> None:
         for e in exc.errors():
             loc = [str(p) for p in e.get("loc", ()) if p not in ("query", "path", "body", "form")]
             value = e.get("input")
+            if (e.get("ctx") or {}).get("catalog"):
+                # a parameter refused by its type in schemas.py: the catalog words it,
+                # naming the parameter and quoting a short, cut value
+                from ..bounded import shown
+
+                name, code = ".".join(loc), e["type"]
+                out.append(problem(name, code, f"{name}: " + messages.text(
+                    _lang(request), code, value=shown(value)),
+                    value if isinstance(value, str) else None))
+                continue
             out.append(problem(".".join(loc) or None, e.get("type", "invalid"),
                                messages.text(_lang(request), "invalid",
                                              value="" if value is None else value,

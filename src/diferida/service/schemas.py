@@ -12,11 +12,14 @@ field accepts, and they are the request schemas of the OpenAPI document."""
 from __future__ import annotations
 
 import copy
+import re
+from datetime import datetime
 from decimal import Decimal
 from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     InstanceOf,
@@ -26,6 +29,7 @@ from pydantic import (
     WithJsonSchema,
     create_model,
 )
+from pydantic_core import PydanticCustomError
 
 from ..i18n import HELP_LANG, fmt_date, help_text
 
@@ -393,3 +397,49 @@ def complete_responses(openapi: dict[str, Any]) -> dict[str, Any]:
     for unused in ("HTTPValidationError", "ValidationError"):
         schemas.pop(unused, None)
     return openapi
+
+
+# -- query and path parameters ------------------------------------------------------
+#
+# Read as the OpenAPI document says, never more loosely. Pydantic's lax mode
+# reads a bare number ("0.5", "12") as a time, that many seconds after
+# 1970-01-01 UTC, and " 1", "+1", "1_000" or "1.0" as whole numbers, where the
+# document says a date-time or an integer. Such a value is refused (422)
+# naming the parameter, with the message of its code in service.toml
+# (`errors.install_error_handlers` words the errors marked `catalog`).
+
+# A whole number as a query or path writes one: ASCII digits, a minus sign
+# at most; nothing around them.
+INTEGER_TEXT = re.compile(r"-?[0-9]+")
+# A time as ISO 8601 writes it: a date, or a date and a time to the minute or
+# the second (a fraction of a second after "." or ","), with Z or an offset
+# or no zone (then UTC); "T", "t" or a space between date and time.
+DATETIME_PATTERN = (r"^[0-9]{4}-[0-9]{2}-[0-9]{2}"
+                    r"([Tt ][0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]+)?)?"
+                    r"([Zz]|[+-][0-9]{2}:?[0-9]{2})?)?$")
+_DATETIME_TEXT = re.compile(DATETIME_PATTERN)
+
+
+def _refused(code: str) -> PydanticCustomError:
+    return PydanticCustomError(code, code, {"catalog": True})
+
+
+def _integer_text(value: Any) -> Any:
+    if isinstance(value, str) and not INTEGER_TEXT.fullmatch(value):
+        raise _refused("not_an_integer")
+    return value
+
+
+def _datetime_text(value: Any) -> Any:
+    if isinstance(value, str) and not _DATETIME_TEXT.fullmatch(value):
+        raise _refused("not_a_datetime")
+    return value
+
+
+# A whole number's check, before its bounds: Annotated[int, Field(ge=..,
+# le=..), WHOLE_NUMBER, Query(...)] (the bounds given in Field, before the
+# check, so that the document states them as minimum and maximum).
+WHOLE_NUMBER = BeforeValidator(_integer_text)
+ParamInt = Annotated[int, WHOLE_NUMBER]
+ParamDateTime = Annotated[datetime, BeforeValidator(_datetime_text), WithJsonSchema(
+    {"type": "string", "format": "date-time", "pattern": DATETIME_PATTERN})]

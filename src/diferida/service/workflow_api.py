@@ -12,20 +12,25 @@ from typing import Annotated, Any
 from fastapi import APIRouter, File, Path, Query, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
+from pydantic import Field
 
 from ..i18n import LANGS, help_text
 from . import messages, workflow
 from .auth import Anyone, store_of
 from .errors import APIError, parse_json_object, problem
-from .schemas import CaseBody, refusal, said
+from .schemas import WHOLE_NUMBER, CaseBody, ParamDateTime, ParamInt, refusal, said
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/api/v1/workbench", tags=["workbench"])
 MAX_DB_ID = 2**63 - 1
-CaseId = Annotated[int, Path(ge=1, le=MAX_DB_ID, description=help_text("api.version_id"))]
-PageNo = Annotated[int, Query(ge=1, le=10**9, description=help_text("api.page"))]
-PerPage = Annotated[int, Query(ge=1, le=workflow.MAX_PER_PAGE)]
+# whole numbers read as the document says (schemas.WHOLE_NUMBER), their bounds first
+DbId = Annotated[int, Field(ge=1, le=MAX_DB_ID), WHOLE_NUMBER]
+CaseId = Annotated[DbId, Path(description=help_text("api.version_id"))]
+PageNo = Annotated[int, Field(ge=1, le=10**9), WHOLE_NUMBER,
+                   Query(description=help_text("api.page"))]
+PerPage = Annotated[int, Field(ge=1, le=workflow.MAX_PER_PAGE), WHOLE_NUMBER, Query()]
+Version = Annotated[int, Field(ge=1, le=2**31 - 1), WHOLE_NUMBER]
 
 REFUSALS = {
     401: refusal("wf_token"),
@@ -85,7 +90,8 @@ def _application_schema(reason: bool = False) -> dict[str, Any]:
                             "description": help_text("api.wf_letter_lang")}
     required = list(schema.get("required", []))
     if reason:
-        props["reason"] = {"type": "string", "maxLength": workflow.LIMITS["reason"],
+        props["reason"] = {"type": "string", "minLength": workflow.MIN_VISIBLE["reason"],
+                           "maxLength": workflow.LIMITS["reason"],
                            "description": help_text("api.wf_reason")}
         required = [r for r in required if r != "participant_id"] + ["reason"]
         props.pop("participant_id", None)
@@ -161,9 +167,15 @@ async def correct(request: Request, case_id: CaseId, user: Anyone) -> JSONRespon
 # -- the lifecycle ------------------------------------------------------------------
 
 # the note saying the warnings that ask for a check were checked (optional
-# body; required by the workflow when the version has such a warning)
+# body; required by the workflow when the version has such a warning, refused
+# when it has none). Its length is counted as given; at least MIN_VISIBLE
+# letters or digits a reader can see, so at least as many characters.
 ACKNOWLEDGEMENT_BODY = request_body({"type": "object", "properties": {"acknowledgement": {
-    "type": "string", "maxLength": workflow.LIMITS["reason"]}}})
+    "anyOf": [{"type": "string", "minLength": workflow.MIN_VISIBLE["acknowledgement"],
+               "maxLength": workflow.LIMITS["reason"]}, {"type": "null"}],
+    "description": help_text("api.wf_acknowledgement",
+                             minimum=workflow.MIN_VISIBLE["acknowledgement"],
+                             max=workflow.LIMITS["reason"])}}})
 
 
 async def _acknowledgement(request: Request) -> Any:
@@ -203,6 +215,7 @@ async def approve(request: Request, case_id: CaseId, user: Anyone) -> JSONRespon
              openapi_extra=request_body({"type": "object", "required": ["reason"],
                                          "properties": {"reason": {
                                              "type": "string",
+                                             "minLength": workflow.MIN_VISIBLE["reason"],
                                              "maxLength": workflow.LIMITS["reason"]}}}))
 async def return_case(request: Request, case_id: CaseId, user: Anyone) -> JSONResponse:
     """Return a submitted version to be corrected, with a reason (supervisor)."""
@@ -226,7 +239,7 @@ async def queue(request: Request, user: Anyone,
 
 @router.get("/search", response_model=workflow.Page, responses=REFUSALS)
 async def search(request: Request, user: Anyone,
-                 case_id: Annotated[int | None, Query(ge=1, le=MAX_DB_ID)] = None,
+                 case_id: Annotated[DbId | None, Query()] = None,
                  participant_id: Annotated[str | None, Query(max_length=200)] = None,
                  page: PageNo = 1) -> JSONResponse:
     """Find a case by its number (or a version's id) or by participant id."""
@@ -254,7 +267,7 @@ async def history(request: Request, case_id: CaseId, user: Anyone) -> JSONRespon
 @router.get("/cases/{case_id}/letter", response_class=Response,
             responses={**REFUSALS, **PDF})
 async def letter(request: Request, case_id: CaseId, user: Anyone,
-                 version: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None
+                 version: Annotated[Version | None, Query()] = None
                  ) -> Response:
     """The letter of a version as PDF: for an approved version the letter
     issued, byte for byte; otherwise a draft marked as such, rendered now."""
@@ -274,12 +287,12 @@ async def audit(request: Request, user: Anyone,
                     help_text("api.wf_who")))] = None,
                 action: Annotated[str | None, Query(description=(
                     help_text("api.wf_action")))] = None,
-                case_id: Annotated[int | None, Query(description=(
+                case_id: Annotated[ParamInt | None, Query(description=(
                     help_text("api.wf_case", max=MAX_DB_ID)))] = None,
-                since: Annotated[datetime | None, Query(description=(
+                since: Annotated[ParamDateTime | None, Query(description=(
                     help_text("api.wf_since")))]
                 = None,
-                until: Annotated[datetime | None, Query(description=(
+                until: Annotated[ParamDateTime | None, Query(description=(
                     help_text("api.wf_until")))] = None,
                 page: PageNo = 1, per_page: PerPage = workflow.PER_PAGE) -> JSONResponse:
     """The audit trail, newest first, with filters (auditor). A filter the

@@ -97,6 +97,7 @@ from .common import (
     LIMITS,
     MAX_PER_PAGE,
     METHOD,
+    MIN_VISIBLE,
     PASSWORD_PROFILE_ENV,
     PER_PAGE,
     PREPARERS,
@@ -138,7 +139,7 @@ __all__ = [
     # also used by name across the package
     "APPLICATION_FIELDS", "APPROVERS", "AUDITORS", "AUDIT_FILTERS", "AUDIT_TEXT_LIMITS",
     "AUDIT_YEARS", "DEFAULT_PASSWORD_PROFILE", "EXPORTERS", "FORMATS", "IMPORT_BATCH",
-    "IMPORT_CHUNK_ROWS", "LIMITS", "MAX_DB_ID", "MAX_PER_PAGE", "METHOD",
+    "IMPORT_CHUNK_ROWS", "LIMITS", "MAX_DB_ID", "MAX_PER_PAGE", "METHOD", "MIN_VISIBLE",
     "PASSWORD_PROFILE_ENV", "PER_PAGE", "PREPARERS", "PY_WHITESPACE", "READERS",
     "TEXT_KEYS", "VERIFY_ACTION", "_own", "_parse_application", "_text", "changes_in_words",
     "hash_password", "letter_html", "password_hasher", "reproduce", "user_lang",

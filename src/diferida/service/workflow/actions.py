@@ -34,6 +34,7 @@ from .common import (
     CHECK_WARNINGS,
     LIMITS,
     METHOD,
+    MIN_VISIBLE,
     PREPARERS,
     Acknowledgement,
     CaseView,
@@ -44,6 +45,7 @@ from .common import (
     _require,
     _text,
     user_lang,
+    visible_letters,
 )
 from .imports import _decide_import, _store_imported
 from .letters import _render, ready, signers
@@ -155,23 +157,42 @@ def import_applications(store: Store, user: User, data: bytes, filename: str, *,
 
 def _note(store: Store, user: User, action: str, value: Any, lang: str, case_id: int,
           field: str, required: str) -> str:
-    """A text the person writes for an action (a reason, a note): stripped,
+    """A text the person writes for an action (a reason, a note saying what
+    was checked): the one check of both. Stripped of the spaces around it,
     required, without control characters, at most LIMITS["reason"]
-    characters; otherwise refused (422, recorded) naming `field`, with the
-    message `required` when it is missing."""
+    characters, and holding at least MIN_VISIBLE[field] letters or digits a
+    reader can see (`common.visible_letters`: read in NFKC form, format
+    characters, controls, marks, spaces, fillers and punctuation not
+    counted), so that a note made of invisible characters or of a dot never
+    stands in the chain as someone's record. Otherwise refused (422,
+    recorded) naming `field`, with the message `required` when it is
+    missing. The text is kept as typed (only the spaces around it trimmed):
+    the check reads its normalised form and never changes it."""
     text = value.strip() if isinstance(value, str) else ""
+    minimum, seen = MIN_VISIBLE[field], 0
     problem = None
     if not text:
         problem = "required"
     elif "\x00" in text or control_character(text.replace("\n", "").replace("\r", "")):
         problem = "control_character"
-    elif len(text) > LIMITS["reason"]:
+    elif len(value) > LIMITS["reason"]:  # as given, as the API's document counts it
         problem = "too_long"
+    else:
+        seen = visible_letters(text)
+        if seen == 0:
+            problem = "invisible_text"
+        elif seen < minimum:
+            problem = "too_short"
     if problem is not None:
         from .. import messages
 
-        message = (required if problem == "required" else
-                   messages.text(lang, problem, field, limit=LIMITS["reason"], char="?"))
+        if problem == "required":
+            message = required
+        elif problem in ("invisible_text", "too_short"):
+            message = _text(lang, f"note.{problem}", field_text=_text(lang, f"note.{field}"),
+                            minimum=minimum, count=seen)
+        else:
+            message = messages.text(lang, problem, field, limit=LIMITS["reason"], char="?")
         raise _refuse(store, user, action, Refused("invalid", problems=[{
             "field": field, "code": f"{field}_required" if problem == "required" else problem,
             "message": message, "value": None}]), case_id=case_id)
@@ -227,11 +248,23 @@ def _acknowledgement(store: Store, user: User, action: str, note: Any, lang: str
                      case_id: int, checks: tuple[str, ...]) -> str | None:
     """The note saying the version's warnings were checked: required when
     it has any of CHECK_WARNINGS (refused, naming the field
-    `acknowledgement`, without one), None when it has none."""
-    if not checks:
+    `acknowledgement`, without one), None when it has none and none is
+    given (None). A note given for a version without such a warning is
+    checked as any note is (too long, invisible, ...) and then refused
+    (acknowledgement_not_asked): there is nothing for it to record, and a
+    note is never dropped without a word."""
+    if checks:
+        return _note(store, user, action, note, lang, case_id, "acknowledgement",
+                     _text(lang, "acknowledgement_required",
+                           warnings=check_names(checks, lang)))
+    if note is None:
         return None
-    return _note(store, user, action, note, lang, case_id, "acknowledgement",
-                 _text(lang, "acknowledgement_required", warnings=check_names(checks, lang)))
+    not_asked = _text(lang, "acknowledgement_not_asked")
+    if isinstance(note, str) and note.strip():
+        _note(store, user, action, note, lang, case_id, "acknowledgement", not_asked)
+    raise _refuse(store, user, action, Refused("invalid", problems=[{
+        "field": "acknowledgement", "code": "acknowledgement_not_asked",
+        "message": not_asked, "value": None}]), case_id=case_id)
 
 
 def check_names(checks: tuple[str, ...] | list[str], lang: str) -> str:
@@ -258,7 +291,8 @@ def submit(store: Store, user: User, case_id: int, *, acknowledgement: str | Non
     # stale or wrong_state), not for a missing note
     sendable = _precheck(case, st, case_id, ("draft",), "submit") is None
     checks = _checks_of(case) if sendable else ()
-    note = _acknowledgement(store, user, "submit", acknowledgement, lang, case_id, checks)
+    note = _acknowledgement(store, user, "submit", acknowledgement, lang, case_id,
+                            checks) if sendable else None
     try:
         store.transition(case_id, user, "submitted", from_states=("draft",),
                          to_state="submitted", acknowledged=note, event=NewEvent(

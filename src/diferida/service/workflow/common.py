@@ -7,6 +7,7 @@ the audit trail's writes of an action and of a refusal (`_audit`, `_refuse`,
 from __future__ import annotations
 
 import os
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -38,6 +39,10 @@ PER_PAGE = 50
 MAX_PER_PAGE = 200
 # the longest text each application field takes (characters)
 LIMITS = {"name": 200, "address": 1000, "note": 2000, "reason": 2000}
+# the fewest letters or digits a reader can see (`visible_letters`) that the
+# text a person writes for an action carries: a note saying what was checked
+# is a sentence; a reason (a correction's, a return's) may be one word
+MIN_VISIBLE = {"acknowledgement": 10, "reason": 1}
 
 PREPARERS = ("analyst", "supervisor")
 APPROVERS = ("supervisor",)
@@ -65,6 +70,31 @@ METHOD = "WORKFLOW"
 # hash at the default cost takes about 0.15 s of CPU here.
 PASSWORD_PROFILE_ENV = "DIFERIDA_PASSWORD_PROFILE"
 DEFAULT_PASSWORD_PROFILE = "RFC_9106_LOW_MEMORY"
+
+
+# Letters (Lo) that show nothing: the Hangul fillers, Unicode's only
+# default-ignorable letters. Every other character that shows nothing is a
+# format character (Cf: zero-width space, word joiner, BOM, bidirectional
+# controls, U+180E, invisible operators), a control (Cc), a mark (M*: a
+# combining accent alone, variation selectors), a separator (Z*) or a symbol
+# (U+2800, the Braille blank): none of those is a letter or digit.
+BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0")
+
+
+def visible_letters(text: str) -> int:
+    """How many of the characters of `text` are letters or digits a reader
+    can see: a character counts when its NFKC form (a full-width letter, a
+    ligature, a superscript digit read as the letter or digit it shows)
+    holds a letter or a digit (Unicode categories L* and N*) other than the
+    BLANK_LETTERS. Format and control characters, marks, spaces and
+    punctuation never count. Each character typed counts at most once, so
+    the count is never more than the text's length."""
+    count = 0
+    for char in text:
+        shown = unicodedata.normalize("NFKC", char)
+        if any(unicodedata.category(c)[0] in "LN" and c not in BLANK_LETTERS for c in shown):
+            count += 1
+    return count
 
 
 def password_hasher() -> PasswordHasher:

@@ -702,7 +702,7 @@ async def _application_step(ctx: Ctx, form: dict[str, str], *,
                           case)
     values, errors, application, boxes = _read_application(form, ctx.lang)
     action = form.get("action", "preview")
-    reason = form.get("reason", "").strip()[:MAX_FIELD_CHARS]
+    reason = form.get("reason", "").strip()[:MAX_FIELD_CHARS + 1]  # longer: refused
     if case is not None and action == "save" and not reason:
         errors.setdefault("reason", []).append(w["application"]["reason_missing"])
     app = Application(values=values, errors=errors, reason=reason, boxes=boxes)
@@ -837,12 +837,13 @@ async def _case_page(ctx: Ctx, case_id: int, *, status: int = 200, refusal: str 
                    checks=workflow.check_names(shown.checks, ctx.lang))
 
 
-def _ack_error(exc: workflow.Refused) -> str | None:
+def _ack_error(exc: workflow.Refused, field: str = "acknowledgement") -> str | None:
     """The message of a refusal about the note saying the warnings were
-    checked, or None for any other refusal."""
+    checked (or about another text typed for an action, `field`), or None
+    for any other refusal."""
     if exc.code != "invalid":
         return None
-    found = [p for p in exc.problems if p.get("field") == "acknowledgement"]
+    found = [p for p in exc.problems if p.get("field") == field]
     return str(found[0].get("message", "")) if found else None
 
 
@@ -867,8 +868,12 @@ async def _act(request: Request, case_id: str, action: str) -> Response:
     if number is None:
         return _refusal(ctx, w["page"]["not_found"], 404)
     form = _texts(items)
-    reason = form.get("reason", "").strip()[:MAX_FIELD_CHARS]
-    note = form.get("acknowledgement", "")[:MAX_FIELD_CHARS + 1]
+    # one character past the limit, so that the workflow refuses a longer text
+    # (naming the field) rather than keeping a cut one
+    reason = form.get("reason", "").strip()[:MAX_FIELD_CHARS + 1]
+    # no box on the page (a version without warnings asking for a check): no note
+    typed = form.get("acknowledgement")
+    note = None if typed is None else typed[:MAX_FIELD_CHARS + 1]
     if action == "return" and not reason:
         return await _case_page(ctx, number, status=422,
                                 reason_error=w["case"]["return_reason_missing"])
@@ -888,17 +893,23 @@ async def _act(request: Request, case_id: str, action: str) -> Response:
                 workflow.approve, ctx.store, ctx.user, number, lang=ctx.lang,
                 acknowledgement=note))
         else:
-            done = await run_in_threadpool(workflow.return_case, ctx.store, ctx.user, number,
-                                           reason=reason)
+            done = await run_in_threadpool(functools.partial(
+                workflow.return_case, ctx.store, ctx.user, number, reason=reason,
+                lang=ctx.lang))
     except workflow.Refused as exc:
         if exc.code == "not_found":
             return _refusal(ctx, w["page"]["not_found"], 404)
         ack = _ack_error(exc)
         if ack is not None and action == "approve":
             return await _confirm_page(ctx, number, status=exc.status, ack_error=ack,
-                                       note=note)
+                                       note=note or "")
         if ack is not None:
-            return await _case_page(ctx, number, status=exc.status, ack_error=ack, note=note)
+            return await _case_page(ctx, number, status=exc.status, ack_error=ack,
+                                    note=note or "")
+        why = _ack_error(exc, "reason") if action == "return" else None
+        if why is not None:  # the reason refused: said by its box, as typed
+            return await _case_page(ctx, number, status=exc.status, reason_error=why,
+                                    typed_reason=reason)
         # the refusal on the case's own page, with everything else on it
         return await _case_page(ctx, number, status=exc.status,
                                 refusal=_refused_text(exc, ctx.lang))
