@@ -7,10 +7,26 @@ the shipped text of that key uses. Each problem names the key."""
 from __future__ import annotations
 
 import string
+from pathlib import Path
 from typing import Any
+
+from .bounded import BadToml, Refused, load_toml, read_bounded
 
 # an administrator's file of texts, at most: the shipped ones are a few KiB
 MAX_TEXTS_BYTES = 1 << 18
+
+
+def read_texts(path: str | Path, error: type[Exception]) -> dict[str, Any]:
+    """An administrator's texts file as TOML, read within MAX_TEXTS_BYTES;
+    each way it cannot be read an `error` naming the file (and the line)."""
+    try:
+        return load_toml(read_bounded(path, MAX_TEXTS_BYTES).decode("utf-8"))
+    except Refused as exc:
+        raise error(f"{path}: {exc.text()}") from None
+    except UnicodeDecodeError:
+        raise error(f"{path}: cannot be read as TOML: not UTF-8 text") from None
+    except BadToml as exc:
+        raise error(f"{path}: cannot be read as TOML: {exc.text()}") from None
 
 
 def placeholders(text: str) -> set[str]:
@@ -63,4 +79,4 @@ def _check_text(text: str, allowed: set[str], where: str, problems: list[str]) -
                         f" (this text may use: {known})")
 
 
-__all__ = ["MAX_TEXTS_BYTES", "check_shape", "placeholders"]
+__all__ = ["MAX_TEXTS_BYTES", "check_shape", "placeholders", "read_texts"]

@@ -19,14 +19,12 @@ Anything else is a `LetterTextsError` naming the file and the key.
 from __future__ import annotations
 
 import os
-import tomllib
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..bounded import Refused, read_bounded, shown
 from ..i18n import LANGS, catalog
-from ..textfiles import MAX_TEXTS_BYTES, check_shape
+from ..textfiles import check_shape, read_texts
 
 TEXTS_DIR_ENV = "DIFERIDA_WEB_TEXTS_DIR"
 EDITABLE_SECTIONS = ("letter_office", "letter_next")
@@ -48,14 +46,7 @@ def override_path(lang: str) -> Path | None:
 @cache
 def _override(path: str, mtime_ns: int, size: int, lang: str) -> dict[str, Any]:
     """An administrator's file, read and checked once per version of it."""
-    try:
-        data = tomllib.loads(read_bounded(path, MAX_TEXTS_BYTES).decode("utf-8"))
-    except Refused as exc:
-        raise LetterTextsError(f"{path}: {exc.text()}") from None
-    except ValueError as exc:  # not UTF-8, not TOML, an integer of too many digits
-        raise LetterTextsError(f"{path}: cannot be read as TOML: {shown(exc, 200)}") from None
-    except RecursionError:
-        raise LetterTextsError(f"{path}: nested too deeply to be a file of texts") from None
+    data = read_texts(path, LetterTextsError)
     problems: list[str] = []
     shipped = catalog(lang)
     for key in data:

@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 import diferida
-from diferida.bounded import Refused, read_bounded, shown
 from diferida.dates import years_months_days
 from diferida.determination import Determination, plain
 from diferida.explain import law_words, reason_texts
@@ -39,7 +38,7 @@ from diferida.i18n import catalog, fmt_date
 from diferida.money import format_money
 from diferida.render import rules_of
 from diferida.rules import load_rules
-from diferida.textfiles import MAX_TEXTS_BYTES, check_shape
+from diferida.textfiles import check_shape, read_texts
 
 from . import lenient
 from .forms import FormState, participant
@@ -90,14 +89,7 @@ def _override_path(name: str, lang: str) -> Path | None:
 @cache
 def _override(path: str, mtime_ns: int, size: int, name: str, lang: str) -> dict[str, Any]:
     """An administrator's file, read and checked once per version of it."""
-    try:
-        data = tomllib.loads(read_bounded(path, MAX_TEXTS_BYTES).decode("utf-8"))
-    except Refused as exc:
-        raise TextsError(f"{path}: {exc.text()}") from None
-    except ValueError as exc:  # not UTF-8, not TOML, an integer of too many digits
-        raise TextsError(f"{path}: cannot be read as TOML: {shown(exc, 200)}") from None
-    except RecursionError:
-        raise TextsError(f"{path}: nested too deeply to be a file of texts") from None
+    data = read_texts(path, TextsError)
     problems: list[str] = []
     check_shape(data, _shipped(name, lang), "", problems)
     url = data.get("system", {}).get("url") if name == "next_steps" else None
