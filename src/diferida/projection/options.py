@@ -30,6 +30,7 @@ MAX_COLA = Decimal(_BOUNDS["max_cola"])
 MAX_RATES = int(_BOUNDS["max_rates"])
 MAX_HORIZON = int(_BOUNDS["max_horizon"])
 MAX_COLA_PLACES = int(_BOUNDS["max_cola_places"])
+MAX_DISCOUNT_PLACES = int(_BOUNDS["max_discount_places"])
 TABLE_LAST_AGE = int(_BOUNDS["table_last_age"])
 START_AGE_RANGE = (int(_BOUNDS["start_age_min"]), TABLE_LAST_AGE)
 MAX_MORTALITY_SCALE = Decimal(_BOUNDS["max_mortality_scale"])
@@ -122,6 +123,9 @@ def parse_rates(text: str | Sequence[str]) -> list[tuple[str, Decimal]]:
         value = _decimal("--discount", p)
         if value < 0:
             raise OptionError(f"--discount: {shown(p)} is negative; a rate is 0 or more")
+        if -cast(int, value.as_tuple().exponent) > MAX_DISCOUNT_PLACES:  # finite (_decimal)
+            raise OptionError(f"--discount: {shown(p)} has more than {MAX_DISCOUNT_PLACES} "
+                              "decimals")
         if value > MAX_DISCOUNT:
             raise OptionError(f"--discount: {shown(p)} is outside the range 0 .. {MAX_DISCOUNT} "
                               f"{_fraction_hint(p)}")
