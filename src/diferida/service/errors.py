@@ -70,10 +70,12 @@ def install_error_handlers(app: FastAPI) -> None:
                     _lang(request), code, value=shown(value)),
                     value if isinstance(value, str) else None))
                 continue
+            from ..bounded import shown
+
             out.append(problem(".".join(loc) or None, e.get("type", "invalid"),
                                messages.text(_lang(request), "invalid",
-                                             value="" if value is None else value,
-                                             detail=e.get("msg", "")),
+                                             value="" if value is None else shown(value),
+                                             detail=shown(e.get("msg", ""), 160)),
                                value if isinstance(value, str | int | float | bool) else None))
         return error_response(422, out)
 
