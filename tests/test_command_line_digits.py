@@ -134,3 +134,14 @@ def test_an_audit_anchor_id_in_other_digits_is_refused():
     for rid in ("٥", "²"):
         with pytest.raises(ValueError, match="CHAIN:ID:HASH"):
             parse_anchor(f"cases:{rid}:{hash_}")
+
+
+def test_a_discount_rate_has_at_most_its_decimals():
+    # a rate labels the outputs' columns (pv_0.04): 100,000 digits is refused,
+    # briefly, and the most decimals allowed still read
+    from diferida.projection.options import MAX_DISCOUNT_PLACES, OptionError, parse_rates
+
+    assert parse_rates("0." + "1" * MAX_DISCOUNT_PLACES)[0][0] == "0." + "1" * MAX_DISCOUNT_PLACES
+    with pytest.raises(OptionError) as refused:
+        parse_rates("0." + "1" * 100_000)
+    assert len(str(refused.value)) <= 300 and "decimals" in str(refused.value)
