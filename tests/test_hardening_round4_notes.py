@@ -31,7 +31,7 @@ from .workbench_helpers import APPLICATION, csrf_of, sign_in, signer, workbench_
 
 W = "/api/v1/workbench"
 # rules §8 example 1 separated in 2020: the Act 3-2013 warning asks for a check
-CHECKED = {**APPLICATION, "separation_date": "2020-06-30", "creditable_service_years": "30"}
+CHECKED = {**APPLICATION, "separation_date": "2020-06-30", "creditable_service_years": "25"}
 
 # the tester's fifteen: the eight accepted before this round, then seven more
 # that show nothing either

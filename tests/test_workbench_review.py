@@ -31,11 +31,11 @@ from diferida.service.store import AuditEvent, WorkflowEvent
 
 from .workbench_helpers import APPLICATION, csrf_of, sign_in, workbench_app
 
-# rules §8 example 1, separated in 2020: Act 3-2013 froze accruals on
+# rules §8 example 1, separated in 2020 with the 25 years served to 30 June 2013: Act 3-2013 froze accruals on
 # 30 June 2013, and the warning asks to check that the service and the
 # compensation stop there (a warning of CHECK_WARNINGS)
 CHECKED = {**APPLICATION, "participant_id": "W-0002", "separation_date": "2020-06-30",
-           "creditable_service_years": "30"}
+           "creditable_service_years": "25"}
 
 
 def _profiles(store) -> None:

@@ -556,10 +556,29 @@ def _warning(w: Writer, row: dict[str, Any], code: str, service: str) -> None:
         w.add(rule, code, {"separation_date": _iso(sep), "age_date": _iso(row["route_age_date"]),
               "route": r.id}, None, lead + body)
     elif code == "act_3_2013_accruals_frozen":
-        w.add(act3.citation, code, {"separation_date": _iso(sep),
-              "date": _iso(act3.accruals_frozen_after)}, None,
-              w.text("warnings", code, citation=cite(act3.citation, lang),
-                     separation_date=d(sep), date=d(act3.accruals_frozen_after)))
+        frozen = act3.accruals_frozen_after
+        text = w.text("warnings", code, citation=cite(act3.citation, lang),
+                      separation_date=d(sep), date=d(frozen))
+        # rules §7 Decision (docs/rules.md): the check this warning asks for
+        # (service only up to that day) is contradicted by the facts when the
+        # service is longer than the span from entry through that day and no
+        # longer than the span to separation (no sign of credited prior
+        # service, which service_exceeds_span asks to check instead): the
+        # service given then includes time after that day
+        y, m, days, units = span_units(entry, date.fromordinal(frozen.toordinal() + 1),
+                                       SERVICE_UNITS)
+        contradicted = (row["service_units"] > units
+                        and "service_exceeds_span" not in row["warnings"])
+        values: dict[str, Any] = {"separation_date": _iso(sep), "date": _iso(frozen),
+                                  "span_years": years_text(units),
+                                  "contradicted": contradicted}
+        if contradicted:
+            text = w.text("warnings", code + "_contradicted", service=years_phrase(service, lang),
+                          span=fmt_wait(y, m, days, lang),
+                          span_years=years_phrase(years_text(units), lang),
+                          entry_date=d(entry), date=d(frozen), separation_date=d(sep),
+                          citation=cite(act3.citation, lang))
+        w.add(act3.citation, code, values, False if contradicted else None, text)
     elif code == "act_3_2013_ages_may_apply":
         w.add(act3.citation, code, {"eligibility_date": _iso(row["eligibility_date"]),
               "date": _iso(act3.ages_changed_after)}, None,

@@ -376,20 +376,36 @@ def grounds(d: Mapping[str, Any], lang: str) -> list[dict[str, Any]]:
             for g in GROUPS if found[g]]
 
 
-def warnings(d: Mapping[str, Any], rules: Rules, lang: str) -> list[dict[str, str | None]]:
+def warnings(d: Mapping[str, Any], rules: Rules, lang: str,
+             acknowledgements: tuple[Mapping[str, Any], ...] = ()
+             ) -> list[dict[str, Any]]:
     """Every warning code, in order: its finding's sentence with its rule, or
     (where the explanation stops early, for a member Article 19 does not
-    cover) the letter's short sentence for that code."""
-    out: list[dict[str, str | None]] = []
+    cover) the letter's short sentence for that code; under a warning that
+    asks for a check, what each person checked and found, in their own
+    note (the workflow's acknowledgements of that warning)."""
+    out: list[dict[str, Any]] = []
     for code in d["warnings"]:
         f = _finding(d, code)
+        checked = [checked_line(a, lang) for a in acknowledgements
+                   if code in (a.get("warnings") or ())]
         if f is not None:
             # a finding's text names its own source: not said twice
-            out.append({"rule": None if f["rule"] in f["text"] else f["rule"], "text": f["text"]})
+            out.append({"rule": None if f["rule"] in f["text"] else f["rule"], "text": f["text"],
+                        "checked": checked})
         else:
             text = catalog(lang)["letter_warnings"][code].format_map(law_words(rules, lang))
-            out.append({"rule": None, "text": text})
+            out.append({"rule": None, "text": text, "checked": checked})
     return out
+
+
+def checked_line(a: Mapping[str, Any], lang: str) -> str:
+    """"Verificado por Ana Rivera, el 1 de diciembre de 2026: «…»" (the
+    person's note, as written: what was checked and what was found)."""
+    L = catalog(lang)["letter"]
+    return L["checked_note"].format(
+        name=a["by"], date=fmt_date(in_puerto_rico(a["at"], "acknowledgements").date(), lang),
+        note=" ".join(str(a["note"]).split()))
 
 
 def decisions(facts: LetterFacts, d: Mapping[str, Any], rules: Rules) -> list[str]:
@@ -451,20 +467,6 @@ def decisions(facts: LetterFacts, d: Mapping[str, Any], rules: Rules) -> list[st
     if "service_exceeds_span" in d["warnings"]:
         out.append(t["span"])
     return out
-
-
-def checked(facts: LetterFacts) -> str | None:
-    """Who checked the data the warnings ask to check, and when (the
-    acknowledgements of the workflow), in one sentence; None when nobody
-    had to."""
-    if not facts.acknowledgements:
-        return None
-    lang = facts.lang
-    L = catalog(lang)["letter"]
-    people = [L["checked_person"].format(
-        name=a["by"], date=fmt_date(in_puerto_rico(a["at"], "acknowledgements").date(), lang))
-        for a in facts.acknowledgements]
-    return L["checked_by"].format(people=_listing(people, lang))
 
 
 def doubt(facts: LetterFacts, reading: Mapping[str, Any], rules: Rules) -> str:
@@ -595,8 +597,7 @@ def view(facts: LetterFacts) -> dict[str, Any]:
         "decision": decision_rows(facts, d, rules),
         "facts": facts_rows(facts, d, rules),
         "grounds": grounds(d, lang),
-        "warnings": warnings(d, rules, lang),
-        "checked": checked(facts),
+        "warnings": warnings(d, rules, lang, facts.acknowledgements),
         "decisions": decisions(facts, d, rules),
         "scope": scope["text"] if scope is not None else None,
         "next": next_steps(facts, d, rules),

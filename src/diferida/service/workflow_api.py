@@ -172,7 +172,13 @@ async def correct(request: Request, case_id: CaseId, user: Anyone) -> JSONRespon
 # letters or digits a reader can see, so at least as many characters.
 ACKNOWLEDGEMENT_BODY = request_body({"type": "object", "properties": {"acknowledgement": {
     "anyOf": [{"type": "string", "minLength": workflow.MIN_VISIBLE["acknowledgement"],
-               "maxLength": workflow.LIMITS["reason"]}, {"type": "null"}],
+               "maxLength": workflow.LIMITS["reason"]},
+              # one note per warning asking for a check, by its code
+              {"type": "object", "propertyNames": {"enum": list(workflow.CHECK_WARNINGS)},
+               "additionalProperties": {
+                   "type": "string", "minLength": workflow.MIN_VISIBLE["acknowledgement"],
+                   "maxLength": workflow.LIMITS["reason"]}},
+              {"type": "null"}],
     "description": help_text("api.wf_acknowledgement",
                              minimum=workflow.MIN_VISIBLE["acknowledgement"],
                              max=workflow.LIMITS["reason"])}}})

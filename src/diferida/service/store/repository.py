@@ -532,15 +532,16 @@ class Store:
                    check: Callable[[Session, Case, CaseState], None] | None = None,
                    letter: tuple[bytes, str] | None = None,
                    at: datetime | None = None,
-                   acknowledged: str | None = None) -> CaseState:
+                   acknowledged: tuple[str, ...] | None = None) -> CaseState:
         """Move the current version `case_id` from one of `from_states` to
         `to_state`: its workflow event (and, with `letter` = (pdf, lang), the
         letter stored and a `letter_stored` event with its SHA-256), where
         the case stands, and the audit event `event`, in one transaction.
         `check` sees the transaction, the version and the case's state (its
-        row locked) and raises to refuse. With `acknowledged` (a note saying
-        the version's warnings were checked), an `acknowledged` workflow event
-        carrying the note as its reason comes first, in the same transaction.
+        row locked) and raises to refuse. With `acknowledged` (the notes saying
+        what was checked, one per warning of the version asking for a check,
+        in the order of its warnings), an `acknowledged` workflow event per
+        note, carrying it as its reason, comes first, in the same transaction.
         Raises WorkflowConflict (not_found, stale, wrong_state)."""
 
         def work(session: Session) -> CaseState:
@@ -560,11 +561,11 @@ class Store:
             if check is not None:
                 check(session, case, st)
             when = at or now()
-            if acknowledged is not None:
+            for note in acknowledged or ():
                 wf_head = _append(session, WorkflowEvent(
                     at=when, number=st.number, case_id=case.id, version=case.version,
                     action="acknowledged", user_id=user.id, user_name=user.name,
-                    role=user.role, reason=acknowledged, corrects=None, letter_sha256=None),
+                    role=user.role, reason=note, corrects=None, letter_sha256=None),
                     wf_head)
             wf_head = _append(session, WorkflowEvent(
                 at=when, number=st.number, case_id=case.id, version=case.version,

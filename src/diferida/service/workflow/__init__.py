@@ -90,6 +90,7 @@ from .common import (
     APPROVERS,
     AUDITORS,
     CHECK_WARNINGS,
+    CONTRADICTED_FIELD,
     DEFAULT_PASSWORD_PROFILE,
     EXPORTERS,
     EXPORTS,
@@ -118,6 +119,7 @@ from .common import (
     _own,
     _text,
     authenticate,
+    contradicted,
     hash_password,
     password_hasher,
     people,
@@ -144,5 +146,5 @@ __all__ = [
     "TEXT_KEYS", "VERIFY_ACTION", "_own", "_parse_application", "_text", "changes_in_words",
     "hash_password", "letter_html", "password_hasher", "reproduce", "user_lang",
     "READ_ACTIONS", "AuditPage", "ACKNOWLEDGED", "CHECK_WARNINGS", "Acknowledgement",
-    "check_names", "people",
+    "check_names", "people", "contradicted", "CONTRADICTED_FIELD",
 ]

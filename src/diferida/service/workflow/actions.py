@@ -156,7 +156,7 @@ def import_applications(store: Store, user: User, data: bytes, filename: str, *,
 
 
 def _note(store: Store, user: User, action: str, value: Any, lang: str, case_id: int,
-          field: str, required: str) -> str:
+          field: str, required: str, kind: str | None = None) -> str:
     """A text the person writes for an action (a reason, a note saying what
     was checked): the one check of both. Stripped of the spaces around it,
     required, without control characters, at most LIMITS["reason"]
@@ -168,8 +168,9 @@ def _note(store: Store, user: User, action: str, value: Any, lang: str, case_id:
     recorded) naming `field`, with the message `required` when it is
     missing. The text is kept as typed (only the spaces around it trimmed):
     the check reads its normalised form and never changes it."""
+    kind = kind or field  # the kind of text (MIN_VISIBLE's key), when field names one of several
     text = value.strip() if isinstance(value, str) else ""
-    minimum, seen = MIN_VISIBLE[field], 0
+    minimum, seen = MIN_VISIBLE[kind], 0
     problem = None
     if not text:
         problem = "required"
@@ -189,12 +190,12 @@ def _note(store: Store, user: User, action: str, value: Any, lang: str, case_id:
         if problem == "required":
             message = required
         elif problem in ("invisible_text", "too_short"):
-            message = _text(lang, f"note.{problem}", field_text=_text(lang, f"note.{field}"),
+            message = _text(lang, f"note.{problem}", field_text=_text(lang, f"note.{kind}"),
                             minimum=minimum, count=seen)
         else:
             message = messages.text(lang, problem, field, limit=LIMITS["reason"], char="?")
         raise _refuse(store, user, action, Refused("invalid", problems=[{
-            "field": field, "code": f"{field}_required" if problem == "required" else problem,
+            "field": field, "code": f"{kind}_required" if problem == "required" else problem,
             "message": message, "value": None}]), case_id=case_id)
     return text
 
@@ -244,19 +245,57 @@ def _checks_of(case: Case | None) -> tuple[str, ...]:
     return tuple(w for w in warnings if w in CHECK_WARNINGS)
 
 
+def contradicted(case: Case | None, lang: str) -> list[dict[str, Any]]:
+    """The checks of a stored version that its own facts contradict, as
+    problems (`common.contradicted`)."""
+    if case is None:
+        return []
+    return common.contradicted(json.loads(case.result), json.loads(case.inputs), case.as_of,
+                               lang)
+
+
 def _acknowledgement(store: Store, user: User, action: str, note: Any, lang: str,
-                     case_id: int, checks: tuple[str, ...]) -> str | None:
-    """The note saying the version's warnings were checked: required when
-    it has any of CHECK_WARNINGS (refused, naming the field
-    `acknowledgement`, without one), None when it has none and none is
-    given (None). A note given for a version without such a warning is
-    checked as any note is (too long, invisible, ...) and then refused
-    (acknowledgement_not_asked): there is nothing for it to record, and a
-    note is never dropped without a word."""
+                     case_id: int, checks: tuple[str, ...]) -> dict[str, str] | None:
+    """The notes saying what was checked and found, one per warning asking
+    for a check (CHECK_WARNINGS), as {warning: note}: required when the
+    version has any (refused, naming the field, without one). `note` is a
+    mapping {warning: note}, or a text when the version has exactly one such
+    warning; a version with several needs one note each (field
+    `acknowledgement.<warning>`). None when the version has none and none is
+    given. A note given for a version without such a warning, or for a
+    warning it does not have, is checked as any note is (too long,
+    invisible, ...) and then refused (acknowledgement_not_asked): there is
+    nothing for it to record, and a note is never dropped without a word."""
     if checks:
-        return _note(store, user, action, note, lang, case_id, "acknowledgement",
-                     _text(lang, "acknowledgement_required",
-                           warnings=check_names(checks, lang)))
+        if isinstance(note, Mapping):
+            notes = dict(note)
+        elif len(checks) == 1 or note is None:
+            notes = {checks[0]: note} if len(checks) == 1 else {}
+        else:
+            if isinstance(note, str) and note.strip():
+                _note(store, user, action, note, lang, case_id, "acknowledgement",
+                      _text(lang, "acknowledgement_each", warnings=check_names(checks, lang)))
+            raise _refuse(store, user, action, Refused("invalid", problems=[{
+                "field": "acknowledgement", "code": "acknowledgement_each",
+                "message": _text(lang, "acknowledgement_each",
+                                 warnings=check_names(checks, lang)),
+                "value": None}]), case_id=case_id)
+        out: dict[str, str] = {}
+        for code in checks:
+            field = "acknowledgement" if len(checks) == 1 else f"acknowledgement.{code}"
+            out[code] = _note(store, user, action, notes.get(code), lang, case_id, field,
+                              _text(lang, "acknowledgement_required",
+                                    warnings=check_names((code,), lang)),
+                              kind="acknowledgement")
+        extra = [k for k in notes if k not in checks]
+        if extra:
+            raise _refuse(store, user, action, Refused("invalid", problems=[{
+                "field": f"acknowledgement.{k}", "code": "acknowledgement_not_asked",
+                "message": _text(lang, "acknowledgement_not_this",
+                                 warning=_text(lang, f"checks.{k}") if k in CHECK_WARNINGS
+                                 else str(k)[:40]),
+                "value": None} for k in extra]), case_id=case_id)
+        return out
     if note is None:
         return None
     not_asked = _text(lang, "acknowledgement_not_asked")
@@ -265,6 +304,14 @@ def _acknowledgement(store: Store, user: User, action: str, note: Any, lang: str
     raise _refuse(store, user, action, Refused("invalid", problems=[{
         "field": "acknowledgement", "code": "acknowledgement_not_asked",
         "message": not_asked, "value": None}]), case_id=case_id)
+
+
+def _stop_contradicted(store: Store, user: User, action: str, case: Case | None, lang: str,
+                       case_id: int) -> None:
+    problems = contradicted(case, lang)
+    if problems:
+        raise _refuse(store, user, action, Refused("invalid", problems=problems),
+                      case_id=case_id)
 
 
 def check_names(checks: tuple[str, ...] | list[str], lang: str) -> str:
@@ -290,12 +337,15 @@ def submit(store: Store, user: User, case_id: int, *, acknowledgement: str | Non
     # a version that cannot be submitted is refused for that (the transition's
     # stale or wrong_state), not for a missing note
     sendable = _precheck(case, st, case_id, ("draft",), "submit") is None
+    if sendable:  # a check the facts contradict stops it, whatever the note
+        _stop_contradicted(store, user, "submit", case, lang, case_id)
     checks = _checks_of(case) if sendable else ()
     note = _acknowledgement(store, user, "submit", acknowledgement, lang, case_id,
                             checks) if sendable else None
     try:
         store.transition(case_id, user, "submitted", from_states=("draft",),
-                         to_state="submitted", acknowledged=note, event=NewEvent(
+                         to_state="submitted", acknowledged=_in_order(note, checks),
+                         event=NewEvent(
                              "workflow.submit", METHOD, "workflow.submit", 200, user=user,
                              case_id=case_id, detail=_ack_detail(note, checks)))
     except WorkflowConflict as exc:
@@ -303,7 +353,13 @@ def submit(store: Store, user: User, case_id: int, *, acknowledgement: str | Non
     return view(store, user, case_id, _audit_read=False)
 
 
-def _ack_detail(note: str | None, checks: tuple[str, ...]) -> str | None:
+def _in_order(notes: dict[str, str] | None, checks: tuple[str, ...]) -> tuple[str, ...] | None:
+    # one `acknowledged` event per warning, in the order of the version's
+    # checks (views.py pairs them back)
+    return None if notes is None else tuple(notes[c] for c in checks)
+
+
+def _ack_detail(note: dict[str, str] | None, checks: tuple[str, ...]) -> str | None:
     # the audit event names the warnings checked by code; the note is in the
     # workflow event (a note may name the person: never in the trail's detail)
     return f"acknowledged warnings: {', '.join(checks)}" if note is not None else None
@@ -353,14 +409,15 @@ def approve(store: Store, user: User, case_id: int, *, lang: str | None = None,
     ready(store, user, "approve", case_id, shown, ("submitted",), approver=user,
           letter_lang=addressee)
     letter_lang = str(addressee)
+    _stop_contradicted(store, user, "approve", case, shown, case_id)
     checks = _checks_of(case)
     note = _acknowledgement(store, user, "approve", acknowledgement, shown, case_id, checks)
     v = view(store, user, case_id, _audit_read=False)
     if note is not None:  # the letter states it with the analyst's
         with store.reading() as session:
             me = common.people(session, [user.id]).get(user.id, user.name)
-        v = replace(v, acknowledgements=(*v.acknowledgements, Acknowledgement(
-            me, user.role, at, checks, note)))
+        v = replace(v, acknowledgements=(*v.acknowledgements, *(Acknowledgement(
+            me, user.role, at, (code,), note[code]) for code in checks)))
     from ...letter import LetterError
 
     try:
@@ -374,7 +431,7 @@ def approve(store: Store, user: User, case_id: int, *, lang: str | None = None,
     try:
         store.transition(case_id, user, "approved", from_states=("submitted",),
                          to_state="approved", check=check, letter=(pdf, letter_lang), at=at,
-                         acknowledged=note,
+                         acknowledged=_in_order(note, checks),
                          event=NewEvent("workflow.approve", METHOD, "workflow.approve", 200,
                                         user=user, case_id=case_id,
                                         participant_id=case.participant_id,

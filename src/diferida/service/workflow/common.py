@@ -58,6 +58,11 @@ EXPORTERS = ("supervisor", "auditor")
 # what the determination does not cover; nobody can check them away.
 ACKNOWLEDGED = "acknowledged"  # the workflow event of such a note
 CHECK_WARNINGS = ("service_exceeds_span", "implausible_entry_age", "act_3_2013_accruals_frozen")
+# A check the facts themselves contradict (its finding says so: the service
+# given is longer than the span to the day the warning names, rules §7,
+# docs/rules.md) cannot be acknowledged: the version is neither submitted nor
+# approved until corrected. The fact each asks to correct:
+CONTRADICTED_FIELD = {"act_3_2013_accruals_frozen": "creditable_service_years"}
 
 # audit events of the workbench: method WORKFLOW, path workflow.<action>
 METHOD = "WORKFLOW"
@@ -211,6 +216,9 @@ class CaseView:
     # saying they were checked (oldest first)
     checks: tuple[str, ...] = ()
     acknowledgements: tuple[Acknowledgement, ...] = ()
+    # the checks its own facts contradict (CONTRADICTED_FIELD): it cannot be
+    # submitted or approved until corrected
+    contradicted: tuple[str, ...] = ()
     # why the user asking may not approve this version (maker-checker), as
     # codes: "version:<n>" (they wrote version n), "submitted" (they sent it)
     barred: tuple[str, ...] = ()
@@ -221,6 +229,7 @@ class CaseView:
         out["checks"] = list(self.checks)
         out["barred"] = list(self.barred)
         out["acknowledgements"] = [a.to_dict() for a in self.acknowledgements]
+        out["contradicted"] = list(self.contradicted)
         return out
 
 
@@ -511,3 +520,33 @@ def _current_numbers(store: Store, case_ids: list[int]) -> dict[int, tuple[int, 
                     .where(Case.participant_id.in_(missing), Case.version == 1)).all())
             out.update({cid: (numbers[pid], version) for cid, pid, version in versions})
     return out
+
+
+def contradicted_codes(result: Mapping[str, Any]) -> tuple[str, ...]:
+    """The warnings of a determination asking for a check that its facts
+    contradict (the finding's `values.contradicted`)."""
+    return tuple(f["condition"] for f in result.get("explanation") or ()
+                 if f.get("condition") in CONTRADICTED_FIELD
+                 and (f.get("values") or {}).get("contradicted"))
+
+
+def contradicted(result: Mapping[str, Any], inputs: Mapping[str, Any], as_of: date,
+                 lang: str) -> list[dict[str, Any]]:
+    """Those checks as problems naming the field to correct, each with the
+    determination's own sentence in `lang` (the stored one, or the same facts
+    decided again in that language)."""
+    codes = contradicted_codes(result)
+    if not codes:
+        return []
+    found = [f for f in result["explanation"] if f["condition"] in codes]
+    if result.get("lang") != lang:
+        from ...core import evaluate
+        from ...letter.view import rules_named
+
+        again = evaluate(dict(inputs), as_of=as_of, rules=rules_named(result.get("rules_name")),
+                         lang=lang).to_dict()
+        found = [f for f in again["explanation"] if f["condition"] in codes]
+    return [{"field": CONTRADICTED_FIELD[f["condition"]], "code": "check_contradicted",
+             "warning": f["condition"],
+             "message": _text(lang, "check_contradicted", finding=f["text"]),
+             "value": None} for f in found]

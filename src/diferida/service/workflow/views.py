@@ -4,6 +4,7 @@ in words, the queues and the search. Each read of a case is recorded."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import date
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -47,6 +48,7 @@ from .common import (
     _refuse,
     _require,
     _text,
+    contradicted_codes,
     user_lang,
 )
 
@@ -55,6 +57,15 @@ from .common import (
 
 def _names(session, ids) -> dict[int, str]:
     return common.people(session, ids)
+
+
+def _paired(notes: list[Acknowledgement], checks: tuple[str, ...]) -> list[Acknowledgement]:
+    """The notes of one action, each with the warning it was written for:
+    one note per warning, in the order of the version's checks (a single
+    note recorded for several warnings is for them all)."""
+    if len(notes) == len(checks):
+        return [replace(a, warnings=(code,)) for a, code in zip(notes, checks)]
+    return notes
 
 
 def _build_views(session, user: User, cases: list[Case], st: CaseState | None,
@@ -78,6 +89,7 @@ def _build_views(session, user: User, cases: list[Case], st: CaseState | None,
         result = json.loads(c.result)
         checks = tuple(w for w in result.get("warnings") or () if w in CHECK_WARNINGS)
         acks: list[Acknowledgement] = []
+        pending: list[Acknowledgement] = []  # the notes of the action that follows them
         for e in mine:
             state = STATE_AFTER.get(e.action, state)
             who = names.get(e.user_id, e.user_name)
@@ -92,7 +104,10 @@ def _build_views(session, user: User, cases: list[Case], st: CaseState | None,
             elif e.action == "letter_stored":
                 info["letter_sha256"] = e.letter_sha256
             elif e.action == ACKNOWLEDGED:
-                acks.append(Acknowledgement(who, e.role, e.at, checks, e.reason or ""))
+                pending.append(Acknowledgement(who, e.role, e.at, checks, e.reason or ""))
+            if e.action != ACKNOWLEDGED and pending:
+                acks += _paired(pending, checks)
+                pending = []
         if c.supersedes and not info.get("correction_reason"):
             # recorded before the workbench: the API's note said why
             info["correction_reason"] = c.note
@@ -103,6 +118,7 @@ def _build_views(session, user: User, cases: list[Case], st: CaseState | None,
             state=state, current=current, inputs=json.loads(c.inputs),
             result=result, as_of=c.as_of, lang=c.lang,
             rules_name=result.get("rules_name"), checks=checks, acknowledgements=tuple(acks),
+            contradicted=contradicted_codes(result),
             rules_version=c.rules_version, created_at=c.created_at,
             prepared_by=names.get(first_author, "?"), changed_by=names.get(c.author_id, "?"),
             name=a.name if a else None, address=a.address if a else None,
