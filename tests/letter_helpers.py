@@ -124,8 +124,10 @@ class Letter:
     def grounds(self) -> list[dict[str, str]]:
         """The conditions examined, each with the group it is listed in
         (held, pending, not-held, na, amount, info) and that group's heading."""
-        out = []
+        out: list[dict[str, str]] = []
         kind = heading = None
+        if not self.all("section", "grounds"):  # nothing left to list (a denial's own part)
+            return out
         for el in self.section("grounds"):
             if el.tag == f"{XHTML}h3":
                 kind, heading = el.get("class"), text_of(el)

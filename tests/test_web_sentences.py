@@ -199,14 +199,17 @@ def test_someone_eligible_since_2020_may_request_it_now_and_from_which_date(clie
     steps = text_of(section(html, 'section class="next-steps"'))
     facts = text_of(section(html, 'dl class="facts"'))
     if lang == "es":
-        assert (f"según la {start}, la pensión puede solicitarse desde el {since}, así que "
+        # a past date in the past tense: the requirements were met then
+        assert (f"cumple los requisitos desde el {since}, así que, según la {start}, "
                 "puede pedirla ya") in steps
+        assert f"puede solicitarse desde el {since}" not in steps
         assert "no dice si se pagan meses anteriores a su solicitud" in steps
         assert "puede solicitarla ya" in facts
         assert "Puede pedir que empiece" not in text_of(html)
     else:
-        assert (f"under {start} the pension can be requested from {since}, so you may ask "
+        assert (f"you have met the requirements since {since}, so under {start} you may ask "
                 "for it now") in steps
+        assert f"can be requested from {since}" not in steps
         assert "does not say whether months before your application are paid" in steps
         assert "you may request it now" in facts
         assert "ask for it to start on" not in text_of(html)

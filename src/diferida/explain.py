@@ -18,6 +18,7 @@ What a finding may say (rules §7):
 from __future__ import annotations
 
 from collections import ChainMap
+from collections.abc import Mapping
 from datetime import date
 from decimal import Decimal
 from typing import Any
@@ -161,8 +162,9 @@ def explain(row: dict[str, Any], rules: Rules, lang: str,
         key += "_same"
     elif not covered and entry >= rules.hybrid_program_from:
         # rules §2 Decision (the wording): from that date new members joined
-        # Act 3-2013's hybrid program, not Act 305-1999's savings accounts
-        key += "_hybrid"
+        # Act 3-2013's hybrid program, not Act 305-1999's savings accounts;
+        # an entry on that very day is said as that day, not "on or after" it
+        key += "_hybrid" + ("_same" if entry == rules.hybrid_program_from else "")
     w.add(rule, "covered",
           {"entry_date": _iso(entry), "not_covered_from": _iso(rules.not_covered_from)}, covered,
           w.text("findings", key, citation=ct(rule), entry_date=d(entry)))
@@ -612,5 +614,90 @@ def reason_texts(reasons: list[str], rules: Rules, lang: str) -> list[str]:
     return [catalog(lang)["reasons"][r].format(**words) for r in reasons]
 
 
-__all__ = ["cite", "explain", "formula_of", "headline", "law_words", "reason_texts",
+__all__ = ["cite", "explain", "formula_of", "headline", "law_words", "readings", "reason_texts",
            "regime_text", "scope_text", "years_text"]
+
+
+# ---- the readings of the article an answer depends on ------------------------
+
+def _found(d: Mapping[str, Any], condition: str) -> Mapping[str, Any] | None:
+    return next((f for f in d["explanation"] if f["condition"] == condition), None)
+
+
+def _day(value: Any) -> date | None:
+    return None if value in (None, "") else date.fromisoformat(str(value)[:10])
+
+
+def _route_cited(d: Mapping[str, Any], route: str, rules: Rules, lang: str) -> str:
+    """A route's citation as the findings cite it (the rules set's own)."""
+    for f in d["explanation"]:
+        if f["condition"] == "service" and f["values"].get("route") == route:
+            return str(f["rule"])
+    return cite(rules.route(route).citation, lang)
+
+
+def readings(d: Mapping[str, Any], rules: Rules, lang: str,
+             birth_date: date | None = None) -> list[str]:
+    """The readings of the article (rules' **Decisions** on its ambiguities)
+    this determination depends on, and only those, one sentence each, read
+    from its findings (`d`: a determination's JSON form): the regimes of
+    19.1 and 19.2, the cut-off day, the 19.4 doubt under either reading
+    with the other reading's date, a 29 February birthday, a tie, what 19.3
+    says of the start, the amount following the regime, and how 19.6's
+    condition is read. The project's own conventions (rounding, how the
+    span is counted, what a premature request is) and the later laws are
+    not readings of the article: they are said where they apply, not here."""
+    t = catalog(lang)["readings"]
+    words = law_words(rules, lang)
+    out: list[str] = []
+    entitled = d["status"] != "not_entitled"
+    covered = "not_covered" not in d["reasons"]
+    regime = _found(d, "regime")
+    if regime is not None and regime["values"].get("entry_date") == regime["values"].get(
+            "cutoff"):
+        out.append(t["regime_cutoff"].format(citation=regime["rule"], **words))
+    if covered and d["regime"] == "new":
+        # the regimes' own routes (those open to the general group)
+        the = catalog(lang)["the_rule"]
+        own = [r for r in rules.routes if "general" in r.groups]
+        pre = [the.format(citation=cite(r.citation, lang)) for r in own
+               if tuple(r.regimes) == ("pre1990",)]
+        new = [the.format(citation=cite(r.citation, lang)) for r in own
+               if tuple(r.regimes) == ("new",)]
+        if pre and new:
+            out.append(_upper(t["regimes_split"].format(routes_pre1990=listing(pre, lang),
+                                                        routes_new=listing(new, lang))))
+    reading = _found(d, "reading_19_4")
+    if reading is not None:
+        v = reading["values"]
+        key = "doubt_19_4_both" if v.get("reading") == "both_regimes" else "doubt_19_4_strict"
+        other = _day(v.get("other_eligibility_date"))
+        na = catalog(lang)["letter"]["not_applicable"]
+        out.append(_upper(t[key].format(
+            **words, other_date=fmt_date(other, lang) if other else na,
+            other_route=cite(rules.route(v["other_route"]).citation, lang)
+            if v.get("other_route") else na)))
+    if birth_date is not None and (birth_date.month, birth_date.day) == (2, 29) and any(
+            f["condition"] == "age" and (a := _day(f["values"].get("age_date"))) is not None
+            and (a.month, a.day) == (2, 28) for f in d["explanation"]):
+        out.append(t["feb29"])
+    elig = _found(d, "eligibility")
+    if elig is not None and elig["values"].get("tied_routes"):
+        out.append(t["tie"].format(routes=", ".join(cite(r.citation, lang)
+                                                    for r in rules.routes)))
+    if entitled and (d["status"] == "eligible"
+                     or "start_before_determination" in d["warnings"]):
+        out.append(t["start_request"].format_map(words))
+    if entitled and d.get("route") in rules.reading_19_4.routes:
+        formula = d.get("formula") or {}
+        out.append(t["amount_follows_regime"].format(
+            route=_route_cited(d, d["route"], rules, lang),
+            regime=regime_text(d["regime"], rules, lang),
+            amount=cite(formula.get("citation") or rules.amount[d["regime"]].citation, lang)))
+    if d.get("deferred_right_1960"):
+        out.append(t["minimum_reading"].format_map(words))
+    return out
+
+
+def _upper(text: str) -> str:
+    return text[:1].upper() + text[1:]

@@ -12,7 +12,7 @@ from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
 from ..determination import plain
-from ..explain import cite, reason_texts, regime_text, years_phrase
+from ..explain import cite, readings, reason_texts, years_phrase
 from ..fields import SERVICE_UNITS
 from ..i18n import LANGS, catalog, fmt_date, fmt_wait
 from ..money import format_money
@@ -237,11 +237,9 @@ def decision_rows(facts: LetterFacts, d: Mapping[str, Any],
     words = law_words(rules, lang)
     status = d["status"]
     covered = _finding(d, "covered")
+    # a denial's reasons are the letter's denial part, each with its finding:
+    # not said again here
     rows = [{"label": L["status"], "value": c["status"][status]}]
-    if status == "not_entitled":
-        reasons = ["not_covered"] if "not_covered" in d["reasons"] else list(d["reasons"])
-        said = "; ".join(reason_texts(reasons, rules, lang))
-        rows.append({"label": L["reasons"], "value": said[:1].upper() + said[1:]})
     rows.append({"label": L["regime"], "value": regime_words(
         d["regime"], d["reasons"], covered["values"] if covered else {}, rules, lang)})
     if status == "not_entitled":  # no route, date or amount to state
@@ -313,8 +311,11 @@ def denial(facts: LetterFacts, d: Mapping[str, Any], rules: Rules) -> list[dict[
     reasons = ["not_covered"] if "not_covered" in d["reasons"] else list(d["reasons"])
     out = []
     for reason, text in zip(reasons, reason_texts(reasons, rules, facts.lang)):
+        # the finding that shows it says it (with its rule); a member the
+        # article does not cover has been told so by the headline already
         f = _finding(d, REASON_FINDING[reason])
-        out.append({"reason": text[:1].upper() + text[1:],
+        said = f is not None and reason == "not_covered"
+        out.append({"reason": None if said else text[:1].upper() + text[1:],
                     "finding": f["text"] if f is not None else None})
     return out
 
@@ -355,11 +356,13 @@ def grounds(d: Mapping[str, Any], lang: str) -> list[dict[str, Any]]:
     L = catalog(lang)["letter"]
     warned = set(d["warnings"])
     entitled = d["status"] != "not_entitled"
+    # a denial's findings are stated in the denial part, first
+    denied = {REASON_FINDING[r] for r in d["reasons"]} if not entitled else set()
     formula = d.get("formula") or {}
     found: dict[str, list[str]] = {g: [] for g in GROUPS}
     for f in d["explanation"]:
         c = f["condition"]
-        if c in warned or c in OWN_PART:
+        if c in warned or c in OWN_PART or c in denied:
             continue
         if c in SAID_ABOVE:
             continue
@@ -409,83 +412,9 @@ def checked_line(a: Mapping[str, Any], lang: str) -> str:
 
 
 def decisions(facts: LetterFacts, d: Mapping[str, Any], rules: Rules) -> list[str]:
-    """Every Decision of the rules that shaped this answer (and only those), read
-    from the stored findings: the 19.4 doubt, under either reading, in the
-    finding's own words, with the other reading's date."""
-    lang = facts.lang
-    t = catalog(lang)["letter_decisions"]
-    words = law_words(rules, lang)
-    out: list[str] = []
-    entitled = d["status"] != "not_entitled"
-    covered = "not_covered" not in d["reasons"]
-    if not covered:
-        out.append(t["not_covered"].format_map(words))
-    regime = _finding(d, "regime")
-    if regime is not None and regime["values"].get("entry_date") == regime["values"].get(
-            "cutoff"):
-        out.append(t["regime_cutoff"].format(citation=regime["rule"], **words))
-    if covered and d["regime"] == "new":
-        # the regimes' own routes (those open to the general group)
-        the = catalog(lang)["the_rule"]
-        own = [r for r in rules.routes if "general" in r.groups]
-        pre = [the.format(citation=cite(r.citation, lang)) for r in own
-               if tuple(r.regimes) == ("pre1990",)]
-        new = [the.format(citation=cite(r.citation, lang)) for r in own
-               if tuple(r.regimes) == ("new",)]
-        if pre and new:
-            text = t["regimes_split"].format(routes_pre1990=_listing(pre, lang),
-                                             routes_new=_listing(new, lang))
-            out.append(text[:1].upper() + text[1:])
-    reading = _finding(d, "reading_19_4")
-    if reading is not None:
-        out.append(doubt(facts, reading, rules))
-    birth = _iso(_input(facts.inputs, "birth_date"))
-    if birth is not None and (birth.month, birth.day) == (2, 29) and any(
-            f["condition"] == "age" and (a := _iso(f["values"].get("age_date"))) is not None
-            and (a.month, a.day) == (2, 28) for f in d["explanation"]):
-        out.append(t["feb29"])
-    elig = _finding(d, "eligibility")
-    if elig is not None and elig["values"].get("tied_routes"):
-        out.append(t["tie"].format(routes=", ".join(cite(r.citation, lang)
-                                                    for r in rules.routes)))
-    if entitled and d.get("premature_request"):
-        out.append(t["premature"].format_map(words))
-    if entitled and (d["status"] == "eligible"
-                     or "start_before_determination" in d["warnings"]):
-        out.append(t["start_request"].format_map(words))
-    if entitled and d.get("route") in rules.reading_19_4.routes:
-        formula = d.get("formula") or {}
-        out.append(t["amount_follows_regime"].format(
-            route=_route_citation(d, d["route"], rules, lang),
-            regime=regime_text(d["regime"], rules, lang),
-            amount=cite(formula.get("citation") or rules.amount[d["regime"]].citation, lang)))
-    if d.get("deferred_right_1960"):
-        out.append(t["minimum_reading"].format_map(words))
-        out.append(t["minimum_not_substitute"].format_map(words))
-    if entitled:
-        out.append(t["rounding"])
-    if "service_exceeds_span" in d["warnings"]:
-        out.append(t["span"])
-    return out
-
-
-def doubt(facts: LetterFacts, reading: Mapping[str, Any], rules: Rules) -> str:
-    """The doubt about Regla 19.4 in one plain sentence: which reading this
-    determination applies and what the other would give (rules §4)."""
-    lang = facts.lang
-    t = catalog(lang)["letter_decisions"]
-    v = reading["values"]
-    key = "doubt_19_4_both" if v.get("reading") == "both_regimes" else "doubt_19_4_strict"
-    other = _iso(v.get("other_eligibility_date"))
-    text = t[key].format(**law_words(rules, lang),
-                         other_date=fmt_date(other, lang) if other else _na(lang),
-                         other_route=cite(rules.route(v["other_route"]).citation, lang)
-                         if v.get("other_route") else _na(lang))
-    return text[:1].upper() + text[1:]
-
-
-def _na(lang: str) -> str:
-    return catalog(lang)["letter"]["not_applicable"]
+    """The readings of the article this answer depends on, as the
+    explanation's writer states them (`explain.readings`)."""
+    return readings(d, rules, facts.lang, _iso(_input(facts.inputs, "birth_date")))
 
 
 def opening(facts: LetterFacts, d: Mapping[str, Any], rules: Rules) -> dict[str, str]:
@@ -515,7 +444,9 @@ def reference(facts: LetterFacts, d: Mapping[str, Any]) -> str:
     L = catalog(facts.lang)["letter"]
     reading = _finding(d, "reading_19_4")
     line = L["reference"].format(case_id=facts.case_id, version=facts.version,
-                                 rules_version=facts.rules_version,
+                                 # the version's fingerprint; the rules set is named
+                                 # in words among the facts
+                                 rules_version=facts.rules_version.rpartition("@")[2],
                                  as_of=fmt_date(facts.as_of, facts.lang))
     if reading is not None:  # the reading in words, not its code
         line += " " + L["reference_reading"].format(
