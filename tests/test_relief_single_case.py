@@ -26,8 +26,12 @@ PERSON = ["--birth-date", "1972-11-02", "--entry-date", "1995-08-01",
 INPUTS = {"birth_date": "1972-11-02", "entry_date": "1995-08-01",
           "separation_date": "2015-07-31", "creditable_service_years": "12.25",
           "average_compensation": "28500.00", "group": "general", "refund_requested": "false"}
-SENTENCE = {"es": "ajusta las pensiones una vez comienzan a pagarse",
-            "en": "adjusts pensions after they start"}
+# the relief is said as not applied, true of any kind of relief (a one-time
+# payment is no adjustment; a raise may reach pensions that start later)
+SENTENCE = {"es": "que esta determinación no aplica: la cuantía indicada es la del Artículo 19",
+            "en": "that this determination does not apply: the amount stated is Article 19's"}
+CITED = {"es": "P. de la C. 2038 (2024), modelo ilustrativo",
+         "en": "P. de la C. 2038 (2024), an illustrative model"}
 
 
 def test_the_illustrative_relief_files_are_built_in_marked_and_read_as_the_bill_is_modelled():
@@ -79,9 +83,13 @@ def test_evaluate_under_a_relief_says_so_in_one_sentence_and_the_amount_is_the_s
     relief = run_in_process("evaluate", *PERSON, "--rules", PC2038, "--lang", lang)
     plain = run_in_process("evaluate", *PERSON, "--rules", "article19", "--lang", lang)
     assert relief.returncode == plain.returncode == 0
-    note = catalog(lang)["rules_relief"]["note"].format(
-        citation="P. de la C. 2038 (2024), modelo ilustrativo / illustrative model")
+    note = catalog(lang)["rules_relief"]["note"].format(citation=CITED[lang])
     assert relief.stdout.count(note) == 1 and relief.stdout.count(SENTENCE[lang]) == 1
+    # one language: the source in the text's language, never both
+    assert "illustrative model" not in relief.stdout if lang == "es" else \
+        "modelo ilustrativo" not in relief.stdout
+    assert "antes de esos ajustes" not in relief.stdout
+    assert "before those adjustments" not in relief.stdout
     assert SENTENCE[lang] not in plain.stdout
     # the relief changes no determination: the same amounts to the cent
     a = json.loads(run_in_process("evaluate", *PERSON, "--rules", "article19", "--json").stdout)

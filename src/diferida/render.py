@@ -43,16 +43,18 @@ def rules_of(d: Determination) -> Rules:
 
 
 def relief_note(rules: Rules, lang: str) -> str | None:
-    """One sentence where the rules set carries a relief ([post_start]): it
-    adjusts pensions after they start, which no determination applies: the
-    amount a determination states is the amount at the start (a relief never
-    changes a determination, docs/relief.md). None for a rules set without
+    """One sentence where the rules set carries a relief ([post_start]),
+    which no determination applies: the amount a determination states is
+    Article 19's, without it (a relief never changes a determination,
+    docs/relief.md); its source in the text's language ([relief_citations]). None for a rules set without
     one. Said once, beside the rules set's name, in the text, the web answer
     and the letter."""
     if rules.relief is None:
         return None
-    return catalog(lang)["rules_relief"]["note"].format(
-        citation=cite(rules.relief.citation, lang))
+    c = catalog(lang)
+    said = c.get("relief_citations", {}).get(rules.name)
+    return c["rules_relief"]["note"].format(
+        citation=said if said is not None else cite(rules.relief.citation, lang))
 
 
 def regime_line(d: Determination) -> str:
