@@ -316,7 +316,12 @@ def _stop_contradicted(store: Store, user: User, action: str, case: Case | None,
 
 def check_names(checks: tuple[str, ...] | list[str], lang: str) -> str:
     """The warnings asking for a check, named in words and listed."""
-    names = [_text(lang, f"checks.{c}") for c in checks]
+    from ...i18n import fmt_date
+    from ...rules import load_rules
+
+    # the day Act 3-2013 froze accruals, from the rules data (rules §9)
+    frozen = fmt_date(load_rules().act_3_2013.accruals_frozen_after, lang)
+    names = [_text(lang, f"checks.{c}", date=frozen) for c in checks]
     if len(names) < 2:
         return "".join(names)
     return ", ".join(names[:-1]) + _text(lang, "checks.and") + names[-1]
