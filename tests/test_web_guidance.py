@@ -552,8 +552,9 @@ def test_the_typed_scenario_date_posts_redirects_and_is_kept_by_the_token(client
                     follow_redirects=False)
     assert r.status_code == 303
     where = r.headers["location"]
-    # no #fragment: the page puts the focus on the typed row itself (autofocus)
-    assert re.fullmatch(r"/resultado/[A-Za-z0-9_-]+", where)
+    # the address's target is the typed date's row itself: landed on, and
+    # focused, without a script
+    assert re.fullmatch(r"/resultado/[A-Za-z0-9_-]+#fila-escrita", where)
     page = client.get(where.split("#")[0])
     printed = client.get(where.split("#")[0] + "/imprimir")
     for html in (page.text, printed.text):  # reload and the printout: the same typed row

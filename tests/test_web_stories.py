@@ -171,12 +171,13 @@ def test_a_story_from_the_form_to_the_printout(browser, base_url, story, js, wid
         if scenario:
             # the panel's own form: post, redirect, get
             page.fill("#f-scenario_date", scenario)
-            with page.expect_navigation(url=re.compile(r"/resultado/[^/#]+$"),
+            with page.expect_navigation(url=re.compile(r"/resultado/[^/#]+#fila-escrita$"),
                                        wait_until="domcontentloaded"):
                 page.click("form.scenario-date button[type=submit]")
             page.wait_for_selector("#escenarios")
             html = page.content()
-            # the first typed row is where the page lands, focused (id, autofocus)
+            # the first typed row is where the page lands, focused (the address's
+            # target, #fila-escrita)
             typed_rows = re.findall(r'<tr class="typed"[ >]', html)
             assert typed_rows, "the typed date has no row"
             for table in ("scenario-start", "scenario-leave"):

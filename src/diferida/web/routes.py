@@ -244,10 +244,13 @@ async def scenario_date(request: Request) -> HTMLResponse:
     state.scenario_date = typed.strip()
     state = await run_in_threadpool(forms.evaluate, state)
     if state.determination is not None:
-        # with a date typed, the page itself puts the focus on its row
-        # (autofocus, which a #fragment in the address would stop); without
-        # one, the address lands on the panel
-        where = "" if state.scenario_date else "#escenarios"
+        # with a date typed, the address names its row (#fila-escrita): the
+        # browser lands on the row itself, and the row, focusable, takes the
+        # focus, with or without a script; a date with no row (its message is
+        # in the panel) leaves that id to no element, and the panel's own
+        # autofocus takes the focus; without a date, the address lands on
+        # the panel
+        where = "#fila-escrita" if state.scenario_date else "#escenarios"
         return _see_other(f"/resultado/{_remember(state)}{where}")
     return _page("index.html", state, 422 if state.errors else 200)
 
