@@ -265,7 +265,8 @@ def test_the_life_of_a_case_with_two_supervisors_and_an_auditor(browser, wb_url,
         aud.wait_for_selector("#audit-events")
         rows = aud.locator("#audit-events tbody tr").all_inner_texts()
         done = "Hecho" if lang == "es" else "Done"
-        assert sum(done in r and "sam" in r for r in rows) >= 2  # the two approvals
+        # the two approvals, by the approver's full name (his profile's)
+        assert sum(done in r and "Samuel Ortiz Cruz" in r for r in rows) >= 2
         for action in ("workflow.open", "workflow.submit", "workflow.correct"):
             aud.select_option("#f-accion", action)
             aud.click("form.wb-filters button[type=submit]")

@@ -196,16 +196,23 @@ def test_the_auditor_filters_the_trail_and_sees_the_chains_verified(site):
     assert 'id="verify-none"' in page  # the chains are verified when asked, not on arrival
     verified = aud.post("/analista/auditoria", data={"csrf_token": t_aud, "verificar": "1"})
     assert 'data-intact="yes"' in verified.text
+    # the exports are a tab of the auditor's, a page of their own
+    assert 'href="/analista/auditoria/exportar"' in page
+    exports = aud.get("/analista/auditoria/exportar").text
     for kind in ("cases", "events", "summary"):
-        assert f"/analista/auditoria/exportar/{kind}.csv" in page
+        assert f"/analista/auditoria/exportar/{kind}.csv" in exports
     r = aud.post("/analista/auditoria", data={"csrf_token": t_aud, "caso": str(case_id),
                                               "accion": "workflow.approve"})
     rows = re.findall(r"<tr><td>.*?</tr>", r.text, re.S)
-    assert len(rows) == 1 and 'data-status="403"' in rows[0] and "sol" in rows[0]
-    r = aud.post("/analista/auditoria", data={"csrf_token": t_aud, "quien": "sol",
-                                              "desde": "2026-01-01"})
-    actions = set(re.findall(r'<td data-action="(workflow\.[a-z_]+)">', r.text))
-    assert {"workflow.open", "workflow.submit", "workflow.approve"} <= actions
+    # the person by their full name (their profile's), not their sign-in name
+    assert len(rows) == 1 and 'data-status="403"' in rows[0]
+    assert "<td>Sol Marrero Vega</td>" in rows[0] and ">sol<" not in rows[0]
+    # filtered by the sign-in name, or by the full name the trail shows
+    for who in ("sol", "sol marrero  vega"):
+        r = aud.post("/analista/auditoria", data={"csrf_token": t_aud, "quien": who,
+                                                  "desde": "2026-01-01"})
+        actions = set(re.findall(r'<td data-action="(workflow\.[a-z_]+)">', r.text))
+        assert {"workflow.open", "workflow.submit", "workflow.approve"} <= actions, who
     # a day and month that could be swapped is asked back, never guessed
     r = aud.post("/analista/auditoria", data={"csrf_token": t_aud, "desde": "2/11/2026"})
     assert r.status_code == 422 and "11 de febrero de 2026" in r.text

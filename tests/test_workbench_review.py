@@ -281,21 +281,31 @@ def test_the_rules_set_is_chosen_per_case_stored_and_named(site):
     store = site.state.store
     ana, t = _client(site, "ana")
     form = ana.get("/analista/nuevo").text
-    options = re.findall(r'<select id="f-rules" name="rules".*?</select>', form, re.S)[0]
-    values = re.findall(r'<option value="([^"]+)"', options)
+    # a choice each, by the rules' own title in words (not the code), the
+    # regulation as written first and chosen
+    choices = re.findall(r'<input type="radio" id="f-rules[^"]*" name="rules" value="([^"]+)"'
+                         r'( checked)?>\s*<label[^>]*>(.*?)</label>', form, re.S)
+    values = [v for v, _, _ in choices]
     assert values[0] == "article19" and "article19-strict-19_4" in values
+    assert [v for v, checked, _ in choices if checked] == ["article19"]
     assert not any(workflow_rules_illustrative(v) for v in values)
+    from diferida.rules import load_rules
+
+    for value, _, label in choices:
+        said = _text(label).strip()
+        assert said.startswith(load_rules(value).title) and f"({value})" not in said
     default = _open(ana, t)
     assert workflow.view(store, _user(store, "ana"), default).rules_name == "article19"
     strict = _open(ana, t, {**APPLICATION, "participant_id": "W-0009",
                             "rules": "article19-strict-19_4"})
     v = workflow.view(store, _user(store, "ana"), strict)
     assert v.rules_name == "article19-strict-19_4" == v.result["rules_name"]
-    page = _text(ana.get(f"/analista/casos/{strict}").text)
-    assert "Lectura estricta de la Regla 19.4" in page
+    page = ana.get(f"/analista/casos/{strict}").text
+    shown = _text(re.search(r'<dd id="rules-set"[^>]*>(.*?)</dd>', page, re.S).group(1)).strip()
+    assert shown == load_rules("article19-strict-19_4").title  # its title, not its code
     # the correction keeps it chosen
     again = ana.get(f"/analista/casos/{strict}/corregir").text
-    assert re.search(r'<option value="article19-strict-19_4" selected', again)
+    assert re.search(r'name="rules" value="article19-strict-19_4" checked', again)
     # the letter names the rules set
     letter = ana.get(f"/analista/casos/{strict}/carta").text
     assert "19.4" in _text(letter)
@@ -400,6 +410,16 @@ def test_the_auditor_sees_only_the_auditors_tabs(site):
     tabs = re.search(r'<ul class="wb-tabs">(.*?)</ul>', page, re.S).group(1)
     assert "lista=issued" in tabs and "lista=awaiting" in tabs
     assert "lista=drafts" not in tabs and "lista=returned" not in tabs
+    # an auditor approves nothing: what waits is a supervisor's, said so; the
+    # trail and the exports are tabs of theirs
+    said = _text(tabs)
+    assert "En espera de aprobación" in said and "de mi aprobación" not in said
+    assert 'href="/analista/auditoria"' in tabs and 'href="/analista/auditoria/exportar"' in tabs
+    awaiting = aud.get("/analista?lista=awaiting").text
+    assert "de mi aprobación" not in _text(awaiting)
+    for path in ("/analista/auditoria", "/analista/auditoria/exportar"):
+        shown = aud.get(path).text
+        assert re.search(rf'href="{path}" aria-current="page"', shown), path
     # asked for an analyst's queue, the auditor's default one is shown
     r = aud.get("/analista?lista=drafts").text
     assert re.search(r'href="/analista\?lista=issued" aria-current="page"', r)

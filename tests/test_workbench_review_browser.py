@@ -151,7 +151,7 @@ def test_the_auditor_filters_by_a_list_and_reads_the_check_in_words(browser, sit
         workflow.view(store, _user(store, "ana"), v.case_id)  # reads
     aud = _page(browser, base, "aud", lang, js, errors)
     tabs = aud.locator(".wb-tabs a").all_inner_texts()
-    assert len(tabs) == 2  # the auditor's tabs only
+    assert len(tabs) == 4  # the auditor's tabs only: issued, awaiting, trail, exports
     aud.click("a[href^='/analista/auditoria']")
     aud.wait_for_selector("#audit-events")
     aud.click("#verify-now")

@@ -225,7 +225,7 @@ ROUTES = {
     ("GET", "/analista/casos/{case_id}/corregir"), ("POST", "/analista/casos/{case_id}/corregir"),
     ("GET", "/analista/casos/{case_id}/carta"), ("GET", "/analista/casos/{case_id}/carta.pdf"),
     ("GET", "/analista/auditoria"), ("POST", "/analista/auditoria"),
-    ("GET", "/analista/auditoria/exportar/{name}"),
+    ("GET", "/analista/auditoria/exportar"), ("GET", "/analista/auditoria/exportar/{name}"),
     ("POST", "/analista/sesion"), ("GET", "/analista/sesion"),
     # addresses only posted to, asked for by GET: to the page for them
     ("GET", "/analista/casos/{case_id}/enviar"), ("GET", "/analista/casos/{case_id}/devolver"),
@@ -264,7 +264,8 @@ PREPARE = {("GET", "/analista/nuevo"), ("POST", "/analista/nuevo"),
            ("POST", "/analista/importar"), ("GET", "/analista/casos/{case_id}/corregir"),
            ("POST", "/analista/casos/{case_id}/corregir")}
 AUDIT = {("GET", "/analista/auditoria"), ("POST", "/analista/auditoria")}
-EXPORT = {("GET", "/analista/auditoria/exportar/{name}")}
+EXPORT = {("GET", "/analista/auditoria/exportar"),
+          ("GET", "/analista/auditoria/exportar/{name}")}
 POSTED_ONLY = {("GET", "/analista/casos/{case_id}/enviar"),
                ("GET", "/analista/casos/{case_id}/devolver"), ("GET", "/analista/buscar"),
                ("GET", "/analista/importar"), ("GET", "/analista/salir")}

@@ -21,6 +21,7 @@ read forms, call it and show what it returns.
     GET  /analista/casos/{case_id}/carta      the draft letter (HTML)
     GET  /analista/casos/{case_id}/carta.pdf  the letter as PDF (the stored one once approved)
     GET  /analista/auditoria              the audit trail with filters, the chains verified
+    GET  /analista/auditoria/exportar     the exports (one of the auditor's tabs)
     GET  /analista/auditoria/exportar/{kind}.{fmt}   cases, events or summary as csv or xlsx
     GET  /analista/sesion                 how long the session has left (nothing renewed)
     POST /analista/sesion                 keep the session going (the warning before it ends)
@@ -61,11 +62,12 @@ from diferida.service import workflow
 from diferida.service.auth import audit_anonymous, store_of
 from diferida.service.store import NewEvent, User
 from diferida.service.throttle import client_of
+from diferida.service.workflow import names
 
 from .. import lenient
 from ..labels import choose_lang, labels, next_lang, plural
 from ..routes import env
-from . import view
+from . import trail, view
 from .session import CSRF_FIELD, Kept, Session, Sessions, fingerprint
 
 
@@ -126,6 +128,7 @@ class Ctx:
     session: Session
     user: User
     csrf: str
+    name: str = ""  # the user as pages name people: their full name (`names.full_names`)
 
     @property
     def store(self):
@@ -188,7 +191,9 @@ def _render(request: Request, template: str, lang: str, status: int = 200,
         lang=lang, other_lang=next_lang(lang), w=w, ctx=ctx, user=ctx.user if ctx else None,
         csrf=ctx.csrf if ctx else values.pop("csrf", ""), csrf_field=CSRF_FIELD,
         href=lambda path, **p: href(path, lang, **p), base=BASE, switch_field=SWITCH_FIELD,
-        here=here, **timing, **values)
+        here=here, user_name=(ctx.name or ctx.user.name) if ctx else "",
+        tabs=view.tabs(ctx.user.role, lang, lambda path, **p: href(path, lang, **p), BASE)
+        if ctx else [], **timing, **values)
     response = HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
     if ctx is not None:
         sessions.put(response, request, ctx.session)  # renewed: idle expiry
@@ -233,7 +238,9 @@ async def _signed_in(request: Request, lang: str) -> Ctx | Response:
         if session is not None or request.cookies.get("diferida_wb"):
             sessions.clear(response, request)
         return response
-    return Ctx(request, lang, session, user, sessions.csrf_token(session))
+    called = await run_in_threadpool(names.full_names, store_of(request), [user.name])
+    return Ctx(request, lang, session, user, sessions.csrf_token(session),
+               called.get(user.name, user.name))
 
 
 async def _page_ctx(request: Request) -> Ctx | Response:
@@ -454,8 +461,10 @@ async def signin(request: Request) -> Response:
     opened = sessions.open_kept(kept)
     given = None
     if opened is not None:
+        called = await run_in_threadpool(names.full_names, store, [user.name])
         given = await _give_back(request, Ctx(request, lang, session, user,
-                                              sessions.csrf_token(session)), opened)
+                                              sessions.csrf_token(session),
+                                              called.get(user.name, user.name)), opened)
     await run_in_threadpool(store.audit, NewEvent(
         "auth.signin", "POST", request.url.path, 303, user=user,
         detail="workbench; the form kept at the session's end shown again" if given
@@ -578,9 +587,17 @@ async def queue_page(request: Request) -> Response:
     except workflow.Refused as exc:
         listing, refusal = None, _refused_text(exc, ctx.lang)
     return _render(request, "wb_queue.html", ctx.lang, ctx=ctx, kind=kind, listing=listing,
-                   tabs=view.queues_of(ctx.user.role),
+                   kind_title=view.queue_title(kind, ctx.user.role, ctx.lang),
+                   changes=await _changes(ctx, listing.items if listing else []),
                    refusal=refusal, search=None, search_values={}, search_errors={},
                    done=request.query_params.get("hecho"))
+
+
+async def _changes(ctx: Ctx, items: list[Any]) -> dict[int, names.LastChange]:
+    """Who made the last change of each case listed (the approval of an
+    issued case, by its approver), as pages name people."""
+    return await run_in_threadpool(names.last_changes, ctx.store,
+                                   [c.case_id for c in items])
 
 
 @router.post(f"{BASE}/buscar", response_class=HTMLResponse)
@@ -611,7 +628,7 @@ async def search_page(request: Request) -> Response:
             refusal = _refused_text(exc, ctx.lang)
     return _render(request, "wb_queue.html", ctx.lang, 422 if errors else 200, ctx=ctx,
                    kind=None, listing=None, refusal=refusal, search=results,
-                   tabs=view.queues_of(ctx.user.role),
+                   changes=await _changes(ctx, results.items if results else []),
                    search_values={"caso": number_text, "participante": participant},
                    search_errors=errors, done=None,
                    # the results' language switch posts the search again
@@ -803,7 +820,8 @@ async def import_page(request: Request) -> Response:
             status = exc.status
     return _render(request, "wb_application.html", ctx.lang, status, ctx=ctx,
                    app=Application(values={}, errors={}), case=None, answer=None,
-                   answer_sections=None, fields=view, import_result=result, import_error=error)
+                   answer_sections=None, fields=view, import_result=result, import_error=error,
+                   changes=await _changes(ctx, result.created if result else []))
 
 
 # --- the case page and its actions --------------------------------------------------
@@ -815,8 +833,8 @@ def _case_id(raw: str) -> int | None:
 async def _case_page(ctx: Ctx, case_id: int, *, status: int = 200, refusal: str | None = None,
                      done: str | None = None, reason_error: str | None = None,
                      ack_error: str | None = None, note: str = "", typed_reason: str = "",
-                     kept: Mapping[str, str] | None = None, here: str | None = None
-                     ) -> Response:
+                     kept: Mapping[str, str] | None = None, here: str | None = None,
+                     change: str | None = None) -> Response:
     w = view.words(ctx.lang)
     try:
         shown = await run_in_threadpool(workflow.view, ctx.store, ctx.user, case_id)
@@ -828,13 +846,45 @@ async def _case_page(ctx: Ctx, case_id: int, *, status: int = 200, refusal: str 
         return _refused(ctx, exc)
     again = await run_in_threadpool(workflow.reproduce, ctx.store, ctx.user, shown.case_id)
     letter = await run_in_threadpool(view.letter_rows, shown, ctx.lang)
+    if change and not typed_reason and "return" in shown.can and letter:
+        # "Cambiar" on the confirmation page: the return's reason names the fact
+        label = next((r["label"] for r in letter["facts"] if r.get("field") == change), None)
+        if label:
+            typed_reason = w["change"]["reason"].format(label=label)
+    sending = await run_in_threadpool(_sending, ctx, shown) if "submit" in shown.can else []
     return _render(ctx.request, "wb_case.html", ctx.lang, status, ctx=ctx, case=shown,
+                   sending=sending, rules_title=view.rules_title(shown.rules_name),
                    story=story, sections=view.sections(shown.result), reproduced=again,
                    refusal=refusal, done=done if done in DONE else None,
                    reason_error=reason_error, letter=letter, ack_error=ack_error, note=note,
                    typed_reason=typed_reason, kept=kept, here=here,
                    barred=view.barred_text(shown.barred, ctx.lang) if shown.barred else None,
                    checks=workflow.check_names(shown.checks, ctx.lang))
+
+
+# the application's fields whose absence keeps a draft from being sent (the
+# letter's addressee), each fixed in the correction form at that field
+ADDRESSEE_FIELDS = ("name", "address", "letter_lang")
+
+
+def _sending(ctx: Ctx, shown: workflow.CaseView) -> list[dict[str, str]]:
+    """Why "Enviar para aprobación" cannot be used yet: what the letter still
+    needs (`letters.requirements`, which a submission is refused for), each
+    in words, with the link that fixes it where the analyst can (the
+    correction form, at the field)."""
+    from diferida.service.workflow.letters import requirements
+
+    s = view.words(ctx.lang)["sending"]
+    out = []
+    for p in requirements(ctx.store, shown, ctx.lang):
+        name = str(p.get("field") or "")
+        item = {"message": str(p.get("message", "")), "field": name}
+        if name in ADDRESSEE_FIELDS and "correct" in shown.can:
+            anchor = "f-" + name
+            item.update(href=href(f"{BASE}/casos/{shown.case_id}/corregir", ctx.lang)
+                        + "#" + anchor, fix=s.get(f"fix_{name}", s["fix_other"]))
+        out.append(item)
+    return out
 
 
 def _ack_error(exc: workflow.Refused, field: str = "acknowledgement") -> str | None:
@@ -855,7 +905,8 @@ async def case_page(request: Request, case_id: str) -> Response:
     number = _case_id(case_id)
     if number is None:
         return _refusal(ctx, view.words(ctx.lang)["page"]["not_found"], 404)
-    return await _case_page(ctx, number, done=request.query_params.get("hecho"))
+    return await _case_page(ctx, number, done=request.query_params.get("hecho"),
+                            change=request.query_params.get("cambiar"))
 
 
 async def _act(request: Request, case_id: str, action: str) -> Response:
@@ -1166,6 +1217,9 @@ async def audit_page(request: Request) -> Response:
                  if isinstance(since, date) else None)
         end = (datetime.combine(until + timedelta(days=1), time(), tzinfo=view.AST)
                .astimezone(UTC) if isinstance(until, date) else None)
+        if who is not None and not workflow.audit_filter_problems(lang, who=who):
+            # the trail names people by their full names: one typed is found too
+            who = await run_in_threadpool(names.sign_in_name, ctx.store, who)
         try:
             entries = await run_in_threadpool(functools.partial(
                 workflow.audit_view, ctx.store, ctx.user, who=who, action=action,
@@ -1180,12 +1234,31 @@ async def audit_page(request: Request) -> Response:
         last = just or await run_in_threadpool(workflow.last_verification, ctx.store, ctx.user)
     except workflow.Refused as exc:
         return _refused(ctx, exc)
+    shown = entries.items if entries is not None else []
+    # people by the names pages give them; the users the user events are about
+    people = await run_in_threadpool(names.full_names, ctx.store,
+                                     [e.user for e in shown] + [last.user if last else None])
+    subjects = await run_in_threadpool(names.trail_subjects, ctx.store,
+                                       [e.id for e in shown if e.action.startswith("user.")])
+
+    def said(e: workflow.AuditEntry) -> trail.Said:
+        return trail.detail_words(e.action, e.detail, lang, event_id=e.id, subjects=subjects,
+                                  when=lambda at: _recorded_time(at, lang))
+
     return _render(request, "wb_audit.html", lang, 422 if errors else 200, ctx=ctx,
                    filters={k: v[:MAX_FIELD_CHARS] for k, v in filters.items()},
                    errors=errors, entries=entries, last=last, just=just,
                    show_reads=show_reads, event_name=view.event_name,
-                   outcome=view.outcome, detail=view.detail_text,
+                   outcome=view.outcome, detail=said, people=people,
                    actions=view.audit_actions(lang, filters["accion"].strip()))
+
+
+def _recorded_time(text: str, lang: str) -> str:
+    """A time the trail's detail records (ISO), as the page says times."""
+    try:
+        return view.ast_time(datetime.fromisoformat(text), lang)
+    except ValueError:
+        return text
 
 
 def _form_key(name: Any) -> str:
@@ -1202,6 +1275,21 @@ def _problem_words(lang: str, p: Mapping[str, Any]) -> str:
         return _filter_message(lang, _form_key(p.get("field")), str(p.get("code")), **values)
     except KeyError:  # a problem the page has no words of its own for
         return str(p.get("message", ""))
+
+
+@router.get(BASE + "/auditoria/exportar", response_class=HTMLResponse)
+async def exports_page(request: Request) -> Response:
+    """The exports (cases, events, summary; CSV or .xlsx), one of the
+    auditor's tabs; for the roles that may export (EXPORTERS)."""
+    ctx = await _page_ctx(request)
+    if isinstance(ctx, Response):
+        return ctx
+    if ctx.user.role not in workflow.EXPORTERS:
+        w = view.words(ctx.lang)
+        return _refusal(ctx, w["page"]["forbidden"].format(
+            role=w["roles"].get(ctx.user.role, ctx.user.role)), 403)
+    return _render(request, "wb_exports.html", ctx.lang, ctx=ctx, kinds=EXPORT_KINDS,
+                   formats=tuple(EXPORT_TYPES))
 
 
 @router.get(BASE + "/auditoria/exportar/{name}")

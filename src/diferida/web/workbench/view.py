@@ -124,9 +124,23 @@ def letter_rows(case: Any, lang: str) -> dict[str, Any] | None:
     try:
         d, rules = determination(facts)
         return {"headline": d.get("headline"), "decision": decision_rows(facts, d, rules),
-                "facts": facts_rows(facts, d, rules)}
+                "facts": with_fields(facts_rows(facts, d, rules), case.inputs)}
     except (LetterError, KeyError, ValueError, TypeError):
         return None
+
+
+def with_fields(rows: list[dict[str, Any]], inputs: dict[str, Any]) -> list[dict[str, Any]]:
+    """The letter's facts, each with the application's field it states
+    (`field`: the form's name for it, for "Cambiar"), in the letter's order:
+    its facts (the participant id when there is one), the determination's
+    date, the rules set. Rows in another order than that are left without."""
+    from diferida.letter.view import FACT_FIELDS as LETTER_FACTS
+
+    given = str(inputs.get("participant_id") or "").strip()
+    names = [n for n in LETTER_FACTS if n != "participant_id" or given] + ["as_of", "rules"]
+    if len(names) != len(rows):
+        return rows
+    return [{**row, "field": name} for row, name in zip(rows, names, strict=True)]
 
 
 def barred_text(codes: tuple[str, ...] | list[str], lang: str) -> str:
@@ -161,13 +175,53 @@ def rules_choices(current: str | None = None) -> list[str]:
 CHOICES["rules"] = tuple(rules_choices())
 
 
+def rules_title(name: str | None) -> str:
+    """A rules set's title in words, as its letter names it (the rules'
+    `meta.title`: a name, in Spanish), never its code; the code itself for a
+    set that is not built in (one stored from elsewhere: no file is read for
+    a name) or cannot be read."""
+    from diferida.rules import RulesError, builtin_names, load_rules
+
+    if not name:
+        return "—"
+    if name not in builtin_names():
+        return name
+    try:
+        return load_rules(name).title or name
+    except RulesError:
+        return name
+
+
 def queues_of(role: str) -> tuple[str, ...]:
-    """The queues a role's tabs show: an auditor prepares nothing, so has no
-    drafts and nothing returned to them; they see what waits and what was
-    issued."""
+    """The queues a role's tabs show: an auditor prepares and approves
+    nothing, so has no drafts, nothing returned to them and nothing awaiting
+    their approval; they see what was issued and what waits for a
+    supervisor (their other tabs are the trail and the exports: `tabs`)."""
     if role == "auditor":
         return ("issued", "awaiting")
     return ("drafts", "returned", "awaiting", "issued")
+
+
+def queue_title(kind: str, role: str, lang: str) -> str:
+    """A queue's name in the tabs and as its list's heading: "awaiting" is
+    "awaiting my approval" only for whoever may approve."""
+    w = words(lang)
+    if role == "auditor" and kind == "awaiting":
+        return w["auditor"]["awaiting"]
+    return w["queue"][kind]
+
+
+def tabs(role: str, lang: str, href, base: str) -> list[dict[str, str]]:
+    """The tabs of a role's pages: its queues and, for an auditor, the trail
+    and the exports; each {key, href, text}."""
+    out = [{"key": k, "href": href(base, lista=k), "text": queue_title(k, role, lang)}
+           for k in queues_of(role)]
+    if role == "auditor":
+        a = words(lang)["auditor"]
+        out += [{"key": "trail", "href": href(base + "/auditoria"), "text": a["trail"]},
+                {"key": "exports", "href": href(base + "/auditoria/exportar"),
+                 "text": a["exports"]}]
+    return out
 
 
 def event_name(action: str, lang: str) -> str:
@@ -191,9 +245,3 @@ def outcome(status: int, lang: str) -> str:
     if 200 <= status < 400:
         return o["done"]
     return o.get(str(status), o["other"]).format(status=status)
-
-
-def detail_text(detail: str | None) -> str:
-    """An event's detail as shown: nothing for an empty one ("{}")."""
-    text = (detail or "").strip()
-    return "" if text in ("{}", "[]", "null") else text
