@@ -568,8 +568,9 @@ def test_a_wrong_password_keeps_the_kept_form_on_the_page(wb):
 # its box, with a line saying the action was not done; the action is never
 # done from the envelope.
 
-# rules §8 example 1, separated in 2020 with the 25 years served to 30 June 2013: a warning that asks for a check
-# (Act 3-2013 froze accruals), so submission and approval need a note
+# rules §8 example 1, separated in 2020 with the 25 years served to 30 June
+# 2013: a warning that asks for a check (Act 3-2013 froze accruals), so
+# submission and approval need a note
 CHECKED = {**APPLICATION, "participant_id": "W-0002", "separation_date": "2020-06-30",
            "creditable_service_years": "25"}
 REASON = 'Falta la certificación de servicios <2013> & la "firma" del patrono\nsegunda línea'

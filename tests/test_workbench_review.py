@@ -31,9 +31,10 @@ from diferida.service.store import AuditEvent, WorkflowEvent
 
 from .workbench_helpers import APPLICATION, csrf_of, sign_in, workbench_app
 
-# rules §8 example 1, separated in 2020 with the 25 years served to 30 June 2013: Act 3-2013 froze accruals on
-# 30 June 2013, and the warning asks to check that the service and the
-# compensation stop there (a warning of CHECK_WARNINGS)
+# rules §8 example 1, separated in 2020 with the 25 years served to 30 June
+# 2013: Act 3-2013 froze accruals on 30 June 2013, and the warning asks to
+# check that the service and the compensation stop there (a warning of
+# CHECK_WARNINGS; the 25 years fit, so the facts do not contradict it)
 CHECKED = {**APPLICATION, "participant_id": "W-0002", "separation_date": "2020-06-30",
            "creditable_service_years": "25"}
 
@@ -245,12 +246,13 @@ def test_warnings_asking_for_a_check_need_a_note_before_submission_and_approval(
                                sol.get(f"/analista/casos/{case_id}").text, re.S).group(1))
     assert timeline.count("Advertencias verificadas") == 2 and note_sol in timeline
     assert "acknowledged" not in timeline
-    # the letter says who checked
+    # the letter quotes each note under its warning, with who wrote it
     with store.reading() as session:
         names = workflow.people(session, [_user(store, n).id for n in ("ana", "sol")])
     letter = _text(sol.get(f"/analista/casos/{case_id}/carta").text)
-    assert "Verificaron los datos que estas advertencias señalan" in letter
-    assert all(name in letter.split("Verificaron", 1)[1] for name in names.values())
+    for name in names.values():
+        assert f"Verificado por {name} el" in letter
+    assert f"«{note_sol}»" in letter
     # the chains are intact
     r = CliRunner().invoke(main, ["audit", "verify", "--database-url", store.url],
                            catch_exceptions=False)

@@ -46,9 +46,9 @@ def relief_note(rules: Rules, lang: str) -> str | None:
     """One sentence where the rules set carries a relief ([post_start]),
     which no determination applies: the amount a determination states is
     Article 19's, without it (a relief never changes a determination,
-    docs/relief.md); its source in the text's language ([relief_citations]). None for a rules set without
-    one. Said once, beside the rules set's name, in the text, the web answer
-    and the letter."""
+    docs/relief.md); its source in the text's language ([relief_citations]).
+    None for a rules set without one. Said once, beside the rules set's
+    name, in the text, the web answer and the letter."""
     if rules.relief is None:
         return None
     c = catalog(lang)
