@@ -74,8 +74,8 @@ def test_example_4_is_contradicted_by_its_own_facts_and_cannot_be_sent(office):
         assert (p["field"], p["code"]) == ("creditable_service_years", "check_contradicted")
         # the determination's own sentence: what the facts say and what to correct
         assert "25.1667 años" in p["message"] and "17 años y 5 meses" in p["message"]
-        assert "1 de febrero de 1996" in p["message"]
-        assert "30 de junio de 2013" in p["message"]
+        assert "30 de junio de 2013" in p["message"] and "deben corregirse" in p["message"]
+        assert "incluyen servicios posteriores" in p["message"]
     # asked in English, the same facts are said in English
     r = refusal(wf.submit, s, o.ana, v.case_id, lang="en")
     assert "17 years and 5 months" in r.problems[0]["message"]
@@ -92,8 +92,8 @@ def test_example_4_is_contradicted_by_its_own_facts_and_cannot_be_sent(office):
 
 def test_the_determination_says_the_contradiction_in_both_languages():
     inputs = {k: v for k, v in spec_examples()[4].items()}
-    for lang, needle in (("es", "Estos datos deben corregirse"),
-                         ("en", "These facts must be corrected")):
+    for lang, needle in (("es", "deben corregirse a esa fecha"),
+                         ("en", "must be corrected to that date")):
         d = diferida.evaluate(inputs, as_of=AS_OF, lang=lang)
         (f,) = [f for f in d.explanation if f.condition == "act_3_2013_accruals_frozen"]
         assert f.values["contradicted"] is True and f.held is False
