@@ -81,7 +81,9 @@ EX11 = {"birth_date": "1935-06-01", "entry_date": "1955-01-01", "separation_date
 STRICT = "article19-strict-19_4"
 
 # name: (what is typed, the button pressed, what the page then holds)
-# kinds: "form" (the empty form or a conversion), "errors", "result".
+# kinds: "form" (the empty form or a conversion), "errors", "result", "asked"
+# (the month-first guard's question on the English page, the answer on the
+# Spanish one).
 STATES: dict[str, tuple[dict[str, str] | None, str | None, str]] = {
     "empty-form": (None, None, "form"),
     "errors-missing": ({}, "calculate", "errors"),
@@ -118,6 +120,11 @@ STATES: dict[str, tuple[dict[str, str] | None, str | None, str]] = {
     "read-as-typed": ({**EX4, "birth_date": ("14", "febrero", "1971"),
                        "creditable_service_years": "21 años y 3 meses",
                        "average_compensation": "$38,500.00"}, "calculate", "result"),
+    # the month-first guard: two dates whose day and month could each be the
+    # other, typed in numbers; the English page asks both before answering
+    # (the Spanish page, day first, answers)
+    "asked-month-first": ({**EX1, "birth_date": ("11", "03", "1963"),
+                           "entry_date": ("02", "01", "1986")}, "calculate", "asked"),
 }
 GLOSSARY_URLS = ("/glosario", "/glossary")
 
@@ -151,10 +158,11 @@ FILL_AT_ONCE = """(values) => {
 }"""
 
 
-def fill_at_once(page, values: dict[str, str]) -> None:
+def fill_at_once(page, values: dict[str, str], lang: str) -> None:
     """Each value in the control of that name (a radio: the one of that value)."""
-    # each date into its three boxes (tests/date_boxes.py)
-    missing = page.evaluate(FILL_AT_ONCE, in_boxes(values))
+    # each date into its three boxes, as a person types it on the page of
+    # `lang` (tests/date_boxes.py)
+    missing = page.evaluate(FILL_AT_ONCE, in_boxes(values, lang))
     assert missing == [], f"the form has no control for {missing}"
 
 
@@ -170,13 +178,14 @@ def reach(page, base: str, lang: str, state: str, js: bool) -> bool:
     page.goto(f"{base}/?lang={lang}")
     if values is None:
         return True
-    fill_at_once(page, {**values, "as_of": AS_OF} if values or button == "print" else values)
+    fill_at_once(page, {**values, "as_of": AS_OF} if values or button == "print" else values,
+                 lang)
     if button == "convert":
         page.click("#calc button[value='convert']")
         page.wait_for_selector("#converter-note")
     elif button == "calculate":
         page.click("#calc button.primary")
-        page.wait_for_selector("#result-title, #error-summary")
+        page.wait_for_selector("#result-title, #error-summary, #date-question-title")
     elif button == "print":
         page.click("#calc button.primary")
         page.wait_for_selector("#print-link")
@@ -236,12 +245,14 @@ def state_pages(browser):  # noqa: F811
 
 
 # The states whose English page is not the Spanish page's skeleton with
-# other words (the English glossary marks each Spanish term with its lang):
+# other words (the English glossary marks each Spanish term with its lang;
+# the month-first guard asks on the English page only):
 # axe runs in both languages on these in every tier. On the others, `make
 # test` runs axe in Spanish and holds the English page to the same skeleton
 # over HTTP (test_each_state_has_one_skeleton_in_both_languages); `make
 # test-full` runs axe in both languages on every state.
-BILINGUAL = {"glossary"}
+# The month-first guard's question is asked on the English page only.
+BILINGUAL = {"glossary", "asked-month-first"}
 AXE_STATES = [(state, lang) for state in STATES for lang in ("es", "en")
               if lang == "es" or TIER == "full" or state in BILINGUAL]
 
@@ -348,7 +359,7 @@ def state_html(client, state: str, lang: str) -> str | None:
         return None
     if values is None:
         return client.get(f"/?lang={lang}").text
-    data = {**in_boxes({**values, "as_of": AS_OF}), "lang": lang}
+    data = {**in_boxes({**values, "as_of": AS_OF}, lang), "lang": lang}
     if button == "convert":
         return client.post("/calcular", data={**data, "action": "convert"}).text
     r = client.post("/calcular", data={**data, "action": "calculate"})
@@ -445,13 +456,18 @@ def check_content(page, state: str, lang: str) -> None:
         assert page.locator("#comparison-same").count() == 1
     if state == "errors-compare":
         assert page.locator("#e-compare").count() == 1
+    if state == "asked-month-first":
+        # English: the question, no answer; Spanish (day first): the answer
+        asked = lang == "en"
+        assert page.locator("#date-question .date-ask").count() == (2 if asked else 0)
+        assert page.locator("#result-title").count() == (0 if asked else 1)
 
 
 def check_title(page, kind: str) -> None:
     title = page.title()
     if kind == "errors":
         assert title.startswith("Error: "), title
-    elif kind == "result":
+    elif kind == "result" or (kind == "asked" and page.locator("#result-title").count()):
         status = page.locator("#result-title").inner_text()
         assert title.split(" – ")[0] in status, (title, status)
         assert not title.startswith("Error")
@@ -542,7 +558,7 @@ def test_the_printout_fits_the_paper_and_is_black_on_white(browser, base_url, la
         page.goto(f"{base_url}/?lang={lang}")
         person = {**EX4, "compare": STRICT} if where == "printable-compare" else EX1
         fill_at_once(page, {**person, "average_compensation": "999999999999.99",
-                    "participant_id": LONG_ID, "as_of": AS_OF})
+                    "participant_id": LONG_ID, "as_of": AS_OF}, lang)
         page.click("#calc button.primary")
         page.wait_for_selector("#print-link")
         if where.startswith("printable"):
@@ -590,7 +606,7 @@ def test_the_story_states_have_no_wcag_2_1_aa_violation(browser, base_url, state
     try:
         page = context.new_page()
         page.goto(f"{base_url}/?lang={lang}")
-        fill_at_once(page, {**values, "as_of": AS_OF})
+        fill_at_once(page, {**values, "as_of": AS_OF}, lang)
         page.click("#calc button.primary")
         page.wait_for_selector("#result-title")
         page.fill("#f-scenario_date", typed)

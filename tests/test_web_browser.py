@@ -76,8 +76,10 @@ def fill(page, values: dict[str, str], as_of: str = AS_OF) -> None:
     advanced = page.locator("details.advanced")
     if advanced.count() and advanced.get_attribute("open") is None:
         page.click("details.advanced > summary")
-    # each date into its three boxes, as a person types it (tests/date_boxes.py)
-    for name, value in in_boxes({**values, "as_of": as_of}).items():
+    # each date into its three boxes, as a person types it on the page's
+    # language (tests/date_boxes.py)
+    lang = page.get_attribute("html", "lang")
+    for name, value in in_boxes({**values, "as_of": as_of}, lang).items():
         if name in ("group", "refund_requested"):
             page.check(f"#f-{name}-{value}")
         else:
@@ -168,10 +170,12 @@ def test_switching_to_english_keeps_what_was_typed_and_the_answer(page):
     calculate(page)
     page.click("button[value='lang:en']")
     page.wait_for_selector("html[lang='en']")
-    # every value as typed, each date in its three boxes
+    # every value as typed, each date in its three boxes; a date the English
+    # page would ask (day and month both 12 or less) keeps the reading it had
+    # on the Spanish page, its month by its name (the month-first guard)
     for name, value in in_boxes({k: {**EXAMPLE_1, "as_of": AS_OF}[k] for k in (
             "birth_date", "entry_date", "separation_date", "creditable_service_years",
-            "average_compensation", "as_of")}).items():
+            "average_compensation", "as_of")}, "en").items():
         assert page.input_value(f"#f-{name}") == value
     assert page.is_checked("#f-group-general") and page.is_checked("#f-refund_requested-false")
     assert visible_text(page, "label[for='f-creditable_service_years']").startswith(
@@ -182,8 +186,9 @@ def test_switching_to_english_keeps_what_was_typed_and_the_answer(page):
     shot(page, "06-switched-to-english")
     page.click("button[value='lang:es']")
     page.wait_for_selector("html[lang='es']")
+    # back in Spanish the dates keep that reading, as the English page wrote them
     assert [page.input_value(f"#f-birth_date-{p}") for p in ("day", "month", "year")] == [
-        "10", "05", "1970"]
+        "10", "May", "1970"]
     assert_valid(page)
 
 
@@ -307,6 +312,14 @@ def test_the_calculator_works_with_the_keyboard_alone(page):
     tab_to("f-as_of-day")
     type_date("29", "11", "2026")
     page.keyboard.press("Enter")  # Enter calculates (not the language switch)
+    # the month-first guard: 10 / 5 / 1970 may be October 5 or May 10 for an
+    # English writer; asked first, the focus on the question, answered by keys
+    page.wait_for_selector("#date-question-title")
+    assert page.evaluate("document.activeElement.id") == "date-question-title"
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")  # the second reading: as the boxes say
+    assert page.evaluate("document.activeElement.value") == "birth_date:1970-05-10"
+    page.keyboard.press("Enter")
     page.wait_for_selector("#result-title")
     assert page.evaluate("document.activeElement.id") == "result-title"
     assert page.get_attribute("html", "lang") == "en"

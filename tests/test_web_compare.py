@@ -484,7 +484,8 @@ def test_a_premature_request_under_the_reading_compared_with_is_said_as_prematur
     # "sin fecha indicada: se solicita desde la fecha de elegibilidad", as
     # if nothing had been asked for (rules §5 Decision)
     r = client.post("/calcular", data=in_boxes(posted(
-        {**POLICE, "requested_start_date": "2026-01-01"}, lang=lang)), follow_redirects=True)
+        {**POLICE, "requested_start_date": "2026-01-01"}, lang=lang), lang),
+        follow_redirects=True)
     assert r.status_code == 200
     row = re.search(r'<tr data-field="start_date">.*?</tr>', r.text, re.S)
     assert row is not None

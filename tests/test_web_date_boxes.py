@@ -42,8 +42,15 @@ def boxes(name: str, day: str, month: str, year: str) -> dict[str, str]:
     return {f"{name}-day": day, f"{name}-month": month, f"{name}-year": year}
 
 
-def typed(birth=("10", "5", "1970"), entry=("1", "7", "1988"),
-          separation=("30", "6", "2010"), as_of=("29", "11", "2026")) -> dict[str, str]:
+def typed(birth=None, entry=None, separation=("30", "6", "2010"),
+          as_of=("29", "11", "2026"), lang="es") -> dict[str, str]:
+    """The facts with every date in its boxes. By default the 10th of May 1970
+    and the 1st of July 1988, typed in numbers on the Spanish page and with
+    the month's name on the English one (where numbers of 12 or less for
+    both the day and the month are asked: the month-first guard)."""
+    words = lang == "en"
+    birth = birth or ("10", "May" if words else "5", "1970")
+    entry = entry or ("1", "July" if words else "7", "1988")
     return {**FACTS, **boxes("birth_date", *birth), **boxes("entry_date", *entry),
             **boxes("separation_date", *separation), **boxes("as_of", *as_of)}
 
@@ -111,13 +118,25 @@ def test_a_month_name_is_read_in_any_case_with_or_without_accents(client, form, 
 
 @pytest.mark.parametrize("lang, month", [("es", "07"), ("es", "julio"), ("en", "July"),
                                          ("en", "7")])
-def test_03_07_1991_in_the_boxes_is_the_3rd_of_july_and_nothing_is_asked(client, lang, month):
-    r = client.post("/calcular", data={**typed(entry=("03", month, "1991")), "lang": lang})
+def test_03_07_1991_in_the_boxes_is_the_3rd_of_july(client, lang, month):
+    """Day first, or the month by its name: nothing is asked. On the English
+    page 03 / 7 / 1991 is asked (the month-first guard: March 7 or July 3),
+    and once "July 3" is chosen it is the 3rd of July, its month written by
+    its name in the boxes."""
+    data = {**typed(entry=("03", month, "1991"), lang=lang), "lang": lang}
+    r = client.post("/calcular", data=data)
+    asked = (lang, month) == ("en", "7")
+    shown = ["3", "July", "1991"] if asked else ["03", month, "1991"]
+    if asked:
+        assert r.status_code == 200, text_of(r.text)[:500]
+        assert 'id="data-read"' not in r.text  # no answer of a guessed date
+        assert "March 7, 1991 or July 3, 1991?" in text_of(r.text)
+        r = client.post("/calcular", data={**data, lenient.CHOICE: "entry_date:1991-07-03"})
     assert r.status_code == 200, text_of(r.text)[:500]
     assert fmt_date(date(1991, 7, 3), lang) in data_read(r.text)
     assert "pick:" not in r.text and "date-choice" not in r.text
-    # the boxes show what was typed, never a date rewritten as 1991-07-03
-    assert [box_value(r.text, "entry_date", p) for p in lenient.PARTS] == ["03", month, "1991"]
+    # the boxes show what was typed (or chosen), never a date rewritten as 1991-07-03
+    assert [box_value(r.text, "entry_date", p) for p in lenient.PARTS] == shown
     assert "1991-07-03" not in r.text
     expected = diferida.evaluate({"birth_date": "1970-05-10", "entry_date": "1991-07-03",
                                   "separation_date": "2010-06-30", "as_of": AS_OF, **FACTS},
@@ -160,7 +179,7 @@ def test_03_07_1991_in_the_boxes_is_the_3rd_of_july_and_nothing_is_asked(client,
 ])
 def test_a_date_that_cannot_be_read_has_one_message_naming_its_box(client, lang, parts, says,
                                                                     bad):
-    r = client.post("/calcular", data={**typed(birth=parts), "lang": lang})
+    r = client.post("/calcular", data={**typed(birth=parts, lang=lang), "lang": lang})
     assert r.status_code == 422  # nothing calculated
     message = error_next_to(r.text, "birth_date")
     assert says in message
@@ -187,7 +206,8 @@ def test_an_empty_required_date_is_named_and_an_empty_optional_one_is_absent(cli
 
 
 def test_a_box_longer_than_a_value_is_refused_naming_the_date(client):
-    r = client.post("/calcular", data={**typed(), "birth_date-month": "x" * 500, "lang": "en"})
+    r = client.post("/calcular", data={**typed(lang="en"), "birth_date-month": "x" * 500,
+                                       "lang": "en"})
     assert r.status_code == 422
     assert error_next_to(r.text, "birth_date")
     assert invalid_boxes(r.text, "birth_date") == ["month"]
@@ -209,7 +229,7 @@ def test_no_ask_back_is_left_on_the_calculator_form(client):
 def test_a_whole_date_with_two_readings_is_refused_never_guessed(client, lang, says):
     """A client without the boxes that posts the date whole: one reading is
     read ("1991-07-03", "25/05/1970"); two are refused, and nothing is asked."""
-    data = {**typed(), "lang": lang}
+    data = {**typed(lang=lang), "lang": lang}
     for part in lenient.PARTS:
         del data[f"entry_date-{part}"]
     r = client.post("/calcular", data={**data, "entry_date": "03/07/1991"})
@@ -248,10 +268,19 @@ def test_any_valid_date_typed_in_the_boxes_is_read_as_that_date(client, day, sty
         month = f"{day.month:02d}" if style == "padded" else str(day.month)
     d_text = f"{day.day:02d}" if style == "padded" else str(day.day)
     # as the calculator's separation date, the date of its own box
-    r = client.post("/calcular/fragmento", data={
-        **typed(separation=(d_text, month, str(day.year)), entry=("1", "1", "1899"),
-                birth=("1", "1", "1880")), "creditable_service_years": "1", "lang": lang})
+    data = {**typed(separation=(d_text, month, str(day.year)), entry=("1", "1", "1899"),
+                    birth=("1", "1", "1880")), "creditable_service_years": "1", "lang": lang}
+    r = client.post("/calcular/fragmento", data=data)
     assert r.status_code == 200
+    if lang == "en" and style != "name" and day.day != day.month and day.day <= 12:
+        # the month-first guard asks, with both readings; the person chooses
+        # the date the boxes say
+        other = date(day.year, day.day, day.month)
+        assert f"{fmt_date(other, lang)} or {fmt_date(day, lang)}?" in text_of(r.text)
+        assert 'id="data-read"' not in r.text
+        r = client.post("/calcular/fragmento", data={
+            **data, lenient.CHOICE: f"separation_date:{day.isoformat()}"})
+        assert r.status_code == 200
     assert 'id="error-summary"' not in r.text, text_of(r.text)[:400]
     read = lenient.read_boxes((d_text, month, str(day.year)), "separation_date",
                               labels(lang)["lenient"])

@@ -1,12 +1,17 @@
 """Dates in three boxes in a real browser (Debian's chromium through
 Playwright): the analyst types 03 / 07 / 1991 on the workbench's application
 and a person types it on the public calculator, with JavaScript and without
-(a context with `java_script_enabled=False`: forms posted natively). Nothing
-is asked back; the answer is the engine's for the 3rd of July; a mistake
+(a context with `java_script_enabled=False`: forms posted natively). On the
+Spanish pages nothing is asked back (the English calculator asks 03 / 07,
+below); the answer is the engine's for the 3rd of July; a mistake
 gets one message naming its box, the summary's link puts the cursor in that
 box, and the boxes keep what was typed. axe-core finds nothing at 1280 and
 375 px on the form in error (es and en); the calculator's states with the
-boxes are in test_web_accessibility.py ("errors-date-boxes", "read-as-typed").
+boxes are in test_web_accessibility.py ("errors-date-boxes", "read-as-typed",
+"asked-month-first"). On the English pages a date whose day and month could
+each be the other is asked before any answer (the month-first guard): James
+types 11 / 03 / 1963 on the calculator and on the workbench, is asked, and
+chooses November 3.
 """
 
 from __future__ import annotations
@@ -152,9 +157,10 @@ def test_the_application_form_with_a_date_in_error_has_no_axe_violation(
 
 # ---- the public calculator ---------------------------------------------------------
 
-def fill_calculator(page, dates: dict) -> None:
+def fill_calculator(page, dates: dict, lang: str) -> None:
     page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
-    for name, value in in_boxes({**FACTS, **dates}).items():
+    # a date written as text as a person types it on the page of `lang`
+    for name, value in in_boxes({**FACTS, **dates}, lang).items():
         if name in ("group", "refund_requested"):
             page.check(f"#f-{name}-{value}")
         else:
@@ -171,7 +177,7 @@ def test_the_calculator_reads_03_07_1991_from_its_boxes(browser, base_url, js, l
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(f"/?lang={lang}")
         fill_calculator(page, {"birth_date": "1970-05-10", "separation_date": "30/06/2010",
-                               "as_of": AS_OF})
+                               "as_of": AS_OF}, lang)
         # a mistake first: 31 February, named in the day box
         type_date(page, "entry_date", "31", "02", "1991")
         page.click("#calc button.primary")
@@ -186,6 +192,13 @@ def test_the_calculator_reads_03_07_1991_from_its_boxes(browser, base_url, js, l
         page.fill("#f-entry_date-day", "03")
         page.fill("#f-entry_date-month", month)
         page.click("#calc button.primary")
+        if lang == "en":
+            # the month-first guard: on the English page 03 / 07 may be March 7
+            # or July 3; asked, never guessed, and answered
+            page.wait_for_selector("#date-question-title")
+            assert page.locator("#result-title").count() == 0
+            assert "March 7, 1991 or July 3, 1991?" in page.inner_text("#date-question")
+            page.click("#date-question button[value='entry_date:1991-07-03']")
         page.wait_for_selector("#result-title")
         expected = diferida.evaluate({"birth_date": "1970-05-10", "entry_date": "1991-07-03",
                                       "separation_date": "2010-06-30", "as_of": AS_OF,
@@ -193,7 +206,9 @@ def test_the_calculator_reads_03_07_1991_from_its_boxes(browser, base_url, js, l
         assert fmt_date(date(1991, 7, 3), lang) in page.inner_text("#data-read")
         assert page.inner_text("#annual-amount").strip() == format_money(
             expected.annual_amount)
-        assert boxes_of(page, "entry_date") == ["03", month, "1991"]
+        # as typed; on the English page as chosen, the month by its name
+        assert boxes_of(page, "entry_date") == (
+            ["3", "July", "1991"] if lang == "en" else ["03", month, "1991"])
         assert page.locator("[value^='pick:']").count() == 0
     finally:
         context.close()
@@ -234,7 +249,7 @@ def test_the_calculator_with_dates_in_error_and_read_has_no_axe_violation(
         page = context.new_page()
         page.goto(f"/?lang={lang}")
         fill_calculator(page, {"birth_date": ("31", "feb", "1970"),
-                               "entry_date": ("1", "", "1988"), "as_of": AS_OF})
+                               "entry_date": ("1", "", "1988"), "as_of": AS_OF}, lang)
         page.click("#calc button.primary")
         page.wait_for_selector("#error-summary")
         assert page.get_attribute("#f-birth_date-day", "aria-invalid") == "true"
@@ -247,3 +262,89 @@ def test_the_calculator_with_dates_in_error_and_read_has_no_axe_violation(
         no_violations(page, "the calculator's answer of dates typed in boxes")
     finally:
         context.close()
+
+
+# ---- the month-first guard (docs/web.md; over HTTP: test_web_month_first.py) -----------
+
+@pytest.mark.parametrize("js", [True, False], ids=["js", "nojs"])
+def test_james_types_11_03_1963_is_asked_and_answered_for_november_3(browser, base_url, js):
+    """James writes the month first by habit: 11 / 03 / 1963 for November 3.
+    Beside the boxes his date is written back as typed (with the script, as he
+    types); the English page asks before answering, in one line with both
+    readings; he chooses November 3 and is answered for it. The question's
+    page has no axe violation (the state "asked-month-first" of
+    test_web_accessibility.py)."""
+    context = open_context(browser, base_url, js)
+    errors: list[str] = []
+    try:
+        page = context.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto("/?lang=en")
+        type_date(page, "birth_date", "11", "03", "1963")
+        if js:
+            assert page.inner_text("#r-birth_date") == "Read as March 11, 1963"
+        fill_calculator(page, {"entry_date": ("1", "February", "1986"),
+                               "separation_date": ("30", "June", "2010"),
+                               "as_of": AS_OF}, "en")
+        page.click("#calc button.primary")
+        page.wait_for_selector("#date-question-title")
+        if js:
+            assert page.evaluate("document.activeElement.id") == "date-question-title"
+        assert page.locator("#result").count() == 0  # no answer of a guessed date
+        assert page.inner_text("#ask-birth_date") == (
+            "Date of birth: did you mean November 3, 1963 or March 11, 1963?")
+        assert page.inner_text("#r-birth_date") == "Read as March 11, 1963"
+        page.click("#date-question button:has-text('November 3, 1963')")
+        page.wait_for_selector("#result-title")
+        d = diferida.evaluate({**FACTS, "birth_date": "1963-11-03", "entry_date": "1986-02-01",
+                               "separation_date": "2010-06-30", "as_of": AS_OF}, lang="en")
+        headline = page.inner_text("#result-title")
+        assert f"since {fmt_date(d.eligibility_date, 'en')}" in headline
+        assert (d.eligibility_date.month, d.eligibility_date.day) == (11, 3)
+        assert boxes_of(page, "birth_date") == ["3", "November", "1963"]
+        assert page.inner_text("#r-birth_date") == "Read as November 3, 1963"
+        assert page.locator("#date-question").count() == 0
+    finally:
+        context.close()
+    assert errors == []
+
+
+def test_the_analyst_on_the_english_workbench_is_asked_11_03_1963(browser, wb_url):  # noqa: F811
+    context = open_context(browser, wb_url, True)
+    errors: list[str] = []
+    try:
+        page = context.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto("/analista/entrar?lang=en")
+        page.fill("#f-name", "ana2")
+        page.fill("#f-password", PASSWORDS["ana2"])
+        page.click("form.wb-signin button[type=submit]")
+        page.wait_for_selector("#list-title")
+        page.goto("/analista/nuevo?lang=en")
+        form = {k: v for k, v in APPLICATION.items() if k != "birth_date"}
+        form["participant_id"] = "W-JAMES"
+        for name, value in in_boxes(form, "en").items():
+            control = page.locator(f"form.wb-application [name='{name}']")
+            if control.evaluate("e => e.tagName") == "SELECT":
+                control.select_option(value)
+            else:
+                control.fill(value)
+        type_date(page, "birth_date", "11", "03", "1963")
+        assert page.inner_text("#r-birth_date") == "Read as March 11, 1963"
+        page.click("#preview")
+        page.wait_for_selector("#date-question")
+        assert page.locator("#answer .wb-headline").count() == 0
+        assert page.inner_text("#ask-birth_date") == (
+            "Birth date: did you mean November 3, 1963 or March 11, 1963?")
+        page.click("#date-question button:has-text('November 3, 1963')")
+        page.wait_for_selector("#answer .wb-headline")
+        expected = diferida.evaluate({**{k: APPLICATION[k] for k in (
+            "entry_date", "separation_date", "creditable_service_years", "average_compensation",
+            "group", "refund_requested", "as_of")}, "birth_date": "1963-11-03",
+            "participant_id": "W-JAMES"}, lang="en")
+        assert page.inner_text("#answer .wb-headline").strip() == expected.headline
+        assert boxes_of(page, "birth_date") == ["3", "November", "1963"]
+        assert page.inner_text("#r-birth_date") == "Read as November 3, 1963"
+    finally:
+        context.close()
+    assert errors == []

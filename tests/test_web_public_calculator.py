@@ -107,8 +107,10 @@ def test_dates_are_typed_in_three_boxes_and_a_whole_date_of_one_reading_is_read(
         assert lenient.read_date(typed, labels("en")["lenient"]) == ("1970-05-25", None)
     html = client.get("/").text
     assert 'type="date"' not in html
-    # the day, the month and the year each in its box: nothing to ask back
-    assert "Por ejemplo: 25 5 1970" in text_of(html)
+    # the day, the month and the year each in its box, their order said with
+    # an example: nothing to ask back on the Spanish page (day first)
+    assert ("Día, mes y año: por ejemplo, 3 11 1963 para el 3 de noviembre de 1963"
+            in text_of(html))
     for part in ("day", "month", "year"):
         assert f'id="f-birth_date-{part}"' in html
     page = text_of(client.post("/calcular", data={

@@ -94,8 +94,9 @@ class Walk:
 
 
 def _fill(page, values: dict[str, str]) -> None:
-    # each date into its three boxes, as the analyst types it (tests/date_boxes.py)
-    for name, value in in_boxes(values).items():
+    # each date into its three boxes, as the analyst types it on the page's
+    # language (tests/date_boxes.py)
+    for name, value in in_boxes(values, page.get_attribute("html", "lang")).items():
         control = page.locator(f"form.wb-application [name='{name}']")
         if control.evaluate("e => e.tagName") == "SELECT":
             control.select_option(value)

@@ -33,6 +33,7 @@ from diferida.web.workbench.session import Sessions
 
 from .axe_helpers import axe_violations, context_without_page_script, describe
 from .conftest import SHOTS, screenshot, serving
+from .date_boxes import as_typed_on
 from .workbench_helpers import PASSWORDS, add_users
 
 IDLE = 300  # five minutes without a request; the warning two minutes before
@@ -149,7 +150,10 @@ def typed(page) -> dict[str, str]:
 def _new_application(page, pid: str) -> dict[str, str]:
     page.click("a[href^='/analista/nuevo']")
     page.wait_for_selector("#application-form")
-    fill(page, {**TYPED, "participant_id": pid})
+    # on the English page a date of two readings by its month's name, as an
+    # English writer types it to be read one way (the month-first guard)
+    fill(page, as_typed_on({**TYPED, "participant_id": pid},
+                           page.get_attribute("html", "lang")))
     return typed(page)
 
 
@@ -234,6 +238,13 @@ def test_expired_then_save_signs_in_again_and_the_form_comes_back_whole(browser,
         ana.wait_for_selector("#restored")
         assert ana.locator("#list-title").count() == 0  # the form, not the queue
         assert typed(ana) == before
+        ana.click("#save")
+        # the form typed on the Spanish page is now on the English one, which
+        # asks the entry date (1 / 7: July 1 or January 7) before saving it
+        ana.wait_for_selector("#date-question")
+        assert ana.locator("#case-state").count() == 0  # nothing saved
+        ana.click("#date-question button[value='entry_date:1988-07-01']")
+        ana.wait_for_selector("#answer .wb-headline")
         ana.click("#save")
         ana.wait_for_selector("#case-state")
         assert ana.get_attribute("#case-state", "data-state") == "draft"

@@ -86,6 +86,9 @@ class FormState:
     # the date typed in the scenario panel ("Otra fecha"), kept with the
     # answer's token so that its row is on the answer's page and its printout
     scenario_date: str = ""
+    # the month-first guard (web/lenient.py): a date of two readings for its
+    # writer, asked before any answer is given: (month first, as the boxes say)
+    questions: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     def add_error(self, name: str, message: str) -> None:
         self.errors.setdefault(name, []).append(message[:1].upper() + message[1:])
@@ -103,6 +106,14 @@ class FormState:
                 out.append({"href": "#" + input_id(name, self.boxes.get(name, ())),
                             "label": label, "message": message})
         return out
+
+    @property
+    def asked(self) -> list[dict[str, Any]]:
+        """The month-first guard's questions, one line a date, in form order."""
+        t = labels(self.lang, self.rules_name)
+        order = [n for n in FORM_ORDER if n in self.questions]
+        return lenient.asked({n: self.questions[n] for n in order}, t["lenient"], self.lang,
+                             {n: _label(t, n) for n in order})
 
     @property
     def rules(self) -> str:
@@ -185,8 +196,21 @@ def read_form(items: Mapping[str, Any], lang: str) -> FormState:
             continue
         state.values[name] = value
     # a date posted whole with one reading goes into its boxes (web/lenient.py)
-    lenient.split_whole(state.values, lenient.DATE_FIELDS)
+    lenient.split_whole(state.values, lenient.DATE_FIELDS, labels(lang)["lenient"])
+    # a choice of the month-first guard writes its date in the boxes with the
+    # month by its name (web/lenient.py): the boxes the form shows from then on
+    choice = items.get(lenient.CHOICE)
+    if isinstance(choice, str) and len(choice) <= MAX_VALUE_CHARS:
+        lenient.choose(state.values, choice, labels(lang)["lenient"])
     return state
+
+
+def settle_dates(state: FormState, typed_in: str) -> None:
+    """The dates typed on the page of `typed_in`, now shown in the state's
+    language (the language switch): each keeps the reading it had there
+    (web/lenient.py `settle`)."""
+    lenient.settle(state.values, lenient.DATE_FIELDS, labels(typed_in)["lenient"],
+                   labels(state.lang)["lenient"])
 
 
 def participant(values: Mapping[str, str]) -> dict[str, str]:
@@ -298,7 +322,11 @@ def evaluate(state: FormState) -> FormState:
     reading = lenient.read(state.values, t, [n for n in FIELD_NAMES if n not in refused])
     state.core, state.notes = reading.values, reading.notes
     state.boxes = {**state.boxes, **reading.boxes}
-    given = {**typed, **reading.values}
+    # a date the month-first guard asks is not given to the core: no answer
+    # is made of a reading the person has not chosen, and the core's words on
+    # that date (it is "missing") are not shown; the other fields are checked
+    state.questions = reading.questions
+    given = {k: v for k, v in {**typed, **reading.values}.items() if k not in reading.questions}
     comparison = None
     try:
         d = diferida.evaluate(given, rules=rules, lang=state.lang)
@@ -308,7 +336,8 @@ def evaluate(state: FormState) -> FormState:
     except diferida.InputError as exc:
         d = None
         for p in exc.problems:
-            if p.field not in reading.errors and p.field not in refused:
+            if p.field not in reading.errors and p.field not in refused \
+                    and p.field not in reading.questions:
                 state.add_error(p.field, error_message(state.lang, p.code, p.value, p.field))
     for name, message in reading.errors.items():
         state.add_error(name, message)
@@ -319,7 +348,7 @@ def evaluate(state: FormState) -> FormState:
     ):
         ym = _ym_text(state.lang, int(helper_typed[0] or 0), int(helper_typed[1] or 0))
         state.add_error("creditable_service_years", t["converter"]["unused"].format(ym=ym))
-    if not state.errors:
+    if not state.errors and not state.questions:
         state.determination = d
         state.comparison = comparison
     return state

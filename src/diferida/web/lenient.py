@@ -23,6 +23,18 @@ swapped; one whose day and month could be swapped is refused, saying the two
 dates it may be, and never guessed. The single date boxes that remain (the
 audit's filters, the scenario panel's date) still ask back with the two
 dates (`date_choices`).
+
+The month-first guard (docs/web.md): on a page whose language writes the
+month first by habit (the labels' `[lenient] ask_month_first`: English), a
+date typed in its boxes with the day and the month both numbers of 12 or
+less, and different, has two readings for its writer ("11 / 03 / 1963" is
+March 11 as the boxes say, or November 3 as he may have meant). It is not
+read: it is asked (`Reading.questions`), with both readings, and the answer
+waits. The person's choice (`CHOICE`, "birth_date:1963-11-03") writes the
+date back in its boxes with the month by its name (`choose`), which has one
+reading. A day equal to its month, a month typed by its name and a Spanish
+page (day first by convention) are read as typed; dates typed on the Spanish
+page keep their reading when the page switches to English (`settle`).
 """
 
 from __future__ import annotations
@@ -35,14 +47,18 @@ from dataclasses import dataclass, field
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
+from typing import Any
 
 from diferida.determination import plain
 from diferida.fields import SERVICE_PLACES
+from diferida.i18n import catalog, fmt_date
 
 DATE_FIELDS = ("birth_date", "entry_date", "separation_date", "requested_start_date", "as_of")
 # the workbench's application has one more date of its own
 APPLICATION_DATE = "application_date"
 ALL_DATE_FIELDS = (*DATE_FIELDS, APPLICATION_DATE)
+# the input a choice of the month-first guard is posted in: "birth_date:1963-11-03"
+CHOICE = "date_reading"
 MONTHS_A_YEAR = 12
 PARTS = ("day", "month", "year")
 YEAR_DIGITS = 4
@@ -96,6 +112,9 @@ class Reading:
     # a date's boxes in error ("day", "month", "year"), first the one its
     # message names: the boxes marked invalid, the first one the link's target
     boxes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # the month-first guard: a date with two readings for its writer, not
+    # read but asked, by field: (the month-first reading, the boxes' own), ISO
+    questions: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 def box_name(name: str, part: str) -> str:
@@ -126,10 +145,15 @@ def typed_date(values: Mapping[str, str], name: str) -> str:
     return "/".join(p.strip() for p in parts)
 
 
-def split_whole(values: dict[str, str], fields: Iterable[str]) -> None:
+def split_whole(values: dict[str, str], fields: Iterable[str], m: dict | None = None) -> None:
     """A date posted whole (no boxes) that has one reading — "1970-05-10", or
     day/month/year with a day over 12 — is put into its three boxes, its
-    parts as written; any other whole text is left for `read` to refuse."""
+    parts as written; any other whole text is left for `read` to refuse.
+    With `m`, the page's labels ([lenient]) on a page that writes the month
+    first by habit, a month whose boxes would have two readings there (the
+    month-first guard) is written by its name ("10", "May", "1970"): a date of
+    one reading is never asked."""
+    ask = m is not None and bool(m["ask_month_first"])
     for name in fields:
         text = values.get(name, "").strip()
         if not text or date_boxes(values, name) is not None:
@@ -142,6 +166,8 @@ def split_whole(values: dict[str, str], fields: Iterable[str]) -> None:
         else:
             continue
         del values[name]
+        if ask and m is not None and two_readings((d, mo, y)) is not None:
+            mo = m["months"][int(mo) - 1]
         values.update({box_name(name, "day"): d, box_name(name, "month"): mo,
                        box_name(name, "year"): y})
 
@@ -211,13 +237,113 @@ def read_boxes(parts: tuple[str, str, str], name: str,
     return date(y, number, int(day)).isoformat(), None, ()
 
 
+def two_readings(parts: tuple[str, str, str]) -> tuple[date, date] | None:
+    """The boxes of a date whose day and month are both numbers of 12 or
+    less, and different: (the month-first reading, the boxes' own). None
+    for a date of one reading (a day over 12, a day equal to its month, a
+    month by its name) or one that cannot be read."""
+    day, month, year = (p.strip() for p in parts)
+    if not (_DAY_BOX.match(day) and _MONTH_BOX.match(month) and _YEAR_BOX.match(year)
+            and len(year) == YEAR_DIGITS and int(year) >= 1):
+        return None
+    d, mo, y = int(day), int(month), int(year)
+    if d == mo or not (1 <= d <= MONTHS_A_YEAR and 1 <= mo <= MONTHS_A_YEAR):
+        return None
+    return date(y, d, mo), date(y, mo, d)
+
+
+def choose(values: dict[str, str], choice: str, m: dict) -> str | None:
+    """Apply a choice of the month-first guard ("birth_date:1963-11-03"):
+    when it is one of the two readings of that date's boxes as they are now,
+    the boxes are written with it, the month by its name in the page's
+    language ("3", "November", "1963"), which has one reading. Returns the
+    date's name, or None when the choice is not one of them (the boxes
+    changed since: they are read, or asked, as they are)."""
+    name, _, iso = choice.strip().partition(":")
+    parts = date_boxes(values, name) if name in ALL_DATE_FIELDS else None
+    both = two_readings(parts) if parts is not None else None
+    if both is None or iso not in {d.isoformat() for d in both}:
+        return None
+    chosen = date.fromisoformat(iso)
+    values.update({box_name(name, "day"): str(chosen.day),
+                   box_name(name, "month"): m["months"][chosen.month - 1],
+                   box_name(name, "year"): str(chosen.year)})
+    return name
+
+
+def settle(values: dict[str, str], fields: Iterable[str], m_from: dict, m_to: dict) -> None:
+    """Dates typed on a page that reads them as their boxes say (day first),
+    carried to a page that would ask them (the language switch, `m_from` and
+    `m_to` the two pages' [lenient] labels): each date of two readings keeps
+    the reading it had where it was typed, its month written by its name in
+    the new page's language, so that the answer, its printout and its own
+    page say the same dates in both languages."""
+    if m_from["ask_month_first"] or not m_to["ask_month_first"]:
+        return
+    for name in fields:
+        parts = date_boxes(values, name)
+        readings = two_readings(parts) if parts is not None else None
+        if readings is not None:
+            values[box_name(name, "month")] = m_to["months"][readings[1].month - 1]
+
+
+def read_as(values: Mapping[str, str], name: str, m: dict) -> date | None:
+    """The date a date's boxes say as typed (day, month, year), or None when
+    they say none: what the page writes back in words beside them."""
+    parts = date_boxes(values, name)
+    if parts is None:
+        return None
+    iso = read_boxes(parts, name, m)[0]
+    return None if iso is None else date.fromisoformat(iso)
+
+
+def asked(questions: Mapping[str, tuple[str, str]], m: dict, lang: str,
+          label: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The month-first guard's questions as the page asks them: for each date
+    (`label` names it), one line with both readings in words ("Date of
+    birth: did you mean November 3, 1963 or March 11, 1963?") and the two
+    choices, each the value its button posts in `CHOICE` and its words.
+    `label`: each date's name on the page's form."""
+    rows = []
+    for name, readings in questions.items():
+        days = [date.fromisoformat(iso) for iso in readings]
+        words = [fmt_date(d, lang) for d in days]
+        rows.append({"name": name,
+                     "line": m["date_question"].format(date=label[name], first=words[0],
+                                                       second=words[1]),
+                     "choices": [(f"{name}:{d.isoformat()}", w)
+                                 for d, w in zip(days, words, strict=True)]})
+    return rows
+
+
+def written_back(values: Mapping[str, str], name: str, m: dict, lang: str) -> str:
+    """What the page writes beside a date's boxes: the date they say, in
+    words in the page's language ("Read as November 3, 1963"); "" when they
+    say none yet."""
+    day = read_as(values, name, m)
+    return "" if day is None else m["date_read"].format(date=fmt_date(day, lang))
+
+
+def script_words(m: dict, lang: str) -> dict[str, Any]:
+    """What the page's script needs to write a date back as it is typed, as
+    the server does (`written_back`): the words the month box takes, each
+    month's name and the date's wording in the page's language."""
+    c = catalog(lang)
+    return {"month_words": [list(MONTH_WORDS[n]) for n in sorted(MONTH_WORDS)],
+            "months": list(c["months"]), "format": c["date_format"],
+            "read": m["date_read"]}
+
+
 def read(values: Mapping[str, str], t: dict,
          names: Iterable[str] | None = None) -> Reading:
     """Read the form's values (a date from its three boxes, web forms' own
     inputs); `t` is the page's labels (section "lenient"). `names`: the
-    fields to read (default: every value posted, and the dates of boxes)."""
+    fields to read (default: every value posted, and the dates of boxes).
+    On a page that writes the month first by habit, a date of two readings
+    is asked, not read (the month-first guard, above)."""
     out = Reading()
     m = t["lenient"]
+    ask = bool(m["ask_month_first"])
     if names is None:
         names = [*(n for n in values if n not in set(box_names(ALL_DATE_FIELDS))),
                  *(n for n in ALL_DATE_FIELDS
@@ -226,7 +352,10 @@ def read(values: Mapping[str, str], t: dict,
         parts = date_boxes(values, name) if name in ALL_DATE_FIELDS else None
         if parts is not None:
             value, error, bad = read_boxes(parts, name, m)
-            if error:
+            readings = two_readings(parts) if ask and error is None else None
+            if readings is not None:
+                out.questions[name] = (readings[0].isoformat(), readings[1].isoformat())
+            elif error:
                 out.errors[name] = error
                 out.boxes[name] = bad
             elif value is not None:

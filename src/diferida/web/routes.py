@@ -40,7 +40,7 @@ from starlette.concurrency import run_in_threadpool
 from diferida.headers import SECURITY_HEADERS
 from diferida.rules import builtin_names, load_rules
 
-from . import forms, guidance
+from . import forms, guidance, lenient
 from .drafts import DRAFTS, MAX_VALUE_CHARS
 from .forms import FormState
 from .labels import DEFAULT_LANG, choose_lang, labels, next_lang
@@ -71,6 +71,10 @@ def _asset(name: str) -> str:
 
 
 env.globals.update(asset=_asset, input_id=forms.input_id, radios=forms.RADIOS)
+# a date's boxes written back in words, and the words the page's script
+# writes them with; the month-first guard's choice (web/lenient.py)
+env.globals.update(date_written_back=lenient.written_back,
+                   date_script_words=lenient.script_words, choice_field=lenient.CHOICE)
 env.globals.update(next_steps=guidance.next_steps, scenarios=guidance.scenarios,
                    glossary_href=guidance.glossary_href)
 # The core's sentences on the public page call it an estimate, not a determination.
@@ -123,6 +127,9 @@ async def _handle(request: Request) -> FormState:
     if action.startswith("lang:"):
         lang = choose_lang(action.removeprefix("lang:"))
     state = forms.read_form(items, lang)
+    if action.startswith("lang:"):
+        # dates typed day first keep their reading on a page that would ask them
+        forms.settle_dates(state, choose_lang(items.get("lang")))
     if action in ("calculate", "convert"):
         state.focus = action
     if action == "convert":
@@ -188,6 +195,9 @@ async def printable(request: Request) -> HTMLResponse:
     state = await run_in_threadpool(forms.evaluate, state)
     if state.determination is not None:
         return _see_other(f"/resultado/{_remember(state)}/imprimir")
+    if state.questions and not state.errors:
+        # the month-first guard asks first: the calculator, with its question
+        return _page("index.html", state)
     return _page("print.html", state, 422)
 
 

@@ -9,7 +9,11 @@
      posted after the end is kept by the server and shown again after
      signing in (docs/workbench.md).
    - "Ver la respuesta" lands on #respuesta (the form's action carries it):
-     focus goes to the answer, or to the list of errors. */
+     focus goes to the answer, or to the list of errors.
+   - Each date of the application is written back in words beside its
+     boxes as it is typed, as the server writes it (the date component's
+     words in its fieldset's data-date-words; the calculator's web.js does
+     the same). */
 (function () {
   "use strict";
 
@@ -175,7 +179,52 @@
     }
   }
 
+  // The date a date's three boxes say, as the server reads it (web/lenient.py),
+  // written back in words beside them ("Read as November 3, 1963").
+  function monthOf(text, words) {
+    var t = text.trim().toLowerCase();
+    if (/^\d{1,2}$/.test(t)) { return +t >= 1 && +t <= 12 ? +t : null; }
+    if (t.normalize) { t = t.normalize("NFD").replace(/[\u0300-\u036f]/g, ""); }
+    t = t.replace(/\.$/, "").trim();
+    for (var i = 0; i < words.month_words.length; i++) {
+      if (words.month_words[i].indexOf(t) >= 0) { return i + 1; }
+    }
+    return null;
+  }
+
+  function daysIn(year, month) {
+    var leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+    return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  }
+
+  function writeBack(fieldset, words) {
+    var out = fieldset.querySelector(".date-read");
+    var boxes = fieldset.querySelectorAll(".date-box input");
+    if (!out || boxes.length !== 3) { return; }
+    var day = boxes[0].value.trim(), month = monthOf(boxes[1].value, words);
+    var year = boxes[2].value.trim(), text = "";
+    if (/^\d{1,2}$/.test(day) && month && /^\d{4}$/.test(year) && +year >= 1 &&
+        +day >= 1 && +day <= daysIn(+year, month)) {
+      text = words.read.replace("{date}", words.format.replace("{day}", String(+day))
+        .replace("{month}", words.months[month - 1]).replace("{year}", String(+year)));
+    }
+    if (out.textContent !== text) { out.textContent = text; }
+  }
+
+  function watchDates() {
+    var fieldsets = document.querySelectorAll("fieldset[data-date-words]");
+    Array.prototype.forEach.call(fieldsets, function (fieldset) {
+      var words;
+      try { words = JSON.parse(fieldset.getAttribute("data-date-words")); } catch (e) { return; }
+      var update = function () { writeBack(fieldset, words); };
+      fieldset.addEventListener("input", update);
+      fieldset.addEventListener("change", update);
+      update();
+    });
+  }
+
   setUpWarning();
+  watchDates();
   // after the browser's own move to #respuesta (which leaves focus nowhere)
   if (document.readyState === "complete") { landOnAnswer(); }
   else { window.addEventListener("load", landOnAnswer); }

@@ -645,6 +645,9 @@ class Application:
     reason: str = ""
     # a date's boxes in error, the one its message names first (web/lenient.py)
     boxes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # the month-first guard's dates of two readings, asked before any answer
+    # or save: (month first, as the boxes say) (web/lenient.py)
+    questions: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 # the application's dates, each typed in three boxes (web/lenient.py):
@@ -656,12 +659,14 @@ env.globals.update(wb_date_fields=DATE_FIELDS,
 
 
 def _read_application(form: Mapping[str, str], lang: str) -> tuple[
-        dict[str, str], dict[str, list[str]], dict[str, Any], dict[str, tuple[str, ...]]]:
+        dict[str, str], dict[str, list[str]], dict[str, Any], dict[str, tuple[str, ...]],
+        dict[str, tuple[str, str]]]:
     """What was typed, the messages for what cannot be read, the application
-    as the workflow takes it, and the date boxes in error. Numbers and dates
-    are read as the calculator reads them (web/lenient.py: "$30,000", "22 años
-    y 5 meses", a date in its three boxes), with its messages; what it cannot
-    read is named."""
+    as the workflow takes it, the date boxes in error and the dates the
+    month-first guard asks. Numbers and dates are read as the calculator
+    reads them (web/lenient.py: "$30,000", "22 años y 5 meses", a date in its
+    three boxes), with its messages; what it cannot read is named; a date
+    asked is not in the application."""
     t = labels(lang)
     w = view.words(lang)["application"]
     values = {k: form.get(k, "") for k in view.FORM_FIELDS if k in form or k not in DATE_FIELDS}
@@ -676,7 +681,10 @@ def _read_application(form: Mapping[str, str], lang: str) -> tuple[
                 boxes[shown] = (*boxes.get(shown, ()), part)
             errors.setdefault(shown, []).append(w["too_long"].format(limit=MAX_FIELD_CHARS))
     # a date posted whole with one reading goes into its boxes
-    lenient.split_whole(values, DATE_FIELDS)
+    lenient.split_whole(values, DATE_FIELDS, t["lenient"])
+    # a date chosen at the month-first guard's question: its boxes written
+    # with the month by its name (web/lenient.py)
+    lenient.choose(values, form.get(lenient.CHOICE, "")[:MAX_FIELD_CHARS], t["lenient"])
     typed = {k: v.strip() for k, v in values.items()
              if v.strip() and k not in errors and k not in DATE_BOXES}
     typed.update({n: text for n in DATE_FIELDS if n not in errors
@@ -684,7 +692,8 @@ def _read_application(form: Mapping[str, str], lang: str) -> tuple[
     reading = lenient.read(values, t, [n for n in (*view.FACT_FIELDS, *view.CASE_FIELDS)
                                        if n in typed and (n in view.FACT_FIELDS
                                                           or n in DATE_FIELDS)])
-    application = {**typed, **reading.values}
+    application = {k: v for k, v in {**typed, **reading.values}.items()
+                   if k not in reading.questions}
     for name, message in reading.errors.items():
         errors.setdefault(name, []).append(message)
     boxes.update(reading.boxes)
@@ -694,7 +703,7 @@ def _read_application(form: Mapping[str, str], lang: str) -> tuple[
     # takes it as a date only)
     if "application_date" in errors:
         application.pop("application_date", None)
-    return values, errors, application, boxes
+    return values, errors, application, boxes, reading.questions
 
 
 def _problems(exc: workflow.Refused) -> dict[str, list[str]]:
@@ -717,13 +726,22 @@ async def _application_step(ctx: Ctx, form: dict[str, str], *,
         return _form_page(ctx, Application(values=kept, errors={},
                                            reason=form.get("reason", "")[:MAX_FIELD_CHARS]),
                           case)
-    values, errors, application, boxes = _read_application(form, ctx.lang)
+    values, errors, application, boxes, questions = _read_application(form, ctx.lang)
     action = form.get("action", "preview")
     reason = form.get("reason", "").strip()[:MAX_FIELD_CHARS + 1]  # longer: refused
     if case is not None and action == "save" and not reason:
         errors.setdefault("reason", []).append(w["application"]["reason_missing"])
-    app = Application(values=values, errors=errors, reason=reason, boxes=boxes)
-    if not errors or action != "save":
+    app = Application(values=values, errors=errors, reason=reason, boxes=boxes,
+                      questions=questions)
+    if questions:
+        # the month-first guard: nothing saved and no answer until the date
+        # meant is chosen; the other fields' problems are named meanwhile
+        answer = await run_in_threadpool(workflow.preview, application, lang=ctx.lang)
+        if isinstance(answer, workflow.Refused):
+            for name, messages in _problems(answer).items():
+                if name not in errors and name not in questions:
+                    app.errors.setdefault(name, []).extend(messages)
+    elif not errors or action != "save":
         if action == "save":
             try:
                 if case is None:
@@ -754,8 +772,11 @@ async def _application_step(ctx: Ctx, form: dict[str, str], *,
 def _form_page(ctx: Ctx, app: Application, case: workflow.CaseView | None,
                status: int = 200, *, restored: bool = False) -> HTMLResponse:
     result = app.answer.to_dict() if app.answer is not None else None
+    fields = view.words(ctx.lang)["application"]["fields"]
+    asked = lenient.asked(app.questions, labels(ctx.lang)["lenient"], ctx.lang,
+                          {n: fields[n][0] for n in app.questions})
     return _render(ctx.request, "wb_application.html", ctx.lang, status, ctx=ctx, app=app,
-                   case=case, answer=result,
+                   case=case, answer=result, asked=asked,
                    answer_sections=view.sections(result) if result else None,
                    fields=view, import_result=None, import_error=None, restored=restored,
                    switch_form="application-form")
@@ -1031,8 +1052,9 @@ def _application_of(case: workflow.CaseView, lang: str) -> dict[str, str]:
                    if case.application_date else "", "note": case.note or "",
                    "letter_lang": case.letter_lang or ""})
     values["rules"] = case.rules_name or ""  # corrected under the rules set it was decided by
-    # each stored date (YYYY-MM-DD) into its three boxes
-    lenient.split_whole(values, DATE_FIELDS)
+    # each stored date (YYYY-MM-DD) into its three boxes (on a page that
+    # writes the month first, by its name where the boxes could be read two ways)
+    lenient.split_whole(values, DATE_FIELDS, labels(lang)["lenient"])
     return values
 
 
