@@ -287,7 +287,7 @@ def next_steps_text(html: str) -> str:
 @pytest.mark.parametrize("lang, fields, says", [
     ("es", {**EXAMPLE_1, "as_of": "2030-01-01"},
      ["Ya puede pedir la pensión diferida.", "Documentos que conviene tener a mano",
-      "según la Regla 19.3, la pensión puede solicitarse desde el 10 de mayo de 2028, así que "
+      "cumple los requisitos desde el 10 de mayo de 2028, así que, según la Regla 19.3, "
       "puede pedirla ya", "Quien decide es el Sistema de Retiro"]),
     ("en", {**EXAMPLE_1, "as_of": "2030-01-01"},
      ["You can ask for the deferred pension now.", "Documents to have at hand",

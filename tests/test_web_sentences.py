@@ -437,7 +437,8 @@ def test_an_act_305_member_and_someone_eligible_since_2020_in_a_browser(browser,
         fill(page, {k: v for k, v in SINCE_2020.items() if k != "as_of"}, as_of=AS_OF)
         calculate(page)
         steps = visible_text(page, "#next-steps")
-        assert "can be requested from March 15, 2020, so you may ask for it now" in steps
+        assert ("you have met the requirements since March 15, 2020, so under Rule 19.3 you "
+                "may ask for it now") in steps
         first = page.locator("#scenario-start tbody tr").first.inner_text()
         assert first.startswith("November 29, 2026")
         html = page.content()

@@ -853,8 +853,9 @@ def _case_id(raw: str) -> int | None:
 
 async def _case_page(ctx: Ctx, case_id: int, *, status: int = 200, refusal: str | None = None,
                      done: str | None = None, reason_error: str | None = None,
-                     ack_error: str | None = None, note: str = "", typed_reason: str = "",
-                     kept: Mapping[str, str] | None = None, here: str | None = None,
+                     ack_error: str | None = None, note: str | Mapping[str, str] = "",
+                     typed_reason: str = "", kept: Mapping[str, str] | None = None,
+                     here: str | None = None, ack_field: str = "acknowledgement",
                      change: str | None = None) -> Response:
     w = view.words(ctx.lang)
     try:
@@ -867,6 +868,7 @@ async def _case_page(ctx: Ctx, case_id: int, *, status: int = 200, refusal: str 
         return _refused(ctx, exc)
     again = await run_in_threadpool(workflow.reproduce, ctx.store, ctx.user, shown.case_id)
     letter = await run_in_threadpool(view.letter_rows, shown, ctx.lang)
+    stops = await run_in_threadpool(_contradictions, shown, ctx.lang)
     if change and not typed_reason and "return" in shown.can and letter:
         # "Cambiar" on the confirmation page: the return's reason names the fact
         label = next((r["label"] for r in letter["facts"] if r.get("field") == change), None)
@@ -875,9 +877,11 @@ async def _case_page(ctx: Ctx, case_id: int, *, status: int = 200, refusal: str 
     sending = await run_in_threadpool(_sending, ctx, shown) if "submit" in shown.can else []
     return _render(ctx.request, "wb_case.html", ctx.lang, status, ctx=ctx, case=shown,
                    sending=sending, rules_title=view.rules_title(shown.rules_name),
+                   contradictions=stops, check_words=_check_words(shown, ctx.lang),
                    story=story, sections=view.sections(shown.result), reproduced=again,
                    refusal=refusal, done=done if done in DONE else None,
                    reason_error=reason_error, letter=letter, ack_error=ack_error, note=note,
+                   ack_field=ack_field,
                    typed_reason=typed_reason, kept=kept, here=here,
                    barred=view.barred_text(shown.barred, ctx.lang) if shown.barred else None,
                    checks=workflow.check_names(shown.checks, ctx.lang))
@@ -908,14 +912,36 @@ def _sending(ctx: Ctx, shown: workflow.CaseView) -> list[dict[str, str]]:
     return out
 
 
+def _contradictions(shown: workflow.CaseView, lang: str) -> list[str]:
+    """Why the version cannot be sent or approved: the checks its own facts
+    contradict, in the determination's words (empty when none)."""
+    return [str(p["message"]) for p in workflow.contradicted(
+        shown.result, shown.inputs, shown.as_of, lang)]
+
+
+def _check_words(shown: workflow.CaseView, lang: str) -> dict[str, str]:
+    """Each warning asking for a check, named in words (a box per warning)."""
+    return {c: workflow.check_names((c,), lang) for c in shown.checks}
+
+
 def _ack_error(exc: workflow.Refused, field: str = "acknowledgement") -> str | None:
-    """The message of a refusal about the note saying the warnings were
-    checked (or about another text typed for an action, `field`), or None
-    for any other refusal."""
+    """The message of a refusal about the notes saying what was checked
+    (any `acknowledgement` or `acknowledgement.<warning>` field; or about
+    another text typed for an action, `field`), or None for any other
+    refusal."""
     if exc.code != "invalid":
         return None
-    found = [p for p in exc.problems if p.get("field") == field]
+    found = [p for p in exc.problems if p.get("field") == field or (
+        field == "acknowledgement" and str(p.get("field") or "").startswith(field + "."))]
     return str(found[0].get("message", "")) if found else None
+
+
+def _ack_field(exc: workflow.Refused) -> str:
+    """The note's field a refusal names (its box gets the message)."""
+    for p in exc.problems:
+        if str(p.get("field") or "").startswith("acknowledgement"):
+            return str(p["field"])
+    return "acknowledgement"
 
 
 @router.get(BASE + "/casos/{case_id}", response_class=HTMLResponse)
@@ -945,7 +971,12 @@ async def _act(request: Request, case_id: str, action: str) -> Response:
     reason = form.get("reason", "").strip()[:MAX_FIELD_CHARS + 1]
     # no box on the page (a version without warnings asking for a check): no note
     typed = form.get("acknowledgement")
-    note = None if typed is None else typed[:MAX_FIELD_CHARS + 1]
+    note: str | dict[str, str] | None = None if typed is None else typed[:MAX_FIELD_CHARS + 1]
+    # a version with several warnings asking for a check: a box per warning
+    each = {k.split(".", 1)[1]: v[:MAX_FIELD_CHARS + 1] for k, v in form.items()
+            if k.startswith("acknowledgement.")}
+    if each:
+        note = each
     if action == "return" and not reason:
         return await _case_page(ctx, number, status=422,
                                 reason_error=w["case"]["return_reason_missing"])
@@ -974,10 +1005,10 @@ async def _act(request: Request, case_id: str, action: str) -> Response:
         ack = _ack_error(exc)
         if ack is not None and action == "approve":
             return await _confirm_page(ctx, number, status=exc.status, ack_error=ack,
-                                       note=note or "")
+                                       note=note or "", ack_field=_ack_field(exc))
         if ack is not None:
             return await _case_page(ctx, number, status=exc.status, ack_error=ack,
-                                    note=note or "")
+                                    note=note or "", ack_field=_ack_field(exc))
         why = _ack_error(exc, "reason") if action == "return" else None
         if why is not None:  # the reason refused: said by its box, as typed
             return await _case_page(ctx, number, status=exc.status, reason_error=why,
@@ -995,9 +1026,10 @@ async def submit_case(request: Request, case_id: str) -> Response:
 
 
 async def _confirm_page(ctx: Ctx, case_id: int, *, status: int = 200,
-                        ack_error: str | None = None, note: str = "",
+                        ack_error: str | None = None, note: str | Mapping[str, str] = "",
                         kept: Mapping[str, str] | None = None,
-                        here: str | None = None) -> Response:
+                        here: str | None = None,
+                        ack_field: str = "acknowledgement") -> Response:
     """"Revise y confirme": the decision and the facts relied on, as the
     letter states them, the warnings and the note saying they were checked,
     then the one form that approves (irreversible). A version the user may
@@ -1016,9 +1048,12 @@ async def _confirm_page(ctx: Ctx, case_id: int, *, status: int = 200,
         return await _case_page(ctx, shown.case_id, status=403, refusal=why, kept=kept,
                                 here=f"{BASE}/casos/{shown.case_id}" if kept else None)
     letter = await run_in_threadpool(view.letter_rows, shown, ctx.lang)
+    stops = await run_in_threadpool(_contradictions, shown, ctx.lang)
     return _render(ctx.request, "wb_confirm.html", ctx.lang, status, ctx=ctx, case=shown,
+                   contradictions=stops, check_words=_check_words(shown, ctx.lang),
                    sections=view.sections(shown.result), letter=letter, ack_error=ack_error,
                    note=note, checks=workflow.check_names(shown.checks, ctx.lang),
+                   ack_field=ack_field,
                    kept=kept, here=here)
 
 
