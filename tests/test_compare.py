@@ -50,7 +50,9 @@ def test_strict_reading_moves_only_the_new_police_officer(tmp_path):
     # the finding: 19.4(a) does not apply to new participants under B
     assert row["finding_condition"] == "route_applies"
     assert "3 L.P.R.A. § 766" in row["finding_rule"]
-    assert "met" in row["finding_under_a"] and "19.4(a)" in row["finding_under_b"]
+    # A's reading opens 19.4(a) to a new participant; B's does not
+    assert "applies to new participants too" in row["finding_under_a"]
+    assert "19.4(a)" in row["finding_under_b"]
     # the money does not change: the same scale, a later date
     assert s.totals.annual_a == s.totals.annual_b
 

@@ -107,9 +107,10 @@ OTHER_ROUTES = ("19.1(a)", "19.1(b)", "19.2", "19.4(a)", "19.4(b)")
 CASES = {
     "19.4(b)->19.2": (FIREFIGHTER, ARTICLE19, STRICT, ("19.4(b)", "19.2"), "19.4(b)",
                       "route_applies", ("route", "eligibility_date")),
-    # (the condition named is B's: 19.4(b)'s service, met)
+    # (the condition named is B's: 19.4(b) applies to a new participant under
+    # B's reading, which A's does not open to them)
     "19.2->19.4(b)": (FIREFIGHTER, STRICT, ARTICLE19, ("19.2", "19.4(b)"), "19.4(b)",
-                      "service", ("route", "eligibility_date")),
+                      "route_applies", ("route", "eligibility_date")),
     "19.4(a)->19.4(b)": (POLICE_27, ARTICLE19, "later-19_4a", ("19.4(a)", "19.4(b)"),
                          "19.4(a)", "age", ("status", "route", "eligibility_date")),
     # a tie under B: 19.2 now opens the day 19.4(b) does, and decides (first in
@@ -144,11 +145,14 @@ def test_the_finding_is_about_the_route_that_decides(case, lang, reforms):
 @pytest.mark.parametrize("lang", ["es", "en"])
 def test_the_firefighter_is_told_that_19_4b_no_longer_applies(lang):
     c = person_comparison(FIREFIGHTER, ARTICLE19, STRICT, {}, lang)
-    met = (("exige al menos 10 años", "se cumple", "no se aplica a participantes "
-                      "nuevos") if lang == "es" else
-                     ("requires at least 10 years", "met", "does not apply to new "
-                      "participants"))
+    # under A, the reading that opens 19.4(b) to a new participant (not its
+    # service condition, which both readings hold alike)
+    met = (("se aplica también a participantes nuevos", "dos regímenes",
+            "no se aplica a participantes nuevos") if lang == "es" else
+           ("applies to new participants too", "both regimes",
+            "does not apply to new participants"))
     assert met[0] in c.under_a.text and met[1] in c.under_a.text
+    assert (c.under_a.condition, c.under_a.held) == ("route_applies", True)
     assert met[2] in c.under_b.text and STRICT in c.under_b.text
     for f in (c.under_a, c.under_b):
         assert "25" not in f.text and "19.4(a)" not in f.text
@@ -165,7 +169,8 @@ def test_spec_example_4_is_still_explained_by_19_4a(lang):
               "refund_requested": "false"}
     c = person_comparison(police, ARTICLE19, STRICT, {}, lang)
     assert c.route == "19.4(a)" and c.finding.condition == "route_applies"
-    assert "25.1667" in c.under_a.text and "3 L.P.R.A. § 766" in c.under_b.text
+    assert "19.4(a)" in c.under_a.text and "3 L.P.R.A. § 766" in c.under_b.text
+    assert c.under_a.held is True and c.under_b.held is False
 
 
 def test_the_definition_skips_a_route_that_decides_neither_answer():

@@ -94,6 +94,8 @@ def expected_grounds(d: dict) -> dict[str, list[str]]:
         c = f["condition"]
         if c in d["warnings"] or c in OWN or c in SAID_ABOVE or c in denied:
             continue
+        if c == "route_applies" and f["held"] is True:
+            continue  # a route a reading opens: the letter's readings part says it
         route = f["values"].get("route") if c in ("service", "age", "route_applies") else None
         if entitled and route not in (None, d["route"]):
             continue

@@ -110,7 +110,7 @@ def test_what_differs_is_written_in_words(lang):
     if lang == "es":
         assert "Fecha de elegibilidad: 20 de junio de 2025 → 20 de junio de 2040" in text
         assert "Por qué: lo explica la Regla 19.4(a)." in text
-        assert "Con las reglas A: La Regla 19.4(a) exige" in text
+        assert "Con las reglas A: La Regla 19.4(a) se aplica también a participantes nuevos" in text
         for english in ("What differs", "Why", "under A", "status", "route"):
             assert english not in text
     else:

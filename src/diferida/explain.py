@@ -261,6 +261,16 @@ def route_findings(w: Writer, row: dict[str, Any], r: Route, applicable: list[Ro
                          route=route, regime_plural=regime_text(regime, rules, lang, True),
                          regimes=regimes, source=r.regimes_source))
         return
+    reading = rules.reading_19_4
+    if regime == "new" and r.id in reading.routes:
+        # rules §2 Decision: this rules set reads 19.4's "también" as opening
+        # the route to new participants too; said as the route's first
+        # finding, so that a comparison with the other reading pairs it with
+        # that reading's "does not apply" (compare/why.py)
+        w.add(r.citation, "route_applies",
+              {"route": r.id, "regime": regime, "reading": reading.reading}, True,
+              w.text("findings", "route_for_regime_reading", citation=route, rules=rules.name,
+                     regime_plural=regime_text(regime, rules, lang, True)))
     applicable.append(r)
     holds = bool(row[f"{k}_holds"])
     values = {"route": r.id, "service": service, "min_service": _dec_text(r.min_service),

@@ -366,6 +366,8 @@ def grounds(d: Mapping[str, Any], lang: str) -> list[dict[str, Any]]:
             continue
         if c in SAID_ABOVE:
             continue
+        if c == "route_applies" and f["held"] is True:
+            continue  # a route opened by a reading: the readings part says it
         route = f["values"].get("route") if c in ROUTE_CONDITIONS else None
         if entitled and route is not None and route != d["route"]:
             continue
