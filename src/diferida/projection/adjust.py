@@ -8,8 +8,9 @@ A0 (the determination's amount, or the census's amount in pay raised by the
 COLA assumption up to f). With a relief:
 
 * **at f**, every adjustment dated on or before f that applies to the entry
-  is applied to A0, in date order (on one date: the COLA, the raises in the
-  file's order, the floor) — a relief in force before the valuation date is
+  (a COLA only where b is before its 1 July) is applied to A0, in date
+  order (on one date: the COLA, the raises in the file's order, the
+  floor) — a relief in force before the valuation date is
   taken as if paid from then, without arrears for earlier months;
 * **on each 1 July after f**, first the projection's COLA assumption
   (`--cola`), then the relief's adjustments of that date, in that order.
@@ -17,8 +18,9 @@ COLA assumption up to f). With a relief:
 An adjustment applies to an entry when `who` allows it (in_pay: b on or
 before the date; later: b after it; all) and the amount just before it is
 in its band (from_monthly <= amount < below_monthly). A relief COLA goes each
-year to the entries in pay on its 1 July (b on or before it): a pension that
-starts later does not take the COLAs before its start. Steps, each rounded
+year to the entries in pay before its 1 July (b before it), as the
+projection's COLA assumption does: a pension that starts on that 1 July or
+later does not take it (nor the COLAs before its start). Steps, each rounded
 half up to the cent in exact integer arithmetic:
 
 * raise: amount + min(amount x rate, cap), the product rounded first;
@@ -131,7 +133,10 @@ class Adjustments:
         live = np.ones(len(out), dtype=bool) if rows is None else rows.copy()
         r = self._cola_rate(fy)
         if r is not None:
-            sel = live & (start <= day)
+            # a COLA goes to the pensions in pay before its 1 July: one whose
+            # payments begin that day is paid its amount, raised from the next
+            # (as the projection's --cola assumption, docs/relief.md)
+            sel = live & (start < day)
             out[sel] = _times(out[sel], 1 + r)
         for s in self.steps:
             if s.day != day:

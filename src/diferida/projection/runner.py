@@ -514,8 +514,11 @@ def assumptions_of(summary: ProjectionSummary, rules: Rules, table: MortalityTab
             "discount": "present value factor (1 + i)^(-t), t = days from the valuation "
                         "date to the payment date / 365.25",
             "cola": str(Decimal(cola.numerator) / Decimal(cola.denominator)),
-            "cola_rule": "on each 1 July strictly after the first payment, the monthly "
-                         "amount x (1 + cola), rounded half up to the cent",
+            "cola_rule": "a COLA goes to the pensions in pay before its 1 July: an "
+                         "amount in pay is raised on each 1 July after --as-of, a "
+                         "deferred pension on each 1 July strictly after its first "
+                         "payment; the monthly amount x (1 + cola), rounded half up to "
+                         "the cent",
             "rounding": "expected values computed in float64, reported rounded half up to "
                         "the cent; TOTAL is the sum of the rounded rows",
         },
@@ -553,15 +556,19 @@ def fiscal_year_of(d: date) -> int:
 def member_arrays(members: pl.DataFrame, v_date: date, as_of: date, cola: Fraction
                   ) -> Members:
     """The engine's arrays of a members frame (members_frame, in_pay_frame).
-    An amount in pay is the census's amount as of `as_of`; when the valuation
-    date is later, it is first raised by the COLA of each 1 July after
-    `as_of` up to the member's first projected payment (as a real payment
-    would have been: rounded half up each year), then by the engine's rule
-    from there. With the valuation date on or before `as_of`, the amount is
+    An amount in pay is the census's amount as of `as_of`. A COLA goes to
+    the pensions in pay before its 1 July (docs/project.md): so the amount
+    is first raised by the COLA of each 1 July after `as_of` up to and
+    including the member's first projected payment (as a real payment would
+    have been: rounded half up each year), then by the engine's rule (each
+    1 July strictly after that payment). The same for every `as_of` of one
+    fiscal year: a census dated 30 June and one dated 29 June both take the
+    raise of the next day. A 1 July on or before `as_of` is in the census's
+    amount already; with the valuation date before `as_of`, the amount is
     taken as paid from the valuation date."""
     cents = members["_cents"].to_numpy().astype(np.int64)
     in_pay = members["_in_pay"].to_numpy()
-    if cola != 0 and v_date > as_of and in_pay.any():
+    if cola != 0 and in_pay.any():
         cents = cents.copy()
         since = members["start_date"].cast(pl.Int32).to_numpy().astype(np.int64)
         first = engine.month_day(engine.month_number(

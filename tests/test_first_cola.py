@@ -1,0 +1,72 @@
+"""The first COLA of a pension in pay: one convention, whatever the census
+date within its fiscal year (docs/project.md, docs/relief.md). A COLA goes
+to the pensions in pay before its 1 July; a pension whose first payment
+falls on that 1 July is paid its determined amount, and raised from the
+next. So one member at $1,000.00 a month, `--cola 0.10`, measured on
+30 June 2026, is paid 13,200.00 in FY2027 whether the census is dated
+1 July 2025, 29 June or 30 June 2026; a census dated 1 July 2026 already
+carries that day's raise."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+import pytest
+
+from .test_liability import STATUS, run, write
+from .test_valuation import A1
+
+IN_PAY = "P1,1960-01-01,1985-01-01,2010-12-31,25,36000.00,general,false,in_pay,1000.00,2012-06-01"
+ARGS = ("--cola", "0.10", "--mortality", "none", "--discount", "0",
+        "--measurement-date", "2026-06-30", "--json")
+
+
+def first_year(tmp_path, as_of: str, rows=(IN_PAY,)) -> tuple[Decimal, dict]:
+    src = write(tmp_path, list(rows), STATUS, name=f"census-{as_of}.csv")
+    out = tmp_path / f"v-{as_of}.json"
+    r = run(src, "-o", out, "--as-of", as_of, *ARGS)
+    assert r.exit_code == 0, r.output
+    report = json.loads(out.read_text())
+    fy = report["fiscal_years"][0]
+    assert fy["fiscal_year"] == 2027
+    return Decimal(fy["payments"]), json.loads(r.output)["liability"]
+
+
+@pytest.mark.parametrize("as_of", ["2025-07-01", "2025-12-31", "2026-06-29", "2026-06-30"])
+def test_any_census_date_of_the_fiscal_year_gives_the_raise_of_the_next_1_july(
+        tmp_path, as_of):
+    paid, _ = first_year(tmp_path, as_of)
+    assert paid == Decimal("13200.00")
+
+
+def test_the_liability_is_the_same_for_every_census_date_of_the_fiscal_year(tmp_path):
+    both = (IN_PAY, A1 + ",deferred,,")
+    seen = {as_of: first_year(tmp_path, as_of, both)[1]
+            for as_of in ("2025-07-01", "2026-03-15", "2026-06-30")}
+    assert len({json.dumps(v, sort_keys=True) for v in seen.values()}) == 1, seen
+
+
+def test_a_census_dated_on_the_1_july_already_carries_its_raise(tmp_path):
+    paid, _ = first_year(tmp_path, "2026-07-01")
+    assert paid == Decimal("12000.00")
+
+
+def test_a_pension_first_paid_on_a_1_july_takes_no_relief_cola_that_day(tmp_path):
+    # born 1 July 1969: Regla 19.1(a) at 58 opens on 1 July 2027, the day of
+    # the illustrative relief's first COLA (3.2 % for FY2028). The relief's
+    # raise (+10 %, `who = "all"`, 1 July 2026) reaches it; the COLA of the
+    # day its payments begin does not (paid its amount, raised from the next
+    # 1 July), as the --cola assumption
+    row = "J1,1969-07-01,1990-01-01,2010-12-31,15,30000.00,general,false,deferred,,"
+    src = write(tmp_path, [row], STATUS)
+    out = tmp_path / "relief.json"
+    r = run(src, "-o", out, "--as-of", "2026-06-30", "--mortality", "none", "--discount", "0",
+            "--measurement-date", "2026-06-30", "--rules", "relief-pc2038-illustrative",
+            "--json")
+    assert r.exit_code == 0, r.output
+    years = {y["fiscal_year"]: Decimal(y["payments"])
+             for y in json.loads(out.read_text())["fiscal_years"]}
+    monthly = Decimal("562.50") + Decimal("56.25")  # 30,000 × 1.5 % × 15 / 12, then +10 %
+    assert years[2028] == 12 * monthly
+    assert years[2029] == 12 * (monthly * Decimal("1.025")).quantize(Decimal("0.01"))
