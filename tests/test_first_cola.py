@@ -70,3 +70,27 @@ def test_a_pension_first_paid_on_a_1_july_takes_no_relief_cola_that_day(tmp_path
     monthly = Decimal("562.50") + Decimal("56.25")  # 30,000 × 1.5 % × 15 / 12, then +10 %
     assert years[2028] == 12 * monthly
     assert years[2029] == 12 * (monthly * Decimal("1.025")).quantize(Decimal("0.01"))
+
+
+@pytest.mark.parametrize("as_of", ["2026-06-30", "2026-03-31"])
+def test_unchanged_members_under_unchanged_assumptions_give_no_experience(tmp_path, as_of):
+    # last year's census and this year's hold the same members: one deferred
+    # pension still to start (2030) and one in pay, this year's amount being
+    # last year's raised by the one 1 July 2025 COLA between the censuses
+    # (3 %: 1,000.00 then 1,030.00). Nothing happened: every experience line
+    # is 0, whatever this census's date in its fiscal year (a member eligible
+    # but not yet paid is another matter: expected to start, still deferred)
+    from .test_valuation import A2
+
+    options = ("--cola", "0.03", "--mortality", "none", "--discount", "0.05")
+    prior = write(tmp_path, [A2 + ",deferred,,", IN_PAY], STATUS, name="prior.csv")
+    now = write(tmp_path, [A2 + ",deferred,,", IN_PAY.replace(",1000.00,", ",1030.00,")],
+                STATUS, name="now.csv")
+    r = run(now, "-o", tmp_path / "v.json", "--as-of", as_of, *options,
+            "--measurement-date", "2026-06-30", "--prior", prior, "--prior-date",
+            "2025-06-30", "--json")
+    assert r.exit_code == 0, r.output
+    lines = {ln["line"]: Decimal(ln["amount"]) for ln in json.loads(r.output)["changes"]}
+    experience = {k: v for k, v in lines.items() if k.startswith("experience_")}
+    assert experience and all(v == 0 for v in experience.values()), experience
+    assert sum(v for k, v in lines.items() if k != "end") == lines["end"]
