@@ -268,8 +268,12 @@ def _texts(frame: pl.DataFrame, side: str, rules: Rules, index: int, pos: int,
     k = route_key(r)
     regime = pl.col("regime") if side == "a" else pl.col("regime_b")
     status = pl.col("status") if side == "a" else pl.col("status_b")
+    # whether the route applies under one side only: then its first finding
+    # (whether it applies, by which reading) explains; else its service
+    differs = pl.col(f"{k}_applies_a") != pl.col(f"{k}_applies_b")
     view = frame.select(
-        "_i", regime.alias("regime"), "group", "service_units", "as_of", "birth_date",
+        "_i", regime.alias("regime"), differs.alias("_app_differs"), "group",
+        "service_units", "as_of", "birth_date",
         (status != "not_entitled").alias("_entitled"),
         *(pl.col(f"{k}_{c}_{side}").alias(f"{k}_{c}") for c in _ROUTE))
     names = [f"rule_{side}", f"condition_{side}", f"text_{side}"]
@@ -277,11 +281,16 @@ def _texts(frame: pl.DataFrame, side: str, rules: Rules, index: int, pos: int,
     if pos == 0:
         # whether the route applies, or its service condition: a few distinct
         # values (regime, group, service), each written by the explanation's writer
-        key = ["regime", "group", "service_units", f"{k}_applies", f"{k}_holds"]
+        key = ["regime", "_app_differs", "group", "service_units", f"{k}_applies",
+               f"{k}_holds"]
         distinct = view.group_by(key).agg(pl.all().exclude(key).first())
         rows = []
         for row in distinct.iter_rows(named=True):
-            found = _one(row, rules, r, lang)[0]
+            findings = _one(row, rules, r, lang)
+            if not row["_app_differs"] and len(findings) > 1 and \
+                    findings[0].condition == "route_applies" and findings[0].held is True:
+                findings = findings[1:]  # the same reading on both sides: not the change
+            found = findings[0]
             rows.append((found.rule, found.condition, found.text))
         written = distinct.select(key).hstack(
             pl.DataFrame(rows, schema=dict.fromkeys(names, pl.String), orient="row"))

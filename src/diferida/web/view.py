@@ -250,8 +250,11 @@ def result_view(state: FormState, today: date, leaving: Determination | None = N
         "formula": _formula(d, lang, state.rules_name),
         # each finding's text names its own source: it is not repeated beside it
         # (the warnings are listed once, in their own box above)
+        # a route a reading opens (route_applies, held) is said by the
+        # reading's own note, in this list too: not twice
         "explanation": [{**_mark(f, d, t), "rule": f.rule, "text": estimate_words(f.text, lang)}
-                        for f in d.explanation if f.condition not in d.warnings],
+                        for f in d.explanation if f.condition not in d.warnings
+                        and not (f.condition == "route_applies" and f.held is True)],
         "reading": next((estimate_words(f.text, lang) for f in d.explanation
                          if f.condition == "reading_19_4"), None),
         "reading_plain": _reading_plain(d, t),
