@@ -111,7 +111,11 @@ def test_the_auditors_tabs_the_trail_in_words_and_a_draft_not_ready(browser, sit
     _axe(ana, lang, "case-not-sendable")
     ana.click("#not-sendable a.wb-fix >> nth=0")
     ana.wait_for_selector("#f-name")
-    assert ana.evaluate("document.activeElement.id") == "f-name"  # at the field to fill
+    # at the field to fill: the address's fragment focuses it once the page
+    # has scrolled there (waited for, not read at the first paint)
+    ana.wait_for_function("document.activeElement && document.activeElement.id === 'f-name'",
+                          timeout=10_000)
+    assert ana.evaluate("document.activeElement.id") == "f-name"
     for p in (aud, ana):
         p.context.close()
     assert errors == [], errors
