@@ -13,7 +13,7 @@ from typing import Any
 
 from .determination import Determination, plain
 from .explain import cite, pct, reason_texts, regime_text
-from .i18n import LANGS, catalog, fmt_date
+from .i18n import LANGS, Keep, catalog, fmt_date
 from .money import format_money
 from .outcomes import WARNINGS
 from .rules import Rules, illustrative, load_rules
@@ -34,8 +34,27 @@ def rules_title(d: Determination) -> str:
     set keeps its own title (the Regulation's is a name, in Spanish)."""
     titles = catalog(d.lang).get("rules_titles", {})
     if d.rules_name in titles and illustrative(d.rules_name):
-        return titles[d.rules_name]
+        # the numbers in the title are the rules file's, never the catalog's
+        return titles[d.rules_name].format_map(Keep(title_words(rules_of(d))))
     return d.rules_title
+
+
+def title_words(rules: Rules) -> dict[str, str]:
+    """What an illustrative rules set's title quotes, from its file: each
+    route's age (`age_19_2`) and each relief adjustment's rate, cap, amount
+    and band (`raise_rate`, `raise_cap`, `one_time_amount`, `one_time_below`,
+    …; the first adjustment of a kind)."""
+    out = {f"age_{r.id.replace('.', '_').replace('(', '').replace(')', '')}": str(r.age)
+           for r in rules.routes}
+    if rules.relief is not None:
+        for a in rules.relief.ordered():
+            for name, value, say in (("rate", a.rate, pct), ("cap", a.cap_monthly, format_money),
+                                     ("amount", a.amount, format_money),
+                                     ("below", a.below_monthly, format_money),
+                                     ("minimum", a.minimum_monthly, format_money)):
+                if value is not None:
+                    out.setdefault(f"{a.kind}_{name}", say(value))
+    return out
 
 
 def rules_of(d: Determination) -> Rules:
