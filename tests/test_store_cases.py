@@ -232,3 +232,21 @@ def test_several_processes_starting_at_once_migrate_the_database_once(kind, tmp_
         s = Store(url)
         assert s.revision() == head_revision()
         s.dispose()
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_an_upgrade_that_fails_part_way_leaves_the_database_as_it_was(kind, tmp_path):
+    # The whole upgrade is one transaction: a revision that cannot apply undoes
+    # the revisions before it, so no other process ever reads a half-migrated
+    # schema's revision (and applies its next revision a second time).
+    with database_for_tests(kind, tmp_path) as url:
+        s = Store(url)
+        with s.engine.begin() as conn:  # a table in the way of revision 0004
+            conn.execute(text("CREATE TABLE signed_out_sessions (x INTEGER)"))
+        with pytest.raises(DBAPIError):
+            s.upgrade()
+        assert s.revision() is None
+        with s.engine.connect() as conn:
+            names = set(conn.dialect.get_table_names(conn))
+        assert names == {"signed_out_sessions"}, names
+        s.dispose()

@@ -31,11 +31,14 @@ def alembic_config(connection=None) -> Config:
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
     """Bring the database to `revision` (default: the newest)."""
-    # "write" asks for an immediate write lock on SQLite, so two processes
-    # starting together migrate one after the other
-    with _LOCK, engine.connect().execution_options(write=True) as conn:
+    # One transaction for the whole upgrade, begun here: "write" asks for an
+    # immediate write lock on SQLite, so two processes starting together
+    # migrate one after the other. Alembic, left to itself, commits after each
+    # revision on SQLite (no transactional DDL assumed), and a second process
+    # could then read a half-migrated schema's revision and apply the next
+    # revision again.
+    with _LOCK, engine.connect().execution_options(write=True) as conn, conn.begin():
         command.upgrade(alembic_config(conn), revision)
-        conn.commit()
 
 
 def current_revision(engine: Engine) -> str | None:
