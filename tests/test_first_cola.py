@@ -94,3 +94,27 @@ def test_unchanged_members_under_unchanged_assumptions_give_no_experience(tmp_pa
     experience = {k: v for k, v in lines.items() if k.startswith("experience_")}
     assert experience and all(v == 0 for v in experience.values()), experience
     assert sum(v for k, v in lines.items() if k != "end") == lines["end"]
+
+
+@pytest.mark.parametrize("as_of", ["2026-06-30", "2026-03-31"])
+def test_the_changes_line_counts_the_members_whose_row_changed(tmp_path, as_of):
+    # four members in both files: three took only the year's COLA (or are
+    # deferred, unchanged), one pension was corrected (1,030.00 → 1,100.00):
+    # the line "changes of in-pay amounts and data" counts that one member,
+    # not every survivor
+    from .test_valuation import A2
+
+    options = ("--cola", "0.03", "--mortality", "none", "--discount", "0.05")
+    p2, p3 = IN_PAY.replace("P1,", "P2,"), IN_PAY.replace("P1,", "P3,")
+    prior = write(tmp_path, [A2 + ",deferred,,", IN_PAY, p2, p3], STATUS, name="prior.csv")
+    now = write(tmp_path, [A2 + ",deferred,,", IN_PAY.replace(",1000.00,", ",1030.00,"),
+                           p2.replace(",1000.00,", ",1030.00,"),
+                           p3.replace(",1000.00,", ",1100.00,")], STATUS, name="now.csv")
+    out = tmp_path / "v.json"
+    r = run(now, "-o", out, "--as-of", as_of, *options, "--measurement-date", "2026-06-30",
+            "--prior", prior, "--prior-date", "2025-06-30", "--json")
+    assert r.exit_code == 0, r.output
+    report = json.loads(out.read_text())
+    assert report["changes_basis"]["members"]["changed"] == 1
+    lines = {ln["line"]: Decimal(ln["amount"]) for ln in report["changes"]}
+    assert lines["experience_changed"] > 0

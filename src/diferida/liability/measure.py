@@ -457,7 +457,36 @@ def schedule(prior: Census, prior_basis: Basis, prior_date: date,
     lines.append(Line("claims", claims - mort, ("Y3", "Y4")))
     lines.append(Line("other", final.total - claims, ("Y4", "L")))
     lines.append(Line("end", final.total))
+    counts = {k: len(v) for k, v in ids.items()}
+    # the line's members: those whose row changed in what the valuation uses
+    # (the others, in both files alike, add 0 to it)
+    counts["changed"] = changed_rows(
+        _subset(prior.members, ids["changed"]), prior.as_of,
+        _subset(current_prior_rules.members, ids["changed"]), current_prior_rules.as_of,
+        v, prior_basis)
     info = {"interest_rate": i, "expected_roll_forward": expected, "years": tau,
             "expected_payments": paid, "actual_payments": current.actual_paid,
-            "counts": {k: len(v) for k, v in ids.items()}}
+            "counts": counts, "matched": len(ids["changed"])}
     return lines, info
+
+
+def changed_rows(old: pl.DataFrame, old_as_of: date, new: pl.DataFrame, new_as_of: date,
+                 v: date, basis: Basis) -> int:
+    """How many members of both censuses have a row that differs in what the
+    valuation at `v` reads: projected in one census only (a correction of
+    status), or a birth date, start, amount (each census's amount in pay
+    brought to its first payment by the COLA, so that the year's raise is
+    no change), sex, table or eligibility date of its own."""
+    def inputs(f: pl.DataFrame, as_of: date) -> pl.DataFrame:
+        a = member_arrays(f, v, as_of, basis.cola)
+        return pl.DataFrame({"participant_id": f["participant_id"], "birth": a.birth,
+                             "start": a.start, "cents": a.monthly_cents, "sex": a.sex,
+                             "kind": a.kind, "in_pay": f["_in_pay"],
+                             "eligible": f["eligibility_date"].cast(pl.Int32)})
+
+    a, b = inputs(old, old_as_of), inputs(new, new_as_of)
+    both = a.join(b, on="participant_id", suffix="_new")
+    cols = [c for c in a.columns if c != "participant_id"]
+    differ = both.select(pl.any_horizontal(
+        pl.col(c).ne_missing(pl.col(f"{c}_new")) for c in cols).sum()).item()
+    return int(differ or 0) + (a.height - both.height) + (b.height - both.height)
