@@ -55,6 +55,17 @@ FILE = click.Path(path_type=Path, dir_okay=False)
 @click.option("--allow-rejects", is_flag=True, help=help_text(
     "cli.allow_rejects", share=f"{MAX_REJECTED_SHARE:%}"))
 @click.option("--employer-names", default=None, type=IN_FILE, help=help_text("cli.employer_names"))
+@click.option("--history", default=None, type=FILE, help=help_text("cli.history"))
+@click.option("--remaining-service-life", default=None, metavar="YEARS",
+              help=help_text("cli.remaining_service_life"))
+@click.option("--discount-index", default=None, metavar="NAME",
+              help=help_text("cli.discount_index"))
+@click.option("--discount-index-date", default=None, metavar="YYYY-MM-DD",
+              help=help_text("cli.discount_index_date"))
+@click.option("--payments-after", default=None, metavar="AMOUNT",
+              help=help_text("cli.payments_after"))
+@click.option("--payments-after-through", default=None, metavar="YYYY-MM-DD",
+              help=help_text("cli.payments_after_through"))
 @click.option("--rules", "rules_name", default=None, metavar="NAME|PATH",
               help=help_text("cli.rules", names="article19"))
 @file_options(as_of_help=help_text("cli.valuation_as_of"),
@@ -62,7 +73,9 @@ FILE = click.Path(path_type=Path, dir_okay=False)
 def valuation_cmd(input, output, discount, yield_curve, measurement_date, mortality,
                   improvement, mortality_scale, claim_rates, cola, start, sex_blend, prior,
                   prior_date, prior_assumptions, prior_rules, prior_rejects, allow_rejects,
-                  employer_names, rules_name, rejects, as_of, lang, separator, columns_map,
+                  employer_names, history, remaining_service_life, discount_index,
+                  discount_index_date, payments_after, payments_after_through, rules_name,
+                  rejects, as_of, lang, separator, columns_map,
                   strict, overwrite, quiet, as_json, chunk_rows) -> None:
     from ..projection.engine import AmountTooLarge
     from ..projection.mortality import TableError
@@ -74,6 +87,8 @@ def valuation_cmd(input, output, discount, yield_curve, measurement_date, mortal
     day = read_date(as_of, "--as-of")
     v = read_date(measurement_date, "--measurement-date")
     p_day = read_date(prior_date, "--prior-date")
+    index_day = read_date(discount_index_date, "--discount-index-date")
+    through = read_date(payments_after_through, "--payments-after-through")
     bars = batch_cli.PhaseBars(TEXT[lang], enabled=False)
     with batch_cli.Interruptible(t["interrupted"], bars.close) as run:
         summary = batch_cli.run_file(
@@ -84,7 +99,10 @@ def valuation_cmd(input, output, discount, yield_curve, measurement_date, mortal
                 measurement_date=v, as_of=day, rules=rules_name, prior=prior,
                 prior_date=p_day, prior_assumptions=prior_assumptions,
                 prior_rules=prior_rules, prior_rejects=prior_rejects,
-                employer_names=employer_names, allow_rejects=allow_rejects, lang=lang,
+                employer_names=employer_names, allow_rejects=allow_rejects,
+                history=history, remaining_service_life=remaining_service_life,
+                discount_index=discount_index, discount_index_date=index_day,
+                payments_after=payments_after, payments_after_through=through, lang=lang,
                 separator=separator, columns=columns_map, overwrite=overwrite,
                 chunk_rows=chunk_rows, on_rename=batch_cli.start_placing),
             bars, lang, t, unusable=(OptionError, TableError, AmountTooLarge, NamesError))

@@ -48,7 +48,8 @@ from ..projection.sex import SEX_COLUMN
 from ..projection.status import COLUMNS as STATUS_COLUMNS
 from ..rules import Rules, RulesError, load_rules
 from ..words import pct
-from . import measure
+from . import gasb73, measure
+from . import history as history_file
 from .curve import YieldCurve, load_curve
 from .employer import EMPLOYER_COLUMN, load_names, with_employer
 from .measure import Basis, Census
@@ -82,6 +83,7 @@ class ValuationSummary:
     # with a schedule of changes: the rows rejected in each census and how
     # the schedule treats them (rejects_note)
     rejected_rows: dict[str, Any] | None = None
+    gasb73: dict[str, Any] | None = None  # GASB 73's figures (gasb73.py), in dollars
 
     def to_dict(self) -> dict[str, Any]:
         return {"input": self.input, "output": self.output, "rejects": self.rejects,
@@ -91,7 +93,7 @@ class ValuationSummary:
                 **({"rejected_rows": self.rejected_rows} if self.rejected_rows is not None
                    else {}),
                 "liability": self.liability, "changes": self.changes,
-                "employers": self.employers,
+                "employers": self.employers, "gasb73": self.gasb73,
                 "seconds": {k: round(v, 3) for k, v in self.seconds.items()}}
 
 
@@ -194,6 +196,12 @@ def value_file(
     prior_rejects: str | Path | None = None,
     employer_names: str | Path | None = None,
     allow_rejects: bool = False,
+    history: str | Path | None = None,
+    remaining_service_life: str | None = None,
+    discount_index: str | None = None,
+    discount_index_date: date | None = None,
+    payments_after: str | None = None,
+    payments_after_through: date | None = None,
     lang: str = "es",
     separator: str | None = None,
     columns: ColumnsArg = None,
@@ -232,6 +240,8 @@ def value_file(
     p_basis = prior_basis(prior_assumptions, current_opts, lang) if prior_assumptions \
         else basis
     names = load_names(employer_names, lang) if employer_names is not None else None
+    gasb_opts = _gasb_options(lang, v, history, remaining_service_life, discount_index,
+                              discount_index_date, payments_after, payments_after_through)
 
     inp, out = Path(input), Path(output_path)
     rej = Path(rejects) if rejects is not None else None
@@ -330,8 +340,10 @@ def value_file(
         info_p = assumptions_of(proj_summary, r, basis.table, [("0", Decimal(0))], basis.cola,
                                 rule, None, basis.blend, counted.sex_given > 0, years)
         pvaluation.add_assumptions(info_p, proj_summary, basis.claims, basis.table, [], False)
+        g = _gasb_report(gasb_opts, v, lines, liability, emp, summary, r, basis, lang)
+        summary.gasb73 = g.summary
         from .report import report_json, workbook
-        parts = dict(summary=summary, liability=liability, basis=basis, prior_basis=p_basis,
+        parts = dict(gasb73=g, summary=summary, liability=liability, basis=basis, prior_basis=p_basis,
                      lines=lines, info=info, employers=emp, names=names, rules=r,
                      prior_rules=r_prior, prior_date=prior_date, assumptions=info_p,
                      lang=lang, employer_members=dict(
@@ -344,6 +356,9 @@ def value_file(
         if prun is not None:
             prun.commit()
         run.commit()
+        if g.to_append is not None:  # kept once the report is in place
+            assert gasb_opts.history is not None
+            history_file.append(gasb_opts.history, g.to_append)
         secs["write"] = time.perf_counter() - tick
         summary.sample = run.sample
     secs["total"] = time.perf_counter() - started
@@ -451,3 +466,124 @@ def _liability_dict(li: measure.Liability, basis: Basis) -> dict[str, Any]:
 
 def json_bytes(d: dict[str, Any]) -> bytes:
     return (json.dumps(d, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+
+# ------------------------------------------------------------------ GASB 73
+
+
+@dataclass
+class GasbOptions:
+    history: Path | None
+    period: Decimal
+    period_given: bool
+    earlier: list[dict[str, Any]]  # the history's records before the measurement date
+    records: list[dict[str, Any]]  # every record of the history
+    index: str | None
+    index_date: date | None
+    paid_after: int | None  # cents
+    paid_after_through: date | None
+
+
+def _gasb_options(lang: str, v: date, history: str | Path | None, life: str | None,
+                  index: str | None, index_date: date | None, paid_after: str | None,
+                  through: date | None) -> GasbOptions:
+    """The GASB 73 options, checked before anything is read or written."""
+    try:
+        period, given = gasb73.remaining_service_life(life)
+    except ValueError:
+        raise OptionError(pvaluation_text(lang, "service_life", value=shown(str(life), 40),
+                                          most=gasb73.MAX_SERVICE_LIFE)) from None
+    paid = None
+    if paid_after is not None:
+        try:
+            amount = Decimal(paid_after.strip().replace(",", ""))
+            ok = amount.is_finite() and amount >= 0 and amount == amount.quantize(
+                Decimal("0.01"))
+        except ArithmeticError:
+            ok = False
+        if not ok:
+            raise OptionError(pvaluation_text(lang, "paid_after",
+                                              value=shown(paid_after, 40)))
+        paid = int(amount.scaleb(2))
+    if (paid is None) != (through is None):
+        raise OptionError(pvaluation_text(lang, "paid_after_pair"))
+    if through is not None and through <= v:
+        raise OptionError(pvaluation_text(lang, "paid_after_date", date=through, v=v))
+    if index_date is not None and index is None:
+        raise OptionError(pvaluation_text(lang, "index_pair"))
+    if index is not None and not index.strip():
+        raise OptionError(pvaluation_text(lang, "index_empty"))
+    path = Path(history) if history is not None else None
+    records: list[dict[str, Any]] = []
+    if path is not None:
+        try:
+            records = history_file.read(path)
+        except history_file.HistoryError as exc:
+            raise OptionError(pvaluation_text(lang, f"history_{exc.key}", file=shown(path, 120),
+                                              **exc.kw)) from None
+    earlier = [r for r in records if r["measurement_date"] < v.isoformat()]
+    return GasbOptions(path, period, given, earlier, records,
+                       index.strip() if index else None, index_date, paid, through)
+
+
+@dataclass
+class GasbPart:
+    report: gasb73.Report
+    summary: dict[str, Any]
+    to_append: dict[str, Any] | None  # the history's next record, or None
+    history_state: str | None  # "append", "kept" or None (no history)
+    options: GasbOptions
+
+
+def _gasb_report(o: GasbOptions, v: date, lines: list[measure.Line] | None,
+                 li: measure.Liability, emp: Any, summary: ValuationSummary, rules: Rules,
+                 basis: Basis, lang: str) -> GasbPart:
+    rep = gasb73.build(v, lines, o.period, o.period_given, o.earlier, li.total, emp)
+    d = gasb73.dollars
+    body = {
+        "measurement_date": v.isoformat(), "rules": f"{rules.name} {rules.version}",
+        "discount": summary.liability["discount"],
+        "total": d(li.total), "deferred": d(li.deferred), "in_pay": d(li.in_pay),
+        "rate_minus_1_point": summary.liability["rate_minus_1_point"],
+        "rate_plus_1_point": summary.liability["rate_plus_1_point"],
+        "members": {"inactive_receiving": summary.counts["in_pay"],
+                    "inactive_not_yet_receiving": summary.counts["deferred"]},
+        "layout": None if rep.layout is None else {k: d(c) for k, c in rep.layout.items()},
+        "bases": [b.as_dict() for b in rep.bases if b.year == rep.fy],
+        "proportions": None if rep.employers is None else
+        {e["employer"]: e["proportion"] for e in rep.employers if e["proportion"]},
+        "census": {"file": Path(summary.input).name, "rows_read": summary.counts["rows_read"]},
+    }
+    state = to_append = None
+    if o.history is not None:
+        try:
+            state = history_file.place(o.records, body)
+        except history_file.HistoryError as exc:
+            raise OptionError(pvaluation_text(lang, f"history_{exc.key}",
+                                              file=shown(o.history, 120), **exc.kw)) from None
+        if state == "append":
+            to_append = history_file.sealed(o.records, body)
+    out: dict[str, Any] = {
+        "recognition_period": str(o.period),
+        "recognition_period_given": o.period_given,
+        "schedule": body["layout"],
+        "expense": None if rep.expense is None else {k: d(c) for k, c in rep.expense.items()},
+        "deferred": {s: {"outflows": d(x.outflows), "inflows": d(x.inflows)}
+                     for s, x in rep.deferred.items()},
+        "recognised_later": [{"fiscal_year": y, "amount": d(c)} for y, c in rep.future],
+        "bases": [b.as_dict() for b in rep.bases],
+        "employers": None if rep.employers is None else [
+            {k: (d(x) if k in ("liability", "change_amount", "collective_expense",
+                                "proportion_recognised", "expense", "deferred_outflows",
+                                "deferred_inflows") else x) for k, x in e.items()}
+            for e in rep.employers],
+        "history": None if o.history is None else {
+            "file": str(o.history), "records_before": len(o.earlier),
+            "this_measurement": state},
+        "discount_index": o.index,
+        "discount_index_date": o.index_date.isoformat() if o.index_date else None,
+        "benefit_payments_after": None if o.paid_after is None else {
+            "amount": d(o.paid_after), "through": o.paid_after_through.isoformat()
+            if o.paid_after_through else None},
+    }
+    return GasbPart(rep, out, to_append, state, o)
