@@ -269,9 +269,38 @@ def workbook(**parts: Any) -> bytes:
         ws.set_column(at, at, 12, book.wb.add_format({"num_format": "0.000000"}))
         ws = book.table(t["sheet_employer_payments"], long, total_last=True)
         _print_in_blocks(ws, [fit_width(long, c) for c in long.columns])
+    if parts.get("gasb73") is not None:
+        _gasb_sheets(book, parts)
     book.pairs(t["sheet_assumptions"], (t["item"], t["value"]), assumption_rows(parts),
                label_width=45, value_width=95)
     return book.data()
+
+
+def _gasb_sheets(book: Any, parts: dict[str, Any]) -> None:
+    """The GASB 73 sections (gasb_report.py), a sheet each: the rows as
+    label and value, or the table; the section's paragraphs below it."""
+    from ..workbook import lines as wrapped_lines
+    from .gasb_report import sections
+    t = catalog(parts["lang"])["liability"]
+    f = book.wb.add_format({"text_wrap": True, "valign": "top"})
+    for s in sections(parts):
+        if s.rows is not None:
+            rows = [*s.rows, *(("", p) for p in s.paragraphs)]
+            book.pairs(s.sheet, (t["item"], t["value"]), rows, label_width=60,
+                       value_width=80)
+            continue
+        assert s.table is not None
+        ws = book.table(s.sheet, s.table, total_last=s.total_last)
+        if s.blank is not None:
+            for r, row in enumerate(s.table.iter_rows(), start=1):
+                for c, v in enumerate(row):
+                    if v is None:
+                        ws.write_string(r, c, s.blank)
+        at = s.table.height + 2
+        for p in s.paragraphs:
+            ws.merge_range(at, 0, at, min(len(s.table.columns), 6) - 1, p, f)
+            ws.set_row(at, 15 * wrapped_lines(p, 100))
+            at += 1
 
 
 CHANGE_LABEL_WIDTH = 60  # the schedule's labels (longer ones wrap: en 1, es 2)
@@ -343,10 +372,33 @@ def report_json(**parts: Any) -> bytes:
     if parts["info"] is not None:
         d["changes_basis"] = {"interest_rate": f"{parts['info']['interest_rate']:.6f}",
                               "members": parts["info"]["counts"]}
+    if parts.get("gasb73") is not None:
+        d["gasb73"]["ten_years"] = _ten_years_json(parts)
     d["assumptions"] = parts["assumptions"]["assumptions"]
     d["assumptions"]["discount"] = d["liability"]["discount"]
     d["assumptions"].pop("discount_rates", None)
     return (json.dumps(d, ensure_ascii=False, indent=2, default=str) + "\n").encode("utf-8")
+
+
+def _ten_years_json(parts: dict[str, Any]) -> list[dict[str, Any]]:
+    """The required supplementary information by fiscal year, most recent
+    first: the schedule in GASB's layout of each measurement kept (null: not
+    available)."""
+    from .gasb73 import RSI_YEARS
+    g = parts["gasb73"]
+    kept = {r["measurement_date"][:4]: r for r in g.report.history}
+    kept[str(g.report.fy)] = g.record
+    out = []
+    for k in range(RSI_YEARS):
+        y = g.report.fy - k
+        r = kept.get(str(y))
+        out.append({"fiscal_year": y, "available": r is not None,
+                    "measurement_date": r["measurement_date"] if r else None,
+                    "total_pension_liability": r["total"] if r else None,
+                    "schedule": r.get("layout") if r else None,
+                    "covered_employee_payroll": "not applicable",
+                    "sha256": r.get("sha256") if r else None})
+    return out
 
 
 __all__ = ["report_json", "workbook"]

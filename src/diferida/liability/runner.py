@@ -340,10 +340,11 @@ def value_file(
         info_p = assumptions_of(proj_summary, r, basis.table, [("0", Decimal(0))], basis.cola,
                                 rule, None, basis.blend, counted.sex_given > 0, years)
         pvaluation.add_assumptions(info_p, proj_summary, basis.claims, basis.table, [], False)
-        g = _gasb_report(gasb_opts, v, lines, liability, emp, summary, r, basis, lang)
+        g = _gasb_report(gasb_opts, v, lines, info, liability, emp, summary, r, lang)
         summary.gasb73 = g.summary
         from .report import report_json, workbook
-        parts = dict(gasb73=g, summary=summary, liability=liability, basis=basis, prior_basis=p_basis,
+        parts = dict(gasb73=g, summary=summary, liability=liability, basis=basis,
+                     prior_basis=p_basis,
                      lines=lines, info=info, employers=emp, names=names, rules=r,
                      prior_rules=r_prior, prior_date=prior_date, assumptions=info_p,
                      lang=lang, employer_members=dict(
@@ -533,11 +534,13 @@ class GasbPart:
     to_append: dict[str, Any] | None  # the history's next record, or None
     history_state: str | None  # "append", "kept" or None (no history)
     options: GasbOptions
+    record: dict[str, Any]  # this measurement as the history keeps it
+    interest_rate: float | None  # the schedule's interest rate
 
 
 def _gasb_report(o: GasbOptions, v: date, lines: list[measure.Line] | None,
-                 li: measure.Liability, emp: Any, summary: ValuationSummary, rules: Rules,
-                 basis: Basis, lang: str) -> GasbPart:
+                 info: dict[str, Any] | None, li: measure.Liability, emp: Any,
+                 summary: ValuationSummary, rules: Rules, lang: str) -> GasbPart:
     rep = gasb73.build(v, lines, o.period, o.period_given, o.earlier, li.total, emp)
     d = gasb73.dollars
     body = {
@@ -586,4 +589,5 @@ def _gasb_report(o: GasbOptions, v: date, lines: list[measure.Line] | None,
             "amount": d(o.paid_after), "through": o.paid_after_through.isoformat()
             if o.paid_after_through else None},
     }
-    return GasbPart(rep, out, to_append, state, o)
+    return GasbPart(rep, out, to_append, state, o, body,
+                    info["interest_rate"] if info is not None else None)
