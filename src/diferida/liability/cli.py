@@ -64,6 +64,10 @@ FILE = click.Path(path_type=Path, dir_okay=False)
               help=help_text("cli.discount_index_date"))
 @click.option("--payments-after", default=None, metavar="AMOUNT",
               help=help_text("cli.payments_after"))
+@click.option("--roll-forward-from", default=None, metavar="YYYY-MM-DD",
+              help=help_text("cli.roll_forward_from"))
+@click.option("--roll-forward-adjustment", "roll_adjustments", multiple=True,
+              metavar="LABEL=AMOUNT", help=help_text("cli.roll_forward_adjustment"))
 @click.option("--payments-after-through", default=None, metavar="YYYY-MM-DD",
               help=help_text("cli.payments_after_through"))
 @click.option("--rules", "rules_name", default=None, metavar="NAME|PATH",
@@ -74,7 +78,8 @@ def valuation_cmd(input, output, discount, yield_curve, measurement_date, mortal
                   improvement, mortality_scale, claim_rates, cola, start, sex_blend, prior,
                   prior_date, prior_assumptions, prior_rules, prior_rejects, allow_rejects,
                   employer_names, history, remaining_service_life, discount_index,
-                  discount_index_date, payments_after, payments_after_through, rules_name,
+                  discount_index_date, payments_after, roll_forward_from, roll_adjustments,
+                  payments_after_through, rules_name,
                   rejects, as_of, lang, separator, columns_map,
                   strict, overwrite, quiet, as_json, chunk_rows) -> None:
     from ..projection.engine import AmountTooLarge
@@ -89,6 +94,7 @@ def valuation_cmd(input, output, discount, yield_curve, measurement_date, mortal
     p_day = read_date(prior_date, "--prior-date")
     index_day = read_date(discount_index_date, "--discount-index-date")
     through = read_date(payments_after_through, "--payments-after-through")
+    roll_day = read_date(roll_forward_from, "--roll-forward-from")
     bars = batch_cli.PhaseBars(TEXT[lang], enabled=False)
     with batch_cli.Interruptible(t["interrupted"], bars.close) as run:
         summary = batch_cli.run_file(
@@ -102,7 +108,8 @@ def valuation_cmd(input, output, discount, yield_curve, measurement_date, mortal
                 employer_names=employer_names, allow_rejects=allow_rejects,
                 history=history, remaining_service_life=remaining_service_life,
                 discount_index=discount_index, discount_index_date=index_day,
-                payments_after=payments_after, payments_after_through=through, lang=lang,
+                payments_after=payments_after, payments_after_through=through,
+                roll_forward_from=roll_day, roll_forward_adjustments=roll_adjustments, lang=lang,
                 separator=separator, columns=columns_map, overwrite=overwrite,
                 chunk_rows=chunk_rows, on_rename=batch_cli.start_placing),
             bars, lang, t, unusable=(OptionError, TableError, AmountTooLarge, NamesError))

@@ -307,10 +307,34 @@ def employers(g: Any, names: dict[str, str] | None, lang: str) -> Section | None
                    blank=t["not_available"])
 
 
+def roll_forward(rf: Any, v: date, lang: str) -> Section | None:
+    """The actuarial valuation at its date rolled forward to the measurement
+    date, step by step, and the same members valued at the measurement date."""
+    if rf is None:
+        return None
+    t = words(lang)
+    rows: list[tuple[str, Any]] = [
+        (t["roll_start"].format(date=fmt_date(rf.valued_at, lang)), _m(rf.start[0])),
+        (t["roll_interest"].format(rate=pct(Decimal(repr(round(rf.rates[0], 6))))),
+         _m(rf.interest[0])),
+        (t["roll_paid"], _m(-(rf.paid[0] or 0))),
+        *((t["roll_adjustment"].format(label=lb), _m(c)) for lb, c in rf.adjustments),
+        (t["roll_end"].format(date=fmt_date(v, lang)), _m(rf.end[0])),
+        (t["roll_check_heading"], None),
+        (t["roll_direct"].format(date=fmt_date(v, lang)), _m(rf.direct)),
+        (t["roll_difference"], _m((rf.end[0] or 0) - rf.direct)),
+    ]
+    return Section("roll_forward", t["roll_title"], rows=rows,
+                   paragraphs=[t["roll_note"].format(valued=fmt_date(rf.valued_at, lang),
+                                                     date=fmt_date(v, lang))],
+                   sheet=t["sheet_roll"])
+
+
 def sections(parts: dict[str, Any]) -> list[Section]:
     """Every GASB 73 part of the report, in the order it is read."""
     g, lang = parts["gasb73"], parts["lang"]
-    out = [schedule(g, parts["lines"], parts["prior_date"], lang), expense(g, lang),
+    out = [roll_forward(parts.get("roll_forward"), parts["summary"].measurement_date, lang),
+           schedule(g, parts["lines"], parts["prior_date"], lang), expense(g, lang),
            deferrals(g, lang), recognition(g, lang), bases(g, lang), ten_years(g, lang),
            employers(g, parts["names"], lang),
            notes(g, parts["summary"], parts["liability"], parts["basis"], parts["rules"],

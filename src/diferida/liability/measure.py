@@ -123,6 +123,84 @@ def flows(r: Run, v: date) -> tuple[np.ndarray, np.ndarray]:
     return (r.month_days - engine.day_number(v)) / engine.DAYS_PER_YEAR, r.month_payments
 
 
+def rolled(r: Run, d: date, v: date, i: float) -> tuple[int, int]:
+    """A run valued at `d` (monthly flows kept), rolled forward to `v`:
+    (its expected payments up to `v`, the present value at `v` of its
+    payments after `v` at the rate `i`), each fiscal year rounded."""
+    fy_end = engine.fiscal_year(np.array([engine.day_number(v)]))[0]
+    tau = (engine.day_number(v) - engine.day_number(d)) / engine.DAYS_PER_YEAR
+    t_r, cash_r = flows(r, d)
+    in_year = r.fiscal_years <= fy_end
+    fy_of_month = engine.fiscal_year(r.month_days) if len(t_r) else np.zeros(0, np.int64)
+    after = fy_of_month > fy_end
+    later = np.bincount(fy_of_month[after] - fy_end - 1,
+                        weights=cash_r[after] * (1.0 + i) ** (-(t_r[after] - tau))) \
+        if after.any() else np.zeros(0)
+    return rounded_sum(r.payments[in_year]), rounded_sum(later)
+
+
+def run_rate(r: Run, d: date, discount: Decimal | YieldCurve | float) -> float:
+    """The one rate of a run's flows valued at `d`: the rate itself, or a
+    curve's single equivalent rate."""
+    if isinstance(discount, YieldCurve):
+        t, cash = flows(r, d)
+        return single_equivalent_rate(t, cash, float((cash * discount.factor(t)).sum()))
+    return float(discount)
+
+
+@dataclass
+class RollForward:
+    """An actuarial valuation at `valued_at`, rolled forward to the
+    measurement date: the liability then, interest, the expected payments
+    between, the stated adjustments, the liability rolled forward (cents);
+    at the rate and one point lower and higher."""
+
+    valued_at: date
+    start: list[int | None]  # [rate, lower, higher]
+    paid: list[int | None]
+    interest: list[int | None]
+    adjustments: list[tuple[str, int]]
+    end: list[int | None]
+    rates: list[float | None]
+    direct: int  # the same members valued at the measurement date itself
+
+
+def roll_forward(deferred: pl.DataFrame, in_pay: pl.DataFrame, basis: Basis, d: date,
+                 v: date, as_of: date, step: Decimal, adjustments: list[tuple[str, int]],
+                 relief: Relief | None, direct: int) -> RollForward:
+    """The liability of the members valued at `d` (a 30 June before the
+    measurement date `v`), rolled forward to `v` at each rate: interest at
+    the rate (a curve's single equivalent rate), less the expected payments
+    between, plus the adjustments stated (added to the liability at each
+    rate alike). `direct`: the liability of the same members at `v`."""
+    lower_ok = isinstance(basis.discount, YieldCurve) and min(basis.discount.spot) >= step \
+        or not isinstance(basis.discount, YieldCurve) and basis.discount >= step
+    shifts = (Decimal(0), -step, step)
+    out: dict[str, list] = {k: [] for k in ("start", "paid", "interest", "end", "rates")}
+    extra = sum(c for _, c in adjustments)
+    for k, shift in enumerate(shifts):
+        if k == 1 and not lower_ok:
+            for key in out:
+                out[key].append(None)
+            continue
+        b = replace(basis, discount=basis.discount.shifted(float(shift))
+                    if isinstance(basis.discount, YieldCurve) and shift else
+                    basis.discount + shift if not isinstance(basis.discount, YieldCurve)
+                    else basis.discount)
+        r = add(run(deferred, b, d, as_of, [b.rate()], monthly=True, relief=relief),
+                run(in_pay, b, d, as_of, [b.rate()], monthly=True, relief=relief))
+        start = r.total(0)
+        i = run_rate(r, d, b.discount)
+        paid, later = rolled(r, d, v, i)
+        out["start"].append(start)
+        out["paid"].append(paid)
+        out["interest"].append(later + paid - start)
+        out["end"].append(later + extra)
+        out["rates"].append(i)
+    return RollForward(d, out["start"], out["paid"], out["interest"], list(adjustments),
+                       out["end"], out["rates"], direct)
+
+
 def empty_run(n_rates: int) -> Run:
     return Run(np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros((n_rates, 0)),
                np.zeros(0, dtype=np.int64), np.zeros(0))
@@ -356,20 +434,10 @@ def schedule(prior: Census, prior_basis: Basis, prior_date: date,
                                                   .sum()))
     else:
         i = float(prior_basis.discount)
-    fy_end = engine.fiscal_year(np.array([engine.day_number(v)]))[0]
     tau = (engine.day_number(v) - engine.day_number(prior_date)) / engine.DAYS_PER_YEAR
 
     def roll(r: Run) -> tuple[int, int]:
-        """(r's expected payments up to v, the present value at v of its
-        payments after v at the prior rate), each fiscal year rounded."""
-        t_r, cash_r = flows(r, prior_date)
-        in_year = r.fiscal_years <= fy_end
-        fy_of_month = engine.fiscal_year(r.month_days) if len(t_r) else np.zeros(0, np.int64)
-        after = fy_of_month > fy_end
-        later = np.bincount(fy_of_month[after] - fy_end - 1,
-                            weights=cash_r[after] * (1.0 + i) ** (-(t_r[after] - tau))) \
-            if after.any() else np.zeros(0)
-        return rounded_sum(r.payments[in_year]), rounded_sum(later)
+        return rolled(r, prior_date, v, i)
 
     paid, expected = roll(a_run)
     interest = expected + paid - start

@@ -84,6 +84,7 @@ class ValuationSummary:
     # the schedule treats them (rejects_note)
     rejected_rows: dict[str, Any] | None = None
     gasb73: dict[str, Any] | None = None  # GASB 73's figures (gasb73.py), in dollars
+    roll_forward: dict[str, Any] | None = None  # with --roll-forward-from
 
     def to_dict(self) -> dict[str, Any]:
         return {"input": self.input, "output": self.output, "rejects": self.rejects,
@@ -94,6 +95,8 @@ class ValuationSummary:
                    else {}),
                 "liability": self.liability, "changes": self.changes,
                 "employers": self.employers, "gasb73": self.gasb73,
+                **({"roll_forward": self.roll_forward} if self.roll_forward is not None
+                   else {}),
                 "seconds": {k: round(v, 3) for k, v in self.seconds.items()}}
 
 
@@ -202,6 +205,8 @@ def value_file(
     discount_index_date: date | None = None,
     payments_after: str | None = None,
     payments_after_through: date | None = None,
+    roll_forward_from: date | None = None,
+    roll_forward_adjustments: tuple[str, ...] = (),
     lang: str = "es",
     separator: str | None = None,
     columns: ColumnsArg = None,
@@ -240,6 +245,7 @@ def value_file(
     p_basis = prior_basis(prior_assumptions, current_opts, lang) if prior_assumptions \
         else basis
     names = load_names(employer_names, lang) if employer_names is not None else None
+    adjustments = _roll_options(lang, v, roll_forward_from, roll_forward_adjustments, prior)
     gasb_opts = _gasb_options(lang, v, history, remaining_service_life, discount_index,
                               discount_index_date, payments_after, payments_after_through)
 
@@ -308,6 +314,13 @@ def value_file(
         m = current.members
         liability = measure.measure(m.filter(~pl.col("_in_pay")), m.filter(pl.col("_in_pay")),
                                     basis, v, day, SENSITIVITY_STEP, r.relief)
+        rf = None
+        if roll_forward_from is not None:
+            rf = measure.roll_forward(m.filter(~pl.col("_in_pay")), m.filter(pl.col("_in_pay")),
+                                      basis, roll_forward_from, v, day, SENSITIVITY_STEP,
+                                      adjustments, r.relief, liability.total)
+            liability = _rolled(liability, rf)
+            summary.roll_forward = _roll_dict(rf)
         summary.liability = _liability_dict(liability, basis)
         lines = info = None
         if prior_census is not None:
@@ -343,7 +356,7 @@ def value_file(
         g = _gasb_report(gasb_opts, v, lines, info, liability, emp, summary, r, lang)
         summary.gasb73 = g.summary
         from .report import report_json, workbook
-        parts = dict(gasb73=g, summary=summary, liability=liability, basis=basis,
+        parts = dict(gasb73=g, roll_forward=rf, summary=summary, liability=liability, basis=basis,
                      prior_basis=p_basis,
                      lines=lines, info=info, employers=emp, names=names, rules=r,
                      prior_rules=r_prior, prior_date=prior_date, assumptions=info_p,
@@ -591,3 +604,58 @@ def _gasb_report(o: GasbOptions, v: date, lines: list[measure.Line] | None,
     }
     return GasbPart(rep, out, to_append, state, o, body,
                     info["interest_rate"] if info is not None else None)
+
+
+# ------------------------------------------------------------- roll-forward
+
+
+def _roll_options(lang: str, v: date, d: date | None, given: tuple[str, ...],
+                  prior: Any) -> list[tuple[str, int]]:
+    """The roll-forward's date and stated adjustments ("LABEL=AMOUNT"), checked."""
+    if d is None:
+        if given:
+            raise OptionError(pvaluation_text(lang, "roll_needed"))
+        return []
+    if (d.month, d.day) != (6, 30) or d >= v:
+        raise OptionError(pvaluation_text(lang, "roll_date", date=d, v=v))
+    if prior is not None:
+        raise OptionError(pvaluation_text(lang, "roll_prior"))
+    out = []
+    for text in given:
+        label, sep, amount = text.rpartition("=")
+        try:
+            value = Decimal(amount.strip().replace(",", ""))
+            ok = bool(sep) and bool(label.strip()) and value.is_finite() and \
+                value == value.quantize(Decimal("0.01"))
+        except ArithmeticError:
+            ok = False
+        if not ok:
+            raise OptionError(pvaluation_text(lang, "roll_adjustment", value=shown(text, 60)))
+        out.append((label.strip(), int(value.scaleb(2))))
+    return out
+
+
+def _rolled(li: measure.Liability, rf: measure.RollForward) -> measure.Liability:
+    """The liability as reported: the roll-forward's at each rate, its two
+    parts shared out of it as the same members' parts at the measurement
+    date (largest remainder)."""
+    from dataclasses import replace
+    total = rf.end[0] or 0
+    if li.deferred + li.in_pay > 0:
+        deferred, in_pay = measure.apportion([li.deferred, li.in_pay], total) \
+            if total >= 0 else [-x for x in measure.apportion([li.deferred, li.in_pay], -total)]
+    else:
+        deferred, in_pay = total, 0
+    return replace(li, total=total, deferred=int(deferred), in_pay=int(in_pay),
+                   lower=rf.end[1], higher=rf.end[2])
+
+
+def _roll_dict(rf: measure.RollForward) -> dict[str, Any]:
+    d = gasb73.dollars
+    return {"valued_at": rf.valued_at.isoformat(),
+            "at_rate": {k: d(getattr(rf, k)[0]) for k in ("start", "interest", "paid", "end")},
+            "rate": f"{rf.rates[0]:.6f}",
+            "adjustments": [{"label": lb, "amount": d(c)} for lb, c in rf.adjustments],
+            "rate_minus_1_point": d(rf.end[1]), "rate_plus_1_point": d(rf.end[2]),
+            "same_members_at_measurement_date": d(rf.direct),
+            "difference": d((rf.end[0] or 0) - rf.direct)}
