@@ -10,10 +10,14 @@ carries that day's raise."""
 from __future__ import annotations
 
 import json
+from datetime import date, timedelta
 from decimal import Decimal
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from .conftest import TIER
 from .test_liability import STATUS, run, write
 from .test_valuation import A1
 
@@ -118,3 +122,68 @@ def test_the_changes_line_counts_the_members_whose_row_changed(tmp_path, as_of):
     assert report["changes_basis"]["members"]["changed"] == 1
     lines = {ln["line"]: Decimal(ln["amount"]) for ln in report["changes"]}
     assert lines["experience_changed"] > 0
+
+
+def _raised(monthly: Decimal, cola: Decimal) -> Decimal:
+    from decimal import ROUND_HALF_UP
+    return (monthly * (1 + cola)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+
+
+@st.composite
+def unchanged_members(draw):
+    """Members alike in both censuses: deferred ones not eligible before
+    2028 (born 1970–1975, 10–24 years: Regla 19.1(a) at 58), so that none
+    is expected to start in the year, and pensions in pay since before the
+    prior census; a COLA; two census dates of the same fiscal year."""
+    n = draw(st.integers(1, 5))
+    rows = []
+    for k in range(n):
+        if draw(st.booleans()):
+            y = draw(st.integers(1970, 1975))
+            service = draw(st.integers(10, 24))
+            rows.append(("deferred", f"D{k},{y}-0{draw(st.integers(1, 9))}-15,1995-01-01,"
+                         f"{1995 + service}-01-01,{service},{draw(st.integers(20, 60))}000.00,"
+                         "general,false", None))
+        else:
+            cents = draw(st.integers(30_000, 300_000))
+            rows.append(("in_pay", f"P{k},1955-05-05,1980-01-01,2005-12-31,25,40000.00,general,"
+                         "false", Decimal(cents).scaleb(-2)))
+    cola = draw(st.sampled_from([Decimal(0), Decimal("0.015"), Decimal("0.03")]))
+    day = st.integers(0, 364).map(lambda d: (date(2025, 7, 1) + timedelta(days=d)).isoformat())
+    return rows, cola, draw(day), draw(day)
+
+
+@settings(max_examples=12, derandomize=TIER != "full",
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(unchanged_members())
+def test_property_unchanged_members_give_no_experience_on_any_census_date(tmp_path, case):
+    # the prior census on its measurement date, this year's census on either
+    # of two dates of the next fiscal year (its amounts in pay raised by the
+    # one COLA of 1 July 2025): every experience line 0, and the liability
+    # and every line the same for both dates
+    rows, cola, day_1, day_2 = case
+
+    def census(name, raised):
+        lines = []
+        for status, row, monthly in rows:
+            if status == "deferred":
+                lines.append(row + ",deferred,,")
+            else:
+                amount = _raised(monthly, cola) if raised else monthly
+                lines.append(f"{row},in_pay,{amount},2012-06-01")
+        return write(tmp_path, lines, STATUS, name=name)
+
+    prior, now = census("prior.csv", False), census("now.csv", True)
+    seen = []
+    for as_of in (day_1, day_2):
+        r = run(now, "-o", tmp_path / "v.json", "--overwrite", "--as-of", as_of,
+                "--cola", str(cola), "--mortality", "none", "--discount", "0.04",
+                "--measurement-date", "2026-06-30", "--prior", prior, "--prior-date",
+                "2025-06-30", "--json")
+        assert r.exit_code == 0, r.output
+        out = json.loads(r.output)
+        lines = {ln["line"]: ln["amount"] for ln in out["changes"]}
+        assert all(Decimal(v) == 0 for k, v in lines.items() if k.startswith("experience_")), \
+            lines
+        seen.append((out["liability"], lines))
+    assert seen[0] == seen[1]
