@@ -149,5 +149,17 @@ def _report(summary, lang: str, no_rejects_file: bool, quiet: bool, as_json: boo
         lines.append(c["col_line"] + ":")
         for ch in summary.changes:
             lines.append(f"  {ch['line']}: {float(ch['amount']):,.2f}")
+    g = summary.gasb73 or {}
+    gw = catalog(lang)["gasb73"]
+    if g.get("expense"):
+        lines.append(f"{gw['expense_total']}: {float(g['expense']['total']):,.2f}")
+    if summary.roll_forward:
+        rf = summary.roll_forward
+        lines.append(gw["roll_start"].format(date=rf["valued_at"]) +
+                     f": {float(rf['at_rate']['start']):,.2f}")
+    if g.get("history"):
+        h = g["history"]
+        lines.append(gw[f"history_{h['this_measurement']}"].format(
+            file=h["file"], before=h["records_before"]))
     lines.append(f"→ {summary.output}")
     click.echo("\n".join(lines))
