@@ -144,6 +144,9 @@ class Report:
     future: list[tuple[str, int]] = field(default_factory=list)  # (fiscal year or "later", net)
     employers: list[dict[str, Any]] | None = None
     history: list[dict[str, Any]] = field(default_factory=list)  # the records before this one
+    # where the employers' prior proportions come from: "history",
+    # "prior_census" or None (not available)
+    proportions_from: str | None = None
 
     @property
     def fy(self) -> int:
@@ -152,20 +155,28 @@ class Report:
 
 def build(v: date, lines: list[Line] | None, period: Decimal, period_given: bool,
           earlier: list[dict[str, Any]], total: int,
-          employers: tuple[list[str], Any, Any, Any] | None) -> Report:
+          employers: tuple[list[str], Any, Any, Any] | None,
+          prior_census_proportions: dict[str, int] | None = None) -> Report:
     """The report of the measurement at `v` (a 30 June): `lines` the
     project's schedule of changes (None without a prior measurement),
     `earlier` the history's records before it (history.read), `total` the
-    total pension liability, `employers` measure.employers's result."""
+    total pension liability, `employers` measure.employers's result. The
+    employers' prior proportions are the prior measurement's kept in the
+    history or, when it is not there, `prior_census_proportions` (the prior
+    census measured on its own basis, as last year's report measured it)."""
     fy = v.year
     bases = [Base.from_dict(b) for r in earlier for b in r.get("bases", [])]
     lay = layout(lines) if lines is not None else None
     if lay is not None:
         bases += [Base(fy, s, lay[s], period) for s in SOURCES if lay[s]]
     emp_rows = None
+    source = None
     if employers is not None:
         codes, _, share, prop = employers
         prior = _prior_proportions(earlier, v)
+        source = "history" if prior is not None else None
+        if prior is None and prior_census_proportions is not None:
+            prior, source = prior_census_proportions, "prior_census"
         emp_rows = []
         for code, s, q in zip(codes, share, prop, strict=True):
             q0 = None if prior is None else prior.get(code, 0)
@@ -200,7 +211,8 @@ def build(v: date, lines: list[Line] | None, period: Decimal, period_given: bool
               for k in range(1, RECOGNITION_SHOWN + 1)]
     future.append(("later", sum(b.left_after(fy + RECOGNITION_SHOWN) for b in collective)))
     report = Report(v, period, period_given, lay, bases, expense, deferred, future,
-                    emp_rows, earlier)
+                    emp_rows, earlier, proportions_from=source if employers is not None
+                    else None)
     if emp_rows is not None:
         _employer_amounts(report)
     return report

@@ -302,6 +302,8 @@ def employers(g: Any, names: dict[str, str] | None, lang: str) -> Section | None
     paragraphs = [t["employers_note"]]
     if not prior_known:
         paragraphs.append(t["employers_no_prior"])
+    elif rep.proportions_from == "prior_census":
+        paragraphs.append(t["employers_prior_census"])
     return Section("employers_gasb", t["employers_title"], table=table,
                    paragraphs=paragraphs, sheet=t["sheet_employers"],
                    blank=t["not_available"])

@@ -335,6 +335,28 @@ def employers(members: pl.DataFrame, basis: Basis, v: date, as_of: date,
     return codes, pay, share, proportion
 
 
+def proportions(members: pl.DataFrame, basis: Basis, v: date, as_of: date,
+                column: str = "employer", relief: Relief | None = None) -> dict[str, int]:
+    """Each employer's proportion (millionths) of the members' liability at
+    `v`: its share of the present value, by the largest remainder, as
+    `employers` gives it for the measurement itself."""
+    codes = sorted(members[column].unique().to_list())
+    if not codes:
+        return {}
+    index = {c: i for i, c in enumerate(codes)}
+    code = members[column].replace_strict(index, return_dtype=pl.Int64).to_numpy()
+    if basis.claims is None:
+        r = run(members, basis, v, as_of, [basis.rate()], groups=(code, len(codes)),
+                relief=relief)
+        assert r.group_pv is not None
+        pv = r.group_pv[:, 0, :].sum(axis=1)
+    else:
+        pv = np.array([run(members.filter(pl.Series(code == i)), basis, v, as_of,
+                           [basis.rate()], relief=relief).pv[0].sum()
+                       for i in range(len(codes))])
+    return dict(zip(codes, apportion(pv, 1_000_000).tolist(), strict=True))
+
+
 # ------------------------------------------------------ the schedule of changes
 
 

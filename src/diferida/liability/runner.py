@@ -289,6 +289,7 @@ def value_file(
         summary.rows_rejected, summary.problems = counted.rows_rejected, counted.problems
         current_prior_rules = current
         prior_census = prun = None
+        prior_has_employer = False
         if prior_path is not None:
             assert prior_date is not None
             # open until the end: its rejects file is put in place with the outputs
@@ -297,7 +298,8 @@ def value_file(
                 columns=columns, limits=limits,
                 extra_fields=FIELDS, rejects=prej,
                 overwrite=overwrite))
-            prior_census, pcount, _ = _read(prun, prior_path, prior_date, r_prior, lang, rule)
+            prior_census, pcount, prior_has_employer = _read(prun, prior_path, prior_date,
+                                                             r_prior, lang, rule)
             summary.prior_counts = _counts(pcount)
             over = _over_share([("census", inp, counted), ("--prior", prior_path, pcount)])
             if over and not allow_rejects:
@@ -353,7 +355,15 @@ def value_file(
         info_p = assumptions_of(proj_summary, r, basis.table, [("0", Decimal(0))], basis.cola,
                                 rule, None, basis.blend, counted.sex_given > 0, years)
         pvaluation.add_assumptions(info_p, proj_summary, basis.claims, basis.table, [], False)
-        g = _gasb_report(gasb_opts, v, lines, info, liability, emp, summary, r, lang)
+        prior_props = None
+        if emp is not None and prior_census is not None and prior_has_employer and not any(
+                rec["measurement_date"] == prior_date.isoformat() if prior_date else False
+                for rec in gasb_opts.earlier):
+            assert prior_date is not None
+            prior_props = measure.proportions(prior_census.members, p_basis, prior_date,
+                                              prior_census.as_of, relief=prior_census.relief)
+        g = _gasb_report(gasb_opts, v, lines, info, liability, emp, summary, r, lang,
+                         prior_props)
         summary.gasb73 = g.summary
         from .report import report_json, workbook
         parts = dict(gasb73=g, roll_forward=rf, summary=summary, liability=liability, basis=basis,
@@ -553,8 +563,10 @@ class GasbPart:
 
 def _gasb_report(o: GasbOptions, v: date, lines: list[measure.Line] | None,
                  info: dict[str, Any] | None, li: measure.Liability, emp: Any,
-                 summary: ValuationSummary, rules: Rules, lang: str) -> GasbPart:
-    rep = gasb73.build(v, lines, o.period, o.period_given, o.earlier, li.total, emp)
+                 summary: ValuationSummary, rules: Rules, lang: str,
+                 prior_props: dict[str, int] | None = None) -> GasbPart:
+    rep = gasb73.build(v, lines, o.period, o.period_given, o.earlier, li.total, emp,
+                       prior_props)
     d = gasb73.dollars
     body = {
         "measurement_date": v.isoformat(), "rules": f"{rules.name} {rules.version}",
@@ -593,6 +605,7 @@ def _gasb_report(o: GasbOptions, v: date, lines: list[measure.Line] | None,
                                 "proportion_recognised", "expense", "deferred_outflows",
                                 "deferred_inflows") else x) for k, x in e.items()}
             for e in rep.employers],
+        "employer_prior_proportions_from": rep.proportions_from,
         "history": None if o.history is None else {
             "file": str(o.history), "records_before": len(o.earlier),
             "this_measurement": state},
