@@ -101,3 +101,31 @@ def test_a_roll_forward_with_a_schedule_of_changes_is_refused(tmp_path):
             "--prior", src, "--prior-date", "2025-06-30")
     assert r.exit_code == 2, r.output
     assert "--roll-forward-from and --prior" in r.output
+
+
+def test_a_census_at_the_measurement_date_reconciles_the_roll_forward(tmp_path):
+    # last year's census rolled forward to this 30 June, reconciled with this
+    # year's census (a pension corrected, a member joined): the difference
+    # is the year's experience, as the schedule of changes from one census
+    # to the other measures it on the same basis
+    from .test_valuation import A4
+
+    before = write(tmp_path, list(ROWS), STATUS, name="before.csv")
+    now_rows = [ROWS[0], ROWS[1], IN_PAY.replace(",1000.00,", ",1100.00,"), A4 + ",deferred,,"]
+    now = write(tmp_path, now_rows, STATUS, name="now.csv")
+    basis = ("--discount", "0.04", "--mortality", "none")
+    r = run(before, "-o", tmp_path / "rolled.json", "--as-of", "2025-06-30",
+            "--measurement-date", "2026-06-30", "--roll-forward-from", "2025-06-30",
+            "--reconcile-census", now, *basis, "--json")
+    assert r.exit_code == 0, r.output
+    later = json.loads(r.output)["roll_forward"]["later_census"]
+    assert later["counts"]["rows_read"] == 4 and later["counts"]["rows_rejected"] == 0
+    s = run(now, "-o", tmp_path / "schedule.json", "--as-of", "2026-06-30", *basis,
+            "--prior", before, "--prior-date", "2025-06-30", "--json")
+    assert s.exit_code == 0, s.output
+    out = json.loads(s.output)
+    assert later["total"] == out["liability"]["total"]
+    experience = sum(Decimal(ln["amount"]) for ln in out["changes"]
+                     if ln["line"].startswith("experience_"))
+    assert experience != 0
+    assert Decimal(later["difference"]) == experience

@@ -68,6 +68,8 @@ FILE = click.Path(path_type=Path, dir_okay=False)
               help=help_text("cli.roll_forward_from"))
 @click.option("--roll-forward-adjustment", "roll_adjustments", multiple=True,
               metavar="LABEL=AMOUNT", help=help_text("cli.roll_forward_adjustment"))
+@click.option("--reconcile-census", default=None, type=IN_FILE,
+              help=help_text("cli.reconcile_census"))
 @click.option("--payments-after-through", default=None, metavar="YYYY-MM-DD",
               help=help_text("cli.payments_after_through"))
 @click.option("--rules", "rules_name", default=None, metavar="NAME|PATH",
@@ -79,6 +81,7 @@ def valuation_cmd(input, output, discount, yield_curve, measurement_date, mortal
                   prior_date, prior_assumptions, prior_rules, prior_rejects, allow_rejects,
                   employer_names, history, remaining_service_life, discount_index,
                   discount_index_date, payments_after, roll_forward_from, roll_adjustments,
+                  reconcile_census,
                   payments_after_through, rules_name,
                   rejects, as_of, lang, separator, columns_map,
                   strict, overwrite, quiet, as_json, chunk_rows) -> None:
@@ -109,7 +112,8 @@ def valuation_cmd(input, output, discount, yield_curve, measurement_date, mortal
                 history=history, remaining_service_life=remaining_service_life,
                 discount_index=discount_index, discount_index_date=index_day,
                 payments_after=payments_after, payments_after_through=through,
-                roll_forward_from=roll_day, roll_forward_adjustments=roll_adjustments, lang=lang,
+                roll_forward_from=roll_day, roll_forward_adjustments=roll_adjustments,
+                reconcile_census=reconcile_census, lang=lang,
                 separator=separator, columns=columns_map, overwrite=overwrite,
                 chunk_rows=chunk_rows, on_rename=batch_cli.start_placing),
             bars, lang, t, unusable=(OptionError, TableError, AmountTooLarge, NamesError))

@@ -326,6 +326,14 @@ def roll_forward(rf: Any, v: date, lang: str) -> Section | None:
         (t["roll_direct"].format(date=fmt_date(v, lang)), _m(rf.direct)),
         (t["roll_difference"], _m((rf.end[0] or 0) - rf.direct)),
     ]
+    if rf.later is not None:
+        c = rf.later_counts or {}
+        rows += [(t["roll_later"].format(file=rf.later_file, date=fmt_date(v, lang)),
+                  _m(rf.later)),
+                 (t["roll_later_rows"], t["roll_later_rows_value"].format(
+                     read=c.get("rows_read", 0), rejected=c.get("rows_rejected", 0),
+                     deferred=c.get("deferred", 0), in_pay=c.get("in_pay", 0))),
+                 (t["roll_later_difference"], _m(rf.later - (rf.end[0] or 0)))]
     return Section("roll_forward", t["roll_title"], rows=rows,
                    paragraphs=[t["roll_note"].format(valued=fmt_date(rf.valued_at, lang),
                                                      date=fmt_date(v, lang))],

@@ -163,6 +163,11 @@ class RollForward:
     end: list[int | None]
     rates: list[float | None]
     direct: int  # the same members valued at the measurement date itself
+    # a census at the measurement date, when given: its liability (cents),
+    # its counts of rows and its file's name
+    later: int | None = None
+    later_counts: dict[str, int] | None = None
+    later_file: str | None = None
 
 
 def roll_forward(deferred: pl.DataFrame, in_pay: pl.DataFrame, basis: Basis, d: date,

@@ -207,6 +207,7 @@ def value_file(
     payments_after_through: date | None = None,
     roll_forward_from: date | None = None,
     roll_forward_adjustments: tuple[str, ...] = (),
+    reconcile_census: str | Path | None = None,
     lang: str = "es",
     separator: str | None = None,
     columns: ColumnsArg = None,
@@ -246,6 +247,11 @@ def value_file(
         else basis
     names = load_names(employer_names, lang) if employer_names is not None else None
     adjustments = _roll_options(lang, v, roll_forward_from, roll_forward_adjustments, prior)
+    later_path = Path(reconcile_census) if reconcile_census is not None else None
+    if later_path is not None:
+        if roll_forward_from is None:
+            raise OptionError(pvaluation_text(lang, "reconcile_needed"))
+        kind_of(later_path)
     gasb_opts = _gasb_options(lang, v, history, remaining_service_life, discount_index,
                               discount_index_date, payments_after, payments_after_through)
 
@@ -310,6 +316,12 @@ def value_file(
                                    extra_fields=FIELDS,
                                    overwrite=overwrite) as again:
                     current_prior_rules, _, _ = _read(again, inp, day, r_prior, lang, rule)
+        later = later_count = None
+        if later_path is not None:  # the census at the measurement date, for the roll-forward
+            with PopulationRun(later_path, chunk_rows=chunk_rows, lang=lang,
+                               separator=separator, columns=columns, limits=limits,
+                               extra_fields=FIELDS, overwrite=overwrite) as again:
+                later, later_count, _ = _read(again, later_path, v, r, lang, rule)
         secs["read_and_decide"] = time.perf_counter() - tick
 
         tick = time.perf_counter()
@@ -321,6 +333,13 @@ def value_file(
             rf = measure.roll_forward(m.filter(~pl.col("_in_pay")), m.filter(pl.col("_in_pay")),
                                       basis, roll_forward_from, v, day, SENSITIVITY_STEP,
                                       adjustments, r.relief, liability.total)
+            if later is not None and later_count is not None:
+                lm = later.members
+                rf.later = measure.run(
+                    lm, basis, v, later.as_of, [basis.rate()], relief=r.relief).total(0) \
+                    if lm.height else 0
+                rf.later_counts = _counts(later_count)
+                rf.later_file = later_path.name if later_path else None
             liability = _rolled(liability, rf)
             summary.roll_forward = _roll_dict(rf)
         summary.liability = _liability_dict(liability, basis)
@@ -671,4 +690,8 @@ def _roll_dict(rf: measure.RollForward) -> dict[str, Any]:
             "adjustments": [{"label": lb, "amount": d(c)} for lb, c in rf.adjustments],
             "rate_minus_1_point": d(rf.end[1]), "rate_plus_1_point": d(rf.end[2]),
             "same_members_at_measurement_date": d(rf.direct),
-            "difference": d((rf.end[0] or 0) - rf.direct)}
+            "difference": d((rf.end[0] or 0) - rf.direct),
+            **({"later_census": {"file": rf.later_file, "counts": rf.later_counts,
+                                 "total": d(rf.later),
+                                 "difference": d(rf.later - (rf.end[0] or 0))}}
+               if rf.later is not None else {})}
