@@ -99,6 +99,24 @@ def test_month_lengths_are_python_s_for_every_month_from_0001_to_9999():
     assert got == [calendar.monthrange(y, m)[1] for y, m in frame.iter_rows()]
 
 
+def test_day_numbers_of_the_first_and_last_day_of_every_month_are_python_s():
+    # the fast tier's form of the test below: the days next to every month's
+    # end (240,000 of them), where a wrong leap rule in any of the day-number
+    # computations shows (a `% 200` for `% 400` shifts 1 March of 200, 600...)
+    ends = [(y, m, d) for y in range(MIN_YEAR, MAX_YEAR + 1) for m in range(1, 13)
+            for d in (1, calendar.monthrange(y, m)[1])]
+    y, m, d = (np.array(c, dtype=np.int64) for c in zip(*ends, strict=True))
+    want = np.array([date(*e).toordinal() for e in ends], dtype=np.int64) - EPOCH
+    frame = pl.DataFrame({"y": y, "m": m, "day": d}, schema={k: pl.Int32 for k in
+                                                          ("y", "m", "day")})
+    mp = (pl.col("m") + 9) % 12
+    civil = frame.select(_civil_days(pl.col("y") - mp // 10, mp, pl.col("day"))).to_series()
+    assert np.array_equal(civil.to_numpy(), want)
+    assert np.array_equal(engine.days_from_civil(y, m, d), want)
+    back = engine.civil_from_days(want)
+    assert all(np.array_equal(a, b) for a, b in zip(back, (y, m, d), strict=True))
+
+
 # every day of 10,000 years: make test, not the loop of make check
 @pytest.mark.slow
 def test_day_numbers_are_python_s_for_every_day_from_0001_to_9999():
