@@ -147,23 +147,6 @@ def band_codes(bands: list[int]) -> list[str]:
     return [*out, NO_PENSION_A]
 
 
-def band_words(bands: list[int], lang: str) -> list[str]:
-    """The bands in words (the workbook, the report)."""
-    m = text(lang)
-    edges = [0, *bands]
-    out = []
-    for i, lo in enumerate(edges):
-        if i == 0:
-            out.append(m["band_under"].format(hi=_dollars(edges[1])) if len(edges) > 1
-                       else m["band_all"])
-        elif i + 1 < len(edges):
-            out.append(m["band_between"].format(lo=_dollars(lo),
-                                                hi=_dollars(edges[i + 1] - 1)))
-        else:
-            out.append(m["band_over"].format(lo=_dollars(lo)))
-    return [*out, m["band_none"]]
-
-
 def band_of(cents: np.ndarray, bands: list[int]) -> np.ndarray:
     """The band index of each monthly amount (cents): 0 under the first edge."""
     return np.searchsorted(np.asarray(bands, dtype=np.int64), cents.astype(np.int64),

@@ -60,10 +60,6 @@ class YieldCurve:
         return name if self.shift == 0 else f"{name}{self.shift:+g}"
 
 
-def flat_factor(rate: float, t: np.ndarray) -> np.ndarray:
-    return (1.0 + rate) ** (-np.asarray(t, dtype=np.float64))
-
-
 def single_equivalent_rate(t: np.ndarray, cash: np.ndarray, pv: float) -> float:
     """The flat rate at which the stream `cash` (paid at times `t`, years)
     is worth `pv` (bisection; NaN when the stream is empty)."""

@@ -70,23 +70,6 @@ def member_frame(ids: pl.Series, status: pl.Series, start: pl.Series, monthly: p
     return pl.DataFrame(cols)
 
 
-def assumptions_rows(assumptions: dict[str, Any]) -> list[tuple[str, str]]:
-    """The assumptions as (item, value) text pairs, nested keys joined by '.'."""
-    rows: list[tuple[str, str]] = []
-
-    def walk(prefix: str, v: Any) -> None:
-        if isinstance(v, dict):
-            for k, x in v.items():
-                walk(f"{prefix}.{k}" if prefix else str(k), x)
-        elif isinstance(v, list):
-            rows.append((prefix, "; ".join(str(x) for x in v)))
-        else:
-            rows.append((prefix, "" if v is None else str(v)))
-
-    walk("", assumptions)
-    return rows
-
-
 def workbook(table: pl.DataFrame, assumptions: dict[str, Any], lang: str,
              more_sheets: Callable[[Any], None] | None = None) -> bytes:
     """The table (with the days each fiscal year covers, the first one

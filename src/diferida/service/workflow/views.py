@@ -312,12 +312,6 @@ def _summary_page(store: Store, where, order, page: int, per_page: int) -> Page:
     return Page(items, page, per_page, total)
 
 
-def _summaries(store: Store, participant_ids: list[str]) -> list[CaseSummary]:
-    page = _summary_page(store, CaseState.participant_id.in_(participant_ids),
-                         (CaseState.number,), 1, max(1, len(participant_ids)))
-    return page.items
-
-
 def queue(store: Store, user: User, kind: str, *, page: int = 1,
           per_page: int = PER_PAGE) -> Page:
     """A page of CaseSummary. kind: "drafts" (my drafts, newest change
