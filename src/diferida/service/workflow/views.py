@@ -387,6 +387,3 @@ def search(store: Store, user: User, *, case_id: int | None = None,
            case_id=result.items[0].number if len(result.items) == 1 else None,
            detail=f"by {kinds}: {result.total} found")
     return result
-
-
-# -- reproduction ---------------------------------------------------------------------
