@@ -279,3 +279,51 @@ def test_each_worked_example_of_rules_8_is_what_the_engine_gives(n, determinatio
     assert d["minimum_applied"] is want.minimum_applied
     regime = {"pre1990": "pre-1990", "new": "new participant"}[d["regime"]]
     assert regime in want.result or n == 11  # example 11 says its regime by its entry (1955)
+
+
+# ---- the numbers of docs/rules.md held to the rules file ---------------------
+
+WHO = {("pre1990",): "pre-1990", ("new",): "new participant"}
+
+
+def _routes_table() -> list[list[str]]:
+    text = RULES.read_text(encoding="utf-8")
+    part = text[text.index("## 4. Routes to eligibility"):text.index("## 5.")]
+    return [[c.strip() for c in line.strip().strip("|").split("|")]
+            for line in part.splitlines()
+            if line.startswith("| 19.")]
+
+
+def test_the_routes_table_of_rules_4_states_the_rules_files_ages_and_service():
+    # changing an age or a service bound in docs/rules.md §4 (or in
+    # rules/article19.toml) without the other fails here
+    rules = diferida.load_rules(None)
+    table = _routes_table()
+    assert [row[0] for row in table] == [r.id for r in rules.routes]
+    for (route, who, age, service, _), r in zip(table, rules.routes, strict=True):
+        assert int(age) == r.age, route
+        want = (f"{r.min_service:f} ≤ S < {r.max_service:f}" if r.max_service is not None
+                else f"S ≥ {r.min_service:f}")
+        assert service == want, route
+        if set(r.groups) == {"police", "firefighter"}:
+            assert who == "police/firefighter", route
+        else:
+            assert who == WHO[tuple(r.regimes)], route
+
+
+def test_the_amount_and_minimum_of_rules_6_are_the_rules_files():
+    from decimal import Decimal
+
+    rules = diferida.load_rules(None)
+    text = RULES.read_text(encoding="utf-8")
+    part = text[text.index("## 6. Amount"):text.index('<a id="s7">')]
+    def pc(rate: Decimal) -> str:
+        return f"{(rate * 100).normalize():f}%"
+
+    pre = rules.amount["pre1990"].brackets
+    assert f"AC × ({pc(pre[0].rate)} × min(S, {pre[1].threshold:f}) + " \
+           f"{pc(pre[1].rate)} × max(S − {pre[1].threshold:f}, 0))" in part
+    (new,) = rules.amount["new"].brackets
+    assert f"AC × {pc(new.rate)} × S" in part
+    assert f"the annual amount is at least\n  {pc(rules.minimum_rate)} × AC" in part
+    assert rules.minimum_rate == Decimal("0.30")
