@@ -127,19 +127,26 @@ class PopulationRun:
 
     # ---- the end
 
-    def commit(self) -> None:
-        """Complete every output and rename them all into place together (an
-        interrupt while they are renamed waits until all are: see the
-        module's text). Nothing is left to discard afterwards."""
-        if self._pass is not None:
-            self._pass.finish_writes()
+    def commit(self, *others: PopulationRun) -> None:
+        """Complete every output — this run's and those of `others` (the
+        other files a command read, such as a prior census and its rejects)
+        — and rename them all into place together, or none (an interrupt
+        while they are renamed waits until all are: see the module's text).
+        Nothing is left to discard afterwards."""
+        runs = [self, *others]
+        for r in runs:
+            if r._pass is not None:
+                r._pass.finish_writes()
+        sinks = [s for r in runs for s in r._sinks]
         with ExitStack() as renaming:
             def placing() -> None:
                 renaming.enter_context(held())
                 if self.on_rename is not None:
                     self.on_rename()
 
-            commit_all(self._sinks, placing)
+            commit_all(sinks, placing)
+            for r in runs:
+                r._sinks.clear()
             outputs_written()
 
     def __exit__(self, kind, exc, tb) -> None:

@@ -396,9 +396,8 @@ def value_file(
             run.data(out, workbook(**parts))
         else:
             run.data(out, report_json(**parts))
-        if prun is not None:
-            prun.commit()
-        run.commit()
+        # the report, its rejects and the prior census's: together or none
+        run.commit(*([prun] if prun is not None else []))
         if g.to_append is not None:  # kept once the report is in place
             assert gasb_opts.history is not None
             history_file.append(gasb_opts.history, g.to_append)
