@@ -30,6 +30,8 @@ import sys
 import tomllib
 from typing import IO, Any
 
+from .errors import DiferidaError
+
 __all__ = ["BadToml", "Refused", "load_toml", "read_bounded", "read_line_bounded",
            "regular_size", "shown"]
 
@@ -37,7 +39,7 @@ __all__ = ["BadToml", "Refused", "load_toml", "read_bounded", "read_line_bounded
 SHOWN_CHARS = 40
 
 
-class Refused(Exception):
+class Refused(DiferidaError):
     """A file not read: `reason` is one of no_file, directory, not_regular
     (with `kind`: fifo, device, socket, other), unreadable (with `detail`),
     too_big (with `limit`)."""
@@ -150,7 +152,7 @@ _AT_LINE = re.compile(r"\(at line ([0-9]+)")
 _DEEP = 100
 
 
-class BadToml(ValueError):
+class BadToml(DiferidaError, ValueError):
     """A text that is not TOML a file of the project can hold: `line` (or
     None) and `reason`, one of syntax (with `detail`, the reader's words,
     cut), digits (an integer of more digits than are read), nested."""

@@ -19,6 +19,7 @@ import polars as pl
 
 from . import article19
 from .determination import Determination
+from .errors import DiferidaError
 from .explain import explain, formula_of, headline, law_words
 from .fields import FIELD_NAMES
 from .i18n import DATE_VALUES, DEFAULT_LANG, msg, written_date
@@ -74,7 +75,7 @@ class Problem:
                 "message": self.message, "row": self.row, "participant_id": self.participant_id}
 
 
-class InputError(ValueError):
+class InputError(DiferidaError, ValueError):
     """The input cannot be evaluated; `problems` names every bad field."""
 
     def __init__(self, problems: list[Problem]):

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .bounded import BadToml, Refused, load_toml, read_bounded, shown
+from .errors import DiferidaError
 from .fields import GROUPS, REGIMES  # noqa: F401  (re-exported)
 from .relief import Adjustment, Relief
 
@@ -42,7 +43,7 @@ LATER_SECTIONS = (("regime", "laws"), ("regime", "hybrid_program_from"),
                   ("decisions",), ("later_laws",), ("data_checks",))
 
 
-class RulesError(ValueError):
+class RulesError(DiferidaError, ValueError):
     """A rules file that cannot be used; the message names the file and key.
 
     `section`, `route` and `key` say where in the rules table the problem is,

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import DiferidaError
 from .messages import problem_codes, problem_text
 
 
-class FileProblem(Exception):
+class FileProblem(DiferidaError):
     """A file that cannot be used: not what its suffix says, empty, without a
     required column, badly encoded, a ragged line... The message names the
     file, the line where it applies, and what is wrong.

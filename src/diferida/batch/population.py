@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from ..errors import DiferidaError
 from ..words import error_message, field_label
 from .errors import FileProblem
 from .io import Chunk, Source, kind_of
@@ -39,7 +40,7 @@ from .outputs import Sink
 REJECT_COLUMNS = ("row", "participant_id", "field", "code", "value", "message")
 
 
-class AccountingError(AssertionError):
+class AccountingError(DiferidaError, RuntimeError):
     """Rows read ≠ rows kept + rows rejected: a bug, never to pass silently."""
 
 

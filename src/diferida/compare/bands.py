@@ -56,6 +56,7 @@ import numpy as np
 import polars as pl
 
 from ..bounded import shown
+from ..errors import DiferidaError
 from ..i18n import catalog
 from ..projection.options import (
     RELIEF_BANDS,
@@ -75,7 +76,7 @@ COUNT_COLUMNS = ("members", "in_pay", "deferred", "gain", "lose", "average_month
 _MONEY_RE = re.compile(r"[0-9]{1,9}(\.[0-9]{1,2})?")  # the digits 0-9 only (not \d)
 
 
-class BandsError(ValueError):
+class BandsError(DiferidaError, ValueError):
     """A --bands value that cannot be used (the message names each bad value)."""
 
 

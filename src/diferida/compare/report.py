@@ -25,6 +25,7 @@ import polars as pl
 
 from ..axes import round_axis
 from ..core import codes
+from ..errors import DiferidaError
 from ..explain import cite, listing, pct, regime_text
 from ..i18n import catalog, fmt_date
 from ..money import format_money
@@ -46,7 +47,7 @@ _PV = re.compile(r"^pv_(?P<rate>[0-9.]+)$")
 _PV_TOTAL = re.compile(r"^pv_(?P<rate>[0-9.]+)_total$")
 
 
-class ReportLabelError(KeyError):
+class ReportLabelError(DiferidaError, KeyError):
     """A column, summary item or value of the report with no words in the
     catalog (a table grew a column the report does not know yet)."""
 

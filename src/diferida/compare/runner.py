@@ -35,6 +35,7 @@ from ..batch.population import (
 )
 from ..batch.run import PopulationRun
 from ..core import evaluate_pair
+from ..errors import DiferidaError
 from ..i18n import LANGS
 from ..rules import Rules, load_rules
 from . import engine as cmp
@@ -48,7 +49,7 @@ BAND_TABLES = ("bands", "band_counts")
 PAYER_TABLES = ("payers", "payer_counts")
 
 
-class CompareOptionError(ValueError):
+class CompareOptionError(DiferidaError, ValueError):
     """An option of the comparison that cannot be used."""
 
 

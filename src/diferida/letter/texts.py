@@ -23,6 +23,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ..errors import DiferidaError
 from ..i18n import LANGS, catalog
 from ..textfiles import check_shape, read_texts
 
@@ -30,7 +31,7 @@ TEXTS_DIR_ENV = "DIFERIDA_WEB_TEXTS_DIR"
 EDITABLE_SECTIONS = ("letter_office", "letter_next")
 
 
-class LetterTextsError(ValueError):
+class LetterTextsError(DiferidaError, ValueError):
     """An administrator's letter texts file that cannot be used as it is."""
 
 

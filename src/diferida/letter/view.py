@@ -12,6 +12,7 @@ from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
 from ..determination import plain
+from ..errors import DiferidaError
 from ..explain import cite, readings, reason_texts, years_phrase
 from ..fields import SERVICE_UNITS
 from ..i18n import LANGS, catalog, fmt_date, fmt_wait
@@ -39,7 +40,7 @@ DATE_FIELDS = ("birth_date", "entry_date", "separation_date", "requested_start_d
 OWN_PART = ("reading_19_4", "scope")
 
 
-class LetterError(ValueError):
+class LetterError(DiferidaError, ValueError):
     """Facts a letter cannot be written from; the message names the field."""
 
 

@@ -13,6 +13,7 @@ import numpy as np
 import polars as pl
 
 from ..bounded import Refused, read_bounded, shown
+from ..errors import DiferidaError
 from ..i18n import catalog
 from .columns import checked, text_of
 
@@ -21,7 +22,7 @@ MAX_CODE = 40
 MAX_NAMES_BYTES = 1 << 20
 
 
-class NamesError(ValueError):
+class NamesError(DiferidaError, ValueError):
     """An employer names file that cannot be used (the message names the line)."""
 
 

@@ -19,6 +19,8 @@ from importlib import resources
 from math import ceil
 from typing import Any
 
+import numpy as np
+
 from .measure import Line, apportion
 
 _NUMBERS = tomllib.loads(
@@ -169,7 +171,7 @@ def build(v: date, lines: list[Line] | None, period: Decimal, period_given: bool
     lay = layout(lines) if lines is not None else None
     if lay is not None:
         bases += [Base(fy, s, lay[s], period) for s in SOURCES if lay[s]]
-    emp_rows = None
+    emp_rows: list[dict[str, Any]] | None = None
     source = None
     if employers is not None:
         codes, _, share, prop = employers
@@ -239,11 +241,13 @@ def _employer_amounts(report: Report) -> None:
     def share(amount: int) -> list[int]:
         if not any(weights) or amount == 0:
             return [0] * len(rows)
+        w = np.array(weights, dtype=np.float64)
         if amount < 0:
-            return [-x for x in apportion(weights, -amount).tolist()]
-        return apportion(weights, amount).tolist()
+            return [-int(x) for x in apportion(w, -amount)]
+        return [int(x) for x in apportion(w, amount)]
 
-    exp = share(report.expense["total"]) if report.expense is not None else [None] * len(rows)
+    exp: list[int | None] = list(share(report.expense["total"])) \
+        if report.expense is not None else [None] * len(rows)
     out_ = share(sum(d.outflows for d in report.deferred.values()))
     in_ = share(sum(d.inflows for d in report.deferred.values()))
     for i, row in enumerate(rows):
@@ -253,7 +257,8 @@ def _employer_amounts(report: Report) -> None:
         row["change_amount"] = sum(b.cents for b in own if b.year == fy)
         row["collective_expense"] = exp[i]
         row["proportion_recognised"] = recognised
-        row["expense"] = None if exp[i] is None else exp[i] + recognised
+        e = exp[i]
+        row["expense"] = None if e is None else e + recognised
         row["deferred_outflows"] = out_[i] + sum(x for x in left if x > 0)
         row["deferred_inflows"] = in_[i] - sum(x for x in left if x < 0)
 

@@ -5,6 +5,7 @@ show as they are. Words: i18n/<lang>/gasb73.toml."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
@@ -36,7 +37,7 @@ def _m(c: int | None) -> Decimal | None:
     return None if c is None else Decimal(int(c)).scaleb(-2).quantize(Decimal("0.01"))
 
 
-def _cents_col(name: str, values: list[int | None]) -> pl.Series:
+def _cents_col(name: str, values: Sequence[int | None]) -> pl.Series:
     return pl.Series(name, [_m(v) for v in values], dtype=MONEY)
 
 

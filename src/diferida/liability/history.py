@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..bounded import Refused, read_bounded
+from ..errors import DiferidaError
 
 FORMAT = "diferida-valuation-history/1"
 GENESIS = "0" * 64
@@ -27,7 +28,7 @@ FIGURES = ("measurement_date", "rules", "discount", "total", "deferred", "in_pay
            "layout", "bases", "proportions", "rate_minus_1_point", "rate_plus_1_point")
 
 
-class HistoryError(ValueError):
+class HistoryError(DiferidaError, ValueError):
     """The history file cannot be used: `key` the message (i18n
     liability_options.history_<key>), `kw` its values."""
 

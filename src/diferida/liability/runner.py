@@ -21,6 +21,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from ..batch.columns import ColumnsArg
@@ -673,8 +674,9 @@ def _rolled(li: measure.Liability, rf: measure.RollForward) -> measure.Liability
     from dataclasses import replace
     total = rf.end[0] or 0
     if li.deferred + li.in_pay > 0:
-        deferred, in_pay = measure.apportion([li.deferred, li.in_pay], total) \
-            if total >= 0 else [-x for x in measure.apportion([li.deferred, li.in_pay], -total)]
+        parts = np.array([li.deferred, li.in_pay], dtype=np.float64)
+        deferred, in_pay = measure.apportion(parts, total) \
+            if total >= 0 else [-x for x in measure.apportion(parts, -total)]
     else:
         deferred, in_pay = total, 0
     return replace(li, total=total, deferred=int(deferred), in_pay=int(in_pay),

@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import DiferidaError
 from .mortality import AGES, KINDS, MAX_AGE, SEXES, MortalityTable
 
 DAYS_PER_YEAR = 365.25  # the discount's year: t = days / 365.25
@@ -246,7 +247,7 @@ MONTHS_A_YEAR = 12
 MAX_AMOUNT_CENTS = 2**53 // MONTHS_A_YEAR
 
 
-class AmountTooLarge(ValueError):
+class AmountTooLarge(DiferidaError, ValueError):
     """A monthly amount that grows (by the COLA assumption, or a relief's
     adjustments) beyond MAX_AMOUNT_CENTS: the run is refused, never wrapped."""
 

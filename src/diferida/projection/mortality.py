@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from ..bounded import Refused, read_bounded
+from ..errors import DiferidaError
 from .options import IMPROVEMENTS, MP_IDS, TABLE_LAST_AGE
 
 MAX_AGE = TABLE_LAST_AGE  # the tables' last age (assumptions.toml): payments stop after it
@@ -52,7 +53,7 @@ PUB2010_IDS = {
 MAX_CSV_BYTES = 10 << 20  # a table of 121 ages x 2 sexes x 2 phases is a few kB
 
 
-class TableError(ValueError):
+class TableError(DiferidaError, ValueError):
     """A mortality option or table that cannot be used; the message names
     the option, and the file and line where it applies."""
 

@@ -20,6 +20,7 @@ import click
 from ..batch.options import apply_options
 from ..bounded import SHOWN_CHARS, shown
 from ..digits import foreign_digits, is_decimal, is_whole, words
+from ..errors import DiferidaError
 from ..i18n import help_text
 
 # the options' sane ranges live in a data file beside this module
@@ -56,7 +57,7 @@ MP_IDS = {
 IMPROVEMENTS = ("none", *MP_IDS)
 
 
-class OptionError(ValueError):
+class OptionError(DiferidaError, ValueError):
     """An option that cannot be used; the message starts with the option."""
 
 

@@ -18,6 +18,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
+from ..errors import DiferidaError
 from . import messages
 from .logs import shown_path, where
 
@@ -30,7 +31,7 @@ def problem(field: str | None, code: str, message: str, value: Any = None,
     return {"field": field, "code": code, "value": value, "message": message, **extra}
 
 
-class APIError(Exception):
+class APIError(DiferidaError):
     def __init__(self, status: int, problems: list[dict[str, Any]],
                  headers: dict[str, str] | None = None):
         super().__init__(f"HTTP {status}")
@@ -113,7 +114,7 @@ def allowed_methods(request: Request) -> list[str]:
 API_HEADERS = [(b"cache-control", b"no-store"), (b"x-content-type-options", b"nosniff")]
 
 
-class BodyTooLarge(Exception):
+class BodyTooLarge(DiferidaError):
     pass
 
 

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..core import InputError, evaluate
 from ..determination import Determination
+from ..errors import DiferidaError
 from ..fields import FIELD_NAMES
 from ..i18n import DEFAULT_LANG, LANGS
 from ..rules import Rules, builtin_names, load_rules
@@ -150,7 +151,7 @@ def determine(parsed: Parsed) -> Determination:
     return d
 
 
-class RequestProblems(Exception):
+class RequestProblems(DiferidaError):
     def __init__(self, problems: list[dict[str, Any]]):
         super().__init__(f"{len(problems)} problems")
         self.problems = problems

@@ -24,6 +24,8 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from ..errors import DiferidaError
+
 TTL_SECONDS = 60 * 60
 MAX_ITEMS = 10_000
 # What all the answers kept may take of the process's memory, as Python
@@ -51,7 +53,7 @@ def size_of(values: dict[str, str]) -> int:
         sys.getsizeof(k) + sys.getsizeof(v) for k, v in values.items())
 
 
-class DraftTooLarge(ValueError):
+class DraftTooLarge(DiferidaError, ValueError):
     """An answer beyond the bounds of one answer: never kept."""
 
 

@@ -40,6 +40,7 @@ from diferida.render import rules_of
 from diferida.rules import load_rules
 from diferida.textfiles import check_shape, read_texts
 
+from ..errors import DiferidaError
 from . import lenient
 from .forms import FormState, participant
 from .labels import LANGS, labels, plural
@@ -58,7 +59,7 @@ _DMY = re.compile(r"^\s*(\d{1,2})\s*[/.-]\s*(\d{1,2})\s*[/.-]\s*(\d{4})\s*$")
 _ISO = re.compile(r"^\s*(\d{4})-(\d{2})-(\d{2})\s*$")
 
 
-class TextsError(ValueError):
+class TextsError(DiferidaError, ValueError):
     """An administrator's texts file that cannot be used as it is."""
 
 

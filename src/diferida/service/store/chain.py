@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any
 
+from ...errors import DiferidaError
+
 CHAIN_FORMAT = 1
 GENESIS = "0" * 64
 
@@ -94,7 +96,7 @@ def row_hash(chain: str, prev_hash: str, row: Mapping[str, Any],
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
-class UnreadableRow(Exception):
+class UnreadableRow(DiferidaError):
     """A row of a chain that the database driver cannot turn into values (a
     date that is no date, say): written around the application."""
 

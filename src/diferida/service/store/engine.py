@@ -9,10 +9,12 @@ from pathlib import Path
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 
+from ...errors import DiferidaError
+
 SQLITE_BUSY_MS = 30_000
 
 
-class DatabaseURLError(ValueError):
+class DatabaseURLError(DiferidaError, ValueError):
     pass
 
 

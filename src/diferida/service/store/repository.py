@@ -20,6 +20,7 @@ from sqlalchemy import func, select, text, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
+from ...errors import DiferidaError
 from . import migrate, triggers
 from .chain import (
     ADDED,
@@ -70,7 +71,7 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
-class CaseConflict(Exception):
+class CaseConflict(DiferidaError):
     """The case cannot be recorded as asked because of what is already stored
     (HTTP 409): the client should read the current version and decide."""
 
@@ -80,7 +81,7 @@ class CaseConflict(Exception):
         self.current_id = current_id
 
 
-class CaseProblem(Exception):
+class CaseProblem(DiferidaError):
     """A field of the request names something impossible (HTTP 422)."""
 
     def __init__(self, field: str, code: str, value: Any, message: str):
@@ -147,7 +148,7 @@ class NewDraft:
     application: Application | None = None
 
 
-class WorkflowConflict(Exception):
+class WorkflowConflict(DiferidaError):
     """A transition the stored state does not allow: `code` is not_found,
     stale (not the current version) or wrong_state; `values` fill the
     message."""

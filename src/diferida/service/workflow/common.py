@@ -17,6 +17,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import select
 
+from ...errors import DiferidaError
 from ...i18n import DEFAULT_LANG, LANGS, Keep, catalog
 from ..store import (
     Case,
@@ -134,7 +135,7 @@ def _text(lang: str, key: str, **values: Any) -> str:
     return str(node).format_map(Keep(values))
 
 
-class Refused(Exception):
+class Refused(DiferidaError):
     """An action refused. `code`: not_allowed (403: the role may not),
     own_case (403: maker-checker), wrong_state (409), stale (409: not the
     current version), exists / submitted (409: the participant has a case /
