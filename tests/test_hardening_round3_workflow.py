@@ -94,7 +94,7 @@ def test_an_approval_by_a_maker_in_the_chain_breaks_audit_verify(office, monkeyp
     s, o = office.store, office
     own = o.draft(o.sofia)
     wf.submit(s, o.sofia, own.case_id)
-    monkeypatch.setattr(wf.common, "_own", lambda *args, **kwargs: False)  # the rule switched off
+    monkeypatch.setattr(wf.common, "is_own", lambda *args, **kwargs: False)  # the rule switched off
     wf.approve(s, o.sofia, own.case_id)
     monkeypatch.undo()
     report = s.verify()
@@ -151,14 +151,14 @@ def test_the_approving_transaction_reads_the_rule_again(office, monkeypatch):
     s, o = office.store, office
     own = o.draft(o.sofia)
     wf.submit(s, o.sofia, own.case_id)
-    real = wf._own
+    real = wf.is_own
     calls = []
 
     def first_check_passes(user, st, session=None, case=None):
         calls.append(1)
         return False if len(calls) == 1 else real(user, st, session, case)
 
-    monkeypatch.setattr(wf.common, "_own", first_check_passes)
+    monkeypatch.setattr(wf.common, "is_own", first_check_passes)
     refused("own_case", wf.approve, s, o.sofia, own.case_id)
     monkeypatch.undo()
     assert wf.view(s, o.pedro, own.case_id).state == "submitted"

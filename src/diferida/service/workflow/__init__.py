@@ -53,7 +53,7 @@ storing), `views` (view, history, queues, search, changes in words),
 (the auditor's view and verification) and `exports`. This module
 re-exports the public names, so callers write `workflow.approve(...)`;
 a name is patched (in a test) on the module that defines it, e.g.
-`workflow.common._own` or `workflow.imports.IMPORT_BATCH`.
+`workflow.common.is_own` or `workflow.imports.IMPORT_BATCH`.
 """
 
 from __future__ import annotations
@@ -116,11 +116,11 @@ from .common import (
     RejectedRow,
     VersionChange,
     WorkflowEvent,
-    _own,
     _text,
     authenticate,
     contradicted,
     hash_password,
+    is_own,
     password_hasher,
     people,
     user_lang,
@@ -143,7 +143,7 @@ __all__ = [
     "AUDIT_YEARS", "DEFAULT_PASSWORD_PROFILE", "EXPORTERS", "FORMATS", "IMPORT_BATCH",
     "IMPORT_CHUNK_ROWS", "LIMITS", "MAX_DB_ID", "MAX_PER_PAGE", "METHOD", "MIN_VISIBLE",
     "PASSWORD_PROFILE_ENV", "PER_PAGE", "PREPARERS", "PY_WHITESPACE", "READERS",
-    "TEXT_KEYS", "VERIFY_ACTION", "_own", "_parse_application", "_text", "changes_in_words",
+    "TEXT_KEYS", "VERIFY_ACTION", "is_own", "_parse_application", "_text", "changes_in_words",
     "hash_password", "letter_html", "password_hasher", "reproduce", "user_lang",
     "READ_ACTIONS", "AuditPage", "ACKNOWLEDGED", "CHECK_WARNINGS", "Acknowledgement",
     "check_names", "people", "contradicted", "CONTRADICTED_FIELD",

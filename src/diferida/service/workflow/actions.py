@@ -391,13 +391,13 @@ def approve(store: Store, user: User, case_id: int, *, lang: str | None = None,
         st = None if case is None else session.scalar(
             select(CaseState).where(CaseState.participant_id == case.participant_id))
         pre = _precheck(case, st, case_id, ("submitted",), "approve")
-        own = pre is None and common._own(user, st, session, case)
+        own = pre is None and common.is_own(user, st, session, case)
     if pre is not None:
         raise _refuse(store, user, "approve", pre, case_id=case_id)
 
     def check(session, locked: Case, state: CaseState) -> None:
         # again inside the approving transaction, the case's row locked
-        if common._own(user, state, session, locked):
+        if common.is_own(user, state, session, locked):
             raise WorkflowConflict("own_case", case_id=case_id)
 
     if own:

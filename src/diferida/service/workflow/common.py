@@ -2,7 +2,7 @@
 limits; the passwords' hashing and `authenticate`; `Refused` and the
 catalog's sentences (`_text`); the result types (`CaseView`, `Page`, ...);
 the audit trail's writes of an action and of a refusal (`_audit`, `_refuse`,
-`_require`); the maker-checker rule (`_own`); a case's number."""
+`_require`); the maker-checker rule (`is_own`); a case's number."""
 
 from __future__ import annotations
 
@@ -460,7 +460,7 @@ def _verify(hashed: str, password: str) -> bool:
         return False
 
 
-def _own(user: User, st: CaseState, session=None, case: Case | None = None) -> bool:
+def is_own(user: User, st: CaseState, session=None, case: Case | None = None) -> bool:
     """Maker-checker: `user` prepared, changed or submitted the case. With
     the version (`case`) and a session, the rule is read from the chained
     rows too (`barred_from_approving`: the author of any version up to this

@@ -146,7 +146,7 @@ def requirements(store: Store, v: CaseView, lang: str, *, approver: User | None 
     return out
 
 
-def _facts(v: CaseView, lang: str, *, approved_by: str | None = None,
+def letter_facts(v: CaseView, lang: str, *, approved_by: str | None = None,
            approved_at: datetime | None = None,
            signed: tuple[Signer | None, Signer | None] = (None, None)):
     """The facts of one version's letter, as approval gives them; `signed`:
@@ -176,7 +176,7 @@ def _render(v: CaseView, lang: str, *, approved_by: str | None = None,
             signed: tuple[Signer | None, Signer | None] = (None, None)) -> bytes:
     from ...letter import letter_pdf
 
-    return letter_pdf(_facts(v, lang, approved_by=approved_by, approved_at=approved_at,
+    return letter_pdf(letter_facts(v, lang, approved_by=approved_by, approved_at=approved_at,
                              signed=signed))
 
 
@@ -250,13 +250,13 @@ def letter_html(store: Store, user: User, case_id: int, version: int | None = No
     v = view(store, user, target, _audit_read=False)
     if issued_lang is not None:
         chosen = user_lang(issued_lang)
-        facts = _facts(v, chosen, approved_by=v.approved_by, approved_at=v.approved_at,
+        facts = letter_facts(v, chosen, approved_by=v.approved_by, approved_at=v.approved_at,
                        signed=signers(store, target))
     else:
         # the draft in the letter's language, the addressee's (the page's
         # only while the application does not give one)
         chosen = user_lang(asked_lang or v.letter_lang or lang or v.lang)
-        facts = _facts(v, chosen, signed=(signers(store, target)[0], None))
+        facts = letter_facts(v, chosen, signed=(signers(store, target)[0], None))
     try:
         html = write_html(facts, back=back)
     except LetterError as exc:

@@ -142,7 +142,7 @@ def _with_can(v: CaseView, user: User, st: CaseState | None, session=None,
     barred: tuple[str, ...] = ()
     if v.current and st is not None and user.role in APPROVERS and v.state == "submitted":
         can.add("return")
-        if not common._own(user, st, session, case):
+        if not common.is_own(user, st, session, case):
             can.add("approve")
         else:
             barred = _barred_because(user, st, session, case)

@@ -118,9 +118,9 @@ def letter_rows(case: Any, lang: str) -> dict[str, Any] | None:
     says so in its letter section)."""
     from diferida.letter import LetterError
     from diferida.letter.view import decision_rows, determination, facts_rows
-    from diferida.service.workflow.letters import _facts
+    from diferida.service.workflow.letters import letter_facts
 
-    facts = _facts(case, lang)
+    facts = letter_facts(case, lang)
     try:
         d, rules = determination(facts)
         return {"headline": d.get("headline"), "decision": decision_rows(facts, d, rules),
