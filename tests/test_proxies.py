@@ -1,7 +1,7 @@
 """Who the client is behind a reverse proxy: uvicorn's ProxyHeadersMiddleware
 with the strictly parsed DIFERIDA_TRUSTED_PROXIES (service/proxies.py).
 The rules of the client's address are held in
-tests/test_hardening_round2_service.py; these hold what the middleware
+tests/test_service_refusals_in_both_languages.py; these hold what the middleware
 adds and what the wrapper keeps."""
 
 from __future__ import annotations

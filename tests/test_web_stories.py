@@ -31,7 +31,12 @@ from diferida.web.labels import labels
 
 from .conftest import SHOTS, TIER, screenshot
 from .date_boxes import in_boxes
-from .test_web_calculator_round2 import check_leave_rows, check_start_rows, day_in_words, table_rows
+from .test_web_calculator_nothing_read_silently import (
+    check_leave_rows,
+    check_start_rows,
+    day_in_words,
+    table_rows,
+)
 
 AS_OF = "2026-11-29"
 WIDTHS = {"1280": {"width": 1280, "height": 900}, "375": {"width": 375, "height": 740}}

@@ -24,7 +24,7 @@ from .common import LIMITS, METHOD, CaseSummary, Refused, RejectedRow, _current_
 IMPORT_CHUNK_ROWS = 5_000  # rows decided at a time: the population pass's chunk
 IMPORT_BATCH = 1_000  # drafts stored per transaction (the chains' heads are held that long)
 # What Python's str.strip() removes: the application's texts are trimmed so
-# (tests/test_hardening_round3_import.py holds it equal to str.isspace).
+# (tests/test_workbench_import_attacks.py holds it equal to str.isspace).
 PY_WHITESPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003"
                  "\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
 _CONTROL_CLASS = r"([\x00-\x1f\x7f-\x9f])"  # participant.control_character's
