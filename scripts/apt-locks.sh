@@ -1,5 +1,5 @@
 # Waiting for the package manager's locks, for scripts/with-test-services
-# (sourced by it; tests/test_hardening_round3_small.py sources it too).
+# (sourced by it; tests/test_user_names_and_export_cells.py sources it too).
 #
 # apt-get fails at once ("Could not get lock /var/lib/dpkg/lock-frontend",
 # exit 100) when another process (an unattended upgrade, another developer's
