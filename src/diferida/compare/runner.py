@@ -612,13 +612,13 @@ def _project_both(proj: dict[str, Any], parts_a: list[pl.DataFrame],
 def sensitivity_frame(a: pl.DataFrame, b: pl.DataFrame, labels: list[str],
                       codes: list[str]) -> pl.DataFrame:
     """The sensitivity grid of both sides on one row per scenario (the
-    scenarios of `projection.valuation.scenarios`, the same for A and B):
+    scenarios of `projection.analysis.scenarios`, the same for A and B):
     the scenario's code and its options, then total payments and the present
     value at each rate under A, under B and B - A, each as `diferida project
     --sensitivity` gives it for that side (a present value blank where the
     shifted rate is outside the allowed range: blank on both sides and in
     the difference)."""
-    from ..projection.valuation import TEXT
+    from ..projection.analysis import TEXT
 
     t = TEXT["en"]
     keys = {t["scenario"]: "scenario", t["discount_shift"]: "discount_shift",
@@ -641,7 +641,7 @@ def scenario_codes(proj: dict[str, Any]) -> list[str]:
     """The codes of the sensitivity scenarios, in the grid's order: base,
     discount_down, discount_up, mortality_x0.9, mortality_x1.1,
     no_improvement, no_cola (those that apply)."""
-    from ..projection.valuation import scenarios
+    from ..projection.analysis import scenarios
 
     return [f"mortality_x{sc['scale']:g}" if sc["key"] == "mortality" else sc["key"]
             for sc in scenarios(proj["rates"], proj["table"], proj["cola"])]

@@ -31,7 +31,7 @@ from ..batch.population import check_other_target, check_place
 from ..batch.run import PopulationRun
 from ..bounded import BadToml, Refused, load_toml, read_bounded, shown
 from ..i18n import LANGS
-from ..projection import valuation as pvaluation
+from ..projection import analysis
 from ..projection.claims import load_claim_rates
 from ..projection.mortality import TableError, resolve, scaled
 from ..projection.options import (
@@ -374,7 +374,7 @@ def value_file(
         years = SimpleNamespace(fiscal_years=liability.fiscal_years)
         info_p = assumptions_of(proj_summary, r, basis.table, [("0", Decimal(0))], basis.cola,
                                 rule, None, basis.blend, counted.sex_given > 0, years)
-        pvaluation.add_assumptions(info_p, proj_summary, basis.claims, basis.table, [], False)
+        analysis.add_assumptions(info_p, proj_summary, basis.claims, basis.table, [], False)
         prior_props = None
         if emp is not None and prior_census is not None and prior_has_employer and not any(
                 rec["measurement_date"] == prior_date.isoformat() if prior_date else False

@@ -36,7 +36,7 @@ from ..batch.run import PopulationRun
 from ..core import evaluate_frame
 from ..i18n import LANGS
 from ..rules import Rules, load_rules
-from . import adjust, engine, output, valuation
+from . import adjust, analysis, engine, output
 from .claims import expand, load_claim_rates
 from .engine import Assumptions, Members, day_date
 from .mortality import KIND_OF_GROUP, MAX_AGE, MortalityTable, resolve, scaled
@@ -190,8 +190,8 @@ def project_file(
     kind_of(inp)
     out_kind = kind_of(out)
     side = sidecar_path(out) if out_kind != "xlsx" else None
-    by_file = valuation.beside(out, "by") if dims and out_kind != "xlsx" else None
-    grid_file = valuation.beside(out, "sensitivity") if sensitivity and out_kind != "xlsx" \
+    by_file = analysis.beside(out, "by") if dims and out_kind != "xlsx" else None
+    grid_file = analysis.beside(out, "sensitivity") if sensitivity and out_kind != "xlsx" \
         else None
     check_table_target(out, [inp], overwrite)
     outputs = [("-o/--output", out)]
@@ -259,13 +259,13 @@ def project_file(
                               per_member=mem is not None or bool(dims),
                               progress=(lambda d, t: progress("project", d, t))
                               if progress is not None else None)
-        summary.starts_first_year = valuation.first_year_starts(proj, v_date)
+        summary.starts_first_year = analysis.first_year_starts(proj, v_date)
         extra_tables: list[tuple[str, pl.DataFrame]] = []
         if dims:
-            extra_tables.append(("by", valuation.breakdown(members, proj, labels, dims, v_date,
+            extra_tables.append(("by", analysis.breakdown(members, proj, labels, dims, v_date,
                                                           lang)))
         if sensitivity:
-            extra_tables.append(("sensitivity", valuation.sensitivity(
+            extra_tables.append(("sensitivity", analysis.sensitivity(
                 arrays, assumptions, rates, cola_f, proj, lang, r.relief)))
         secs["project"] = time.perf_counter() - tick
 
@@ -278,12 +278,12 @@ def project_file(
         info = assumptions_of(summary, r, table, rates, cola_f, rule, horizon_n, blend,
                               has_sex, proj)
         # the claim rule and the method's properties are stated in every run
-        valuation.add_assumptions(info, summary, claims, table, dims, sensitivity)
+        analysis.add_assumptions(info, summary, claims, table, dims, sensitivity)
         summary.assumptions = info
         if out_kind == "xlsx":
             def more_sheets(book: Any) -> None:
                 for name, frame in extra_tables:
-                    valuation.sheet(book, valuation.TEXT[lang][f"sheet_{name}"], frame)
+                    analysis.sheet(book, analysis.TEXT[lang][f"sheet_{name}"], frame)
 
             run.data(out, output.workbook(tbl, info, lang,
                                           more_sheets if extra_tables else None))
