@@ -532,7 +532,7 @@ def _project_both(proj: dict[str, Any], parts_a: list[pl.DataFrame],
     (each side's members' census rows, in pay, employer): each side run by
     the engine's groups, a group per band and payer, for the band and payer
     tables and headcounts (bands.py)."""
-    from ..projection import adjust, engine, output, valuation
+    from ..projection import adjust, analysis, engine, output
     from ..projection.claims import expand
     from ..projection.engine import Assumptions
     from ..projection.runner import (
@@ -563,7 +563,7 @@ def _project_both(proj: dict[str, Any], parts_a: list[pl.DataFrame],
                 arrays.groups = banded.n_groups
         p = adjust.project(arrays, assumptions, r.relief, per_member=banded is not None)
         if proj["sensitivity"]:
-            grids.append(valuation.sensitivity(arrays, assumptions, proj["rates"],
+            grids.append(analysis.sensitivity(arrays, assumptions, proj["rates"],
                                                proj["cola"], p, "en", r.relief))
         tbl = output.table_frame(p, labels, "en")
         tables.append(tbl)
@@ -579,13 +579,13 @@ def _project_both(proj: dict[str, Any], parts_a: list[pl.DataFrame],
                                valuation_date=v_date)
         ps.check()
         ps.sex_blended = members.height - ps.sex_given
-        ps.starts_first_year = valuation.first_year_starts(p, v_date)
+        ps.starts_first_year = analysis.first_year_starts(p, v_date)
         last = tbl.row(tbl.height - 1, named=True)
         ps.totals = {label: str(last[f"pv_{label}"]) for label in labels}
         ps.totals["payments"] = str(last["payments"])
         infos[side] = assumptions_of(ps, r, proj["table"], proj["rates"], proj["cola"],
                                      proj["rule"], proj["horizon"], proj["blend"], has_sex, p)
-        valuation.add_assumptions(infos[side], ps, proj["claims"], proj["table"], [],
+        analysis.add_assumptions(infos[side], ps, proj["claims"], proj["table"], [],
                                   proj["sensitivity"])
         if banded is not None:
             banded.projected(side, p, tbl, labels)
