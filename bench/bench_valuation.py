@@ -16,8 +16,9 @@ changes against the prior census (prior discount 3.54%, MP-2019), the
 employers' schedule, and the GASB 73 report over a history holding two
 earlier years (2024 and 2025, measured on the first 2,000 rows of the
 prior census: the history's size, not its members, is what the full run
-reads), with a recognition period of 4.5 years. The child reports wall time per phase, CPU time (user
-+ system, all threads) and peak resident memory (ru_maxrss).
+reads), with a recognition period of 4.5 years. The child reports wall
+time per phase, CPU time (user + system, all threads) and peak resident
+memory (ru_maxrss).
 """
 
 from __future__ import annotations

@@ -350,7 +350,8 @@ def decide(a: dict[str, np.ndarray], rules: Rules) -> dict[str, np.ndarray]:
     end = pick(separated, sep + np.int32(1), entry)  # the separation day is served
     checks = {
         "service_exceeds_span": separated & span_exceeds(units, entry, end),
-        "start_before_determination": start_ok & (req < as_of),
+        # premature or not, as the batch (rules §5): any start asked before as_of
+        "start_before_determination": entitled & (req != NONE) & (req < as_of),
         "implausible_entry_age": entry < cal.anniversary(by, bd, b29, rules.min_entry_age),
         # separated on or after the winning route's age: it opened on separation
         "retirement_annuity_may_apply": entitled & (elig == sep),
