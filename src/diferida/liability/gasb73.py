@@ -276,4 +276,6 @@ def remaining_service_life(text: str | None) -> tuple[Decimal, bool]:
         raise ValueError(text) from None
     if not d.is_finite() or d < 0 or d > MAX_SERVICE_LIFE:
         raise ValueError(text)
-    return d, True
+    # one spelling of one period (2.50 → 2.5, 1e1 → 10, -0 → 0): the history
+    # compares its bases' periods as written
+    return d.normalize() + 0, True
