@@ -49,6 +49,7 @@ from diferida.cli import main
 from diferida.i18n import LANGS, catalog
 from diferida.liability.curve import MAX_CURVE_BYTES
 from diferida.liability.employer import MAX_NAMES_BYTES
+from diferida.liability.history import MAX_BYTES as MAX_HISTORY_BYTES
 from diferida.liability.runner import MAX_PRIOR_BYTES
 from diferida.projection.claims import MAX_CLAIM_BYTES
 from diferida.projection.mortality import MAX_CSV_BYTES
@@ -324,6 +325,11 @@ INPUTS: dict[tuple[str, str], Input] = {
         lambda f, p: valuation(f, "--employer-names", p), MAX_NAMES_BYTES, ".csv"),
     ("valuation", "--rules"): Input(lambda f, p: valuation(f, "--rules", p), MAX_FILE_BYTES,
                                     ".toml"),
+    ("valuation", "--history"): Input(lambda f, p: valuation(f, "--history", p),
+                                      MAX_HISTORY_BYTES, ".jsonl"),
+    ("valuation", "--reconcile-census"): Input(
+        lambda f, p: valuation(f, "--roll-forward-from", PRIOR_DATE, "--reconcile-census", p),
+        None, ".csv"),
     ("valuation", "--columns"): Input(lambda f, p: valuation(f, "--columns", p), MAX_MAP_BYTES,
                                       ".toml"),
     # standard input: one line, at most MAX_PASSWORD_LINE characters

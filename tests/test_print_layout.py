@@ -275,11 +275,13 @@ def overprinted(words) -> list[tuple[str, str]]:
 def touching(words) -> list[tuple[str, str]]:
     """A figure and the word after it on its line closer than 0.3 of the
     line's height: a right-aligned number run into the next cell's text (a
-    space within a sentence is about 0.28; between cells it is far more)."""
+    space within a sentence is about 0.28; between cells it is far more).
+    The word after is to the right of the figure: a label at the left of the
+    same row whose baseline rounds to the figure's is not "after" it."""
     line = sorted(words, key=lambda w: (round(w[1]), w[0]))
     return [(a[4], b[4]) for a, b in zip(line, line[1:], strict=False)
             if abs(a[1] - b[1]) < 1 and FIGURE.match(a[4]) and re.match(r"\w", b[4])
-            and b[0] - a[2] < 0.3 * (a[3] - a[1])]
+            and 0 <= b[0] - a[2] + 1 and b[0] - a[2] < 0.3 * (a[3] - a[1])]
 
 
 @pytest.mark.slow

@@ -55,7 +55,7 @@ FILE = click.Path(path_type=Path, dir_okay=False)
 @click.option("--allow-rejects", is_flag=True, help=help_text(
     "cli.allow_rejects", share=f"{MAX_REJECTED_SHARE:%}"))
 @click.option("--employer-names", default=None, type=IN_FILE, help=help_text("cli.employer_names"))
-@click.option("--history", default=None, type=FILE, help=help_text("cli.history"))
+@click.option("--history", default=None, type=IN_FILE, help=help_text("cli.history"))
 @click.option("--remaining-service-life", default=None, metavar="YEARS",
               help=help_text("cli.remaining_service_life"))
 @click.option("--discount-index", default=None, metavar="NAME",

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -30,6 +31,7 @@ from ..i18n import catalog
 from ..projection.claims import read_small_file
 from ..projection.mortality import TableError
 from ..projection.options import MAX_DISCOUNT
+from ..words import pct
 
 MAX_CURVE_BYTES = 1 << 20
 MAX_CURVE_YEARS = 200
@@ -135,3 +137,15 @@ def load_curve(path: str | Path, lang: str = "en") -> YieldCurve:
         raise fail(None, "no_rates")
     return YieldCurve(tuple(rates), {"file": name, "sha256": hashlib.sha256(data).hexdigest(),
                                      "years": len(rates)})
+
+
+def rate_words(basis: Any, lang: str, shift: Decimal = Decimal(0)) -> str:
+    """The discount in words: the rate (shifted), or the curve by its file."""
+    t = catalog(lang)["liability"]
+    d = basis.discount
+    if isinstance(d, YieldCurve):
+        name = d.source.get("file", "")
+        if shift:
+            return t["curve_shifted"].format(file=name, shift=pct(shift))
+        return t["curve"].format(file=name, years=len(d.spot))
+    return pct(d + shift)

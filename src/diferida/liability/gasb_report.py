@@ -17,6 +17,7 @@ from ..i18n import catalog, fmt_date
 from ..rules import Rules
 from ..words import law_words, pct
 from . import gasb73
+from .curve import rate_words
 
 MONEY = pl.Decimal(20, 2)
 
@@ -180,15 +181,13 @@ def ten_years(g: Any, lang: str) -> Section:
                    blank=t["not_available"])
 
 
-def _fmt(dollars: str | None, lang: str) -> str:  # noqa: D401
-    """An amount kept in the history as the report writes amounts in words."""
+def _fmt(dollars: str | None, lang: str) -> str:
+    """An amount kept as dollars, written as the report writes amounts (the
+    same in both languages, as in Puerto Rico: 1,234.56; a minus sign)."""
     if dollars is None:
         return "—"
     d = Decimal(dollars)
-    text = f"{abs(d):,.2f}"
-    if lang == "es":
-        text = text.replace(",", " ")
-    return ("−" if d < 0 else "") + text
+    return ("−" if d < 0 else "") + f"{abs(d):,.2f}"
 
 
 def notes(g: Any, summary: Any, li: Any, basis: Any, rules: Rules, lang: str
@@ -196,7 +195,6 @@ def notes(g: Any, summary: Any, li: Any, basis: Any, rules: Rules, lang: str
     """The note disclosures: plan description, benefit terms, members by
     category, the discount rate, its sensitivity, benefit payments after
     the measurement date."""
-    from .report import rate_words
     t = words(lang)
     o = g.options
     rep: gasb73.Report = g.report
@@ -252,8 +250,10 @@ def benefit_terms(rules: Rules, lang: str) -> list[tuple[str, Any]]:
         br = list(scale.brackets)
         for i, b in enumerate(br):
             upper = br[i + 1].threshold if i + 1 < len(br) else None
-            parts.append(t["terms_bracket_to" if upper is not None else "terms_bracket"].format(
-                rate=pct(b.rate), start=b.threshold, end=upper))
+            words_key = ("terms_bracket_all" if upper is None else "terms_bracket_first") \
+                if b.threshold == 0 else \
+                ("terms_bracket_above" if upper is None else "terms_bracket_between")
+            parts.append(t[words_key].format(rate=pct(b.rate), start=b.threshold, end=upper))
         rows.append((_cite(scale.citation, lang), t["terms_amount"].format(
             regime=regime[key], brackets="; ".join(parts))))
     rows.append((_cite(rules.minimum_citation, lang), t["terms_minimum"].format(**lw)))

@@ -14,7 +14,7 @@ from ..i18n import catalog, fmt_date
 from ..projection.engine import first_fiscal_year
 from ..projection.statement import method_rows, rules_text
 from ..words import pct
-from .curve import YieldCurve
+from .curve import YieldCurve, rate_words
 from .measure import Basis, Liability, Line
 
 MONEY = pl.Decimal(20, 2)
@@ -22,17 +22,6 @@ MONEY = pl.Decimal(20, 2)
 
 def _money(cents: int | None) -> Decimal | None:
     return None if cents is None else Decimal(int(cents)).scaleb(-2).quantize(Decimal("0.01"))
-
-
-def rate_words(basis: Basis, lang: str, shift: Decimal = Decimal(0)) -> str:
-    t = catalog(lang)["liability"]
-    d = basis.discount
-    if isinstance(d, YieldCurve):
-        name = d.source.get("file", "")
-        if shift:
-            return t["curve_shifted"].format(file=name, shift=pct(shift))
-        return t["curve"].format(file=name, years=len(d.spot))
-    return pct(d + shift)
 
 
 def discount_rows(basis: Basis, li: Liability, lang: str) -> list[tuple[str, Any]]:
@@ -290,12 +279,7 @@ def _gasb_sheets(book: Any, parts: dict[str, Any]) -> None:
                        value_width=80)
             continue
         assert s.table is not None
-        ws = book.table(s.sheet, s.table, total_last=s.total_last)
-        if s.blank is not None:
-            for r, row in enumerate(s.table.iter_rows(), start=1):
-                for c, v in enumerate(row):
-                    if v is None:
-                        ws.write_string(r, c, s.blank)
+        ws = _gasb_table(book, s)
         at = s.table.height + 2
         for p in s.paragraphs:
             ws.merge_range(at, 0, at, min(len(s.table.columns), 6) - 1, p, f)
@@ -303,8 +287,35 @@ def _gasb_sheets(book: Any, parts: dict[str, Any]) -> None:
             at += 1
 
 
+def _gasb_table(book: Any, s: Any) -> Any:
+    """A GASB 73 table as a sheet: a cell with no figure says so (s.blank,
+    right-aligned like the figures, its column wide enough for the words);
+    a table wider than the page prints in blocks of columns at PRINT_SCALE %
+    (its first column on each, longer texts wrapped at WIDE_WRAP), never
+    squeezed to one page width in a type too small to read."""
+    from ..workbook import fit_width
+    frame = s.table
+    empty = {c for c in frame.columns if frame.get_column(c).null_count()}
+    wide = sum(fit_width(frame, c) + 3 for c in frame.columns) / 10 > PAGE_INCHES
+    cap = WIDE_WRAP if wide else 60
+    widths = {c: fit_width(frame, c, cap) for c in frame.columns}
+    if s.blank is not None:
+        widths.update({c: max(widths[c], len(s.blank) + 2) for c in empty})
+    ws = book.table(s.sheet, frame, total_last=s.total_last, widths=widths, wrap_over=cap)
+    if s.blank is not None and empty:
+        right = book.wb.add_format({"align": "right"})
+        for r, row in enumerate(frame.iter_rows(), start=1):
+            for c, v in enumerate(row):
+                if v is None:
+                    ws.write_string(r, c, s.blank, right)
+    if wide:
+        _print_in_blocks(ws, list(widths.values()))
+    return ws
+
+
 CHANGE_LABEL_WIDTH = 60  # the schedule's labels (longer ones wrap: en 1, es 2)
 CHANGE_HOW_WIDTH = 32  # "T0 (prior census at this date) − E ..." on two lines
+WIDE_WRAP = 34  # a wide GASB 73 table's texts (its lines, employers' names), wrapped
 PRINT_SCALE = 85  # the employers' charges, printed in blocks of fiscal years
 PAGE_INCHES = 11 - 0.8  # landscape Letter less the margins
 

@@ -56,7 +56,7 @@ from .employer import EMPLOYER_COLUMN, load_names, with_employer
 from .measure import Basis, Census
 from .paid import PAID_COLUMN, actual_cents, with_paid
 
-OUTPUTS = (".xlsx", ".json")
+OUTPUTS = (".xlsx", ".json", ".pdf")
 MAX_PRIOR_BYTES = 1 << 16  # a file of last year's assumptions: a handful of keys
 MESSAGE_PATH_CHARS = 32  # a census named in the refusal of its rejects: its path's end
 # the census's columns besides the determination's
@@ -393,8 +393,12 @@ def value_file(
                      lang=lang, employer_members=dict(
                          m.group_by(EMPLOYER_COLUMN).len().iter_rows()) if has_employer
                      else None)
-        if out.suffix.lower() == ".xlsx":
+        kind = out.suffix.lower()
+        if kind == ".xlsx":
             run.data(out, workbook(**parts))
+        elif kind == ".pdf":
+            from .pdf import report_pdf
+            run.data(out, report_pdf(**parts))
         else:
             run.data(out, report_json(**parts))
         # the report, its rejects and the prior census's: together or none
