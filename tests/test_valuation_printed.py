@@ -17,6 +17,7 @@ from datetime import date
 from decimal import Decimal
 from xml.etree import ElementTree as ET
 
+import numpy as np
 import pytest
 
 from diferida.i18n import catalog
@@ -24,6 +25,7 @@ from diferida.liability.runner import value_file
 
 from .conftest import need_part
 from .test_liability_print import censuses
+from .test_print_layout import overprinted
 
 pytestmark = pytest.mark.pdf
 
@@ -52,11 +54,13 @@ def page_texts(path) -> list[str]:
     return pages[:-1] if pages and not pages[-1].strip() else pages
 
 
-def page_words(path) -> list[tuple[float, float, list[tuple[float, str]]]]:
-    """Each page's width, height and words with their right edge (points)."""
+def page_words(path) -> list[tuple[float, float, list[tuple[float, ...]]]]:
+    """Each page's width, height and words, each as (x0, y0, x1, y1, text)
+    in points."""
     root = ET.fromstring(re.sub(r'\sxmlns="[^"]+"', "", _run("-bbox", str(path), "-"), count=1))
     return [(float(p.get("width")), float(p.get("height")),
-             [(float(w.get("xMax")), w.text or "") for w in p.iter("word")])
+             [(*(float(w.get(k)) for k in ("xMin", "yMin", "xMax", "yMax")), w.text or "")
+              for w in p.iter("word")])
             for p in root.iter("page")]
 
 
@@ -142,15 +146,41 @@ def test_the_figures_printed_are_the_json_report_s(printed):
         assert _amount(e["liability"]) in everything, e
 
 
-def test_nothing_prints_past_the_paper_s_edge(printed):
+def test_nothing_prints_past_the_margin_or_over_another_word(printed):
     path, _, _, _ = printed
     edge = MARGIN_INCHES * POINTS_PER_INCH
     landscape = 0
     for n, (width, height, words) in enumerate(page_words(path), start=1):
-        past = [w for x, w in words if x > width - edge]
+        past = [w[4] for w in words if w[2] > width - edge or w[0] < edge]
         assert past == [], (n, past[:5])
+        assert overprinted(words) == [], n
         landscape += width > height
     assert landscape >= 3  # the ten years, the employers, their payments: on wide pages
+
+
+def test_the_pages_as_images_keep_their_ink_inside_the_paper_s_margin(printed, tmp_path):
+    """Each page turned to an image (pdftoppm, 40 dots an inch): ink on every
+    page, none in the paper's outer fifth of an inch, where a table cut off
+    or run past the page would show."""
+    from PIL import Image
+
+    path, _, _, _ = printed
+    exe = shutil.which("pdftoppm")
+    need_part(exe is not None, "pdftoppm (Debian's poppler-utils)",
+              "install Debian's package: apt-get install poppler-utils")
+    subprocess.run([exe, "-r", "40", "-gray", "-png", str(path), str(tmp_path / "p")],
+                   check=True, timeout=300)
+    images = sorted(tmp_path.glob("p-*.png"))
+    assert len(images) == len(page_texts(path))
+    # 0.2 in: the page's header and footer sit in its margin, a quarter inch in
+    band = round(0.2 * 40)
+    for n, file in enumerate(images, start=1):
+        with Image.open(file) as im:
+            ink = np.asarray(im.convert("L")) < 160
+        assert ink.any(), n
+        inside = np.zeros_like(ink)
+        inside[band:-band, band:-band] = True
+        assert not (ink & ~inside).any(), (n, np.argwhere(ink & ~inside)[:5].tolist())
 
 
 def test_a_wide_table_prints_in_blocks_each_naming_its_rows(printed):
