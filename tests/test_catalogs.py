@@ -6,7 +6,7 @@ import re
 import pytest
 
 from diferida.fields import FIELD_NAMES
-from diferida.i18n import LANGS, catalog
+from diferida.i18n import LANGS, catalog, check_lang
 from diferida.outcomes import REASONS, STATUSES, WARNINGS
 from diferida.validation import ERROR_CODES
 
@@ -110,3 +110,16 @@ def test_a_language_folder_added_is_a_language(tmp_path, monkeypatch):
     finally:
         monkeypatch.undo()
         importlib.reload(i18n)
+
+
+def test_a_language_s_catalog_is_read_once_and_every_language_checked_in_one_place():
+    """catalog() reads a language's TOML files once (every message of every
+    row asks for it: read again each time, the fast tier takes minutes, not
+    seconds); an unknown language is refused by the one check, naming the
+    option when one is given."""
+    assert catalog("en") is catalog("en")
+    assert check_lang("es") == "es"
+    with pytest.raises(ValueError, match="unknown language 'fr'; use one of es, en"):
+        catalog("fr")
+    with pytest.raises(KeyError, match="--lang: unknown language 'fr'"):
+        check_lang("fr", KeyError, "--lang")

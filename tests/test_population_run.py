@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 import diferida.batch.cli as batch_cli
 from diferida.batch import outputs
-from diferida.batch.run import PopulationRun
+from diferida.batch.run import PopulationRun, RunOptions
 from diferida.batch.runner import evaluate_file
 from diferida.census.runner import census_file
 from diferida.cli import main
@@ -203,7 +203,7 @@ def test_held_outside_the_main_thread_changes_nothing():
 
 def test_a_run_left_without_committing_removes_its_outputs_and_says_so(members, tmp_path):
     with pytest.raises(RuntimeError, match="without committing"), \
-            PopulationRun(members, chunk_rows=200, lang="en") as run:
+            PopulationRun(members, options=RunOptions(chunk_rows=200, lang="en")) as run:
         run.output(tmp_path / "det.csv")
         run.data(tmp_path / "page.html", b"<p>")
     assert list(tmp_path.iterdir()) == []
@@ -213,7 +213,8 @@ def test_a_run_refused_before_anything_is_written_opens_no_output(tmp_path):
     from diferida.batch.errors import FileProblem
 
     with pytest.raises(FileProblem), \
-            PopulationRun(tmp_path / "missing.csv", chunk_rows=200, lang="en",
+            PopulationRun(tmp_path / "missing.csv",
+                          options=RunOptions(chunk_rows=200, lang="en"),
                           rejects=tmp_path / "rej.csv"):
         pass  # pragma: no cover (the source is refused first)
     assert list(tmp_path.iterdir()) == []

@@ -2,7 +2,7 @@
 place: `PopulationRun`, the one owner of what `batch`, `project`, `compare`,
 `census` and the workbench's import do around the population pass.
 
-    with PopulationRun(path, chunk_rows=..., lang=..., rejects=rej, ...) as run:
+    with PopulationRun(path, options=RunOptions(lang=...), rejects=rej) as run:
         out = run.output(out_path)                # a table, written as it goes
         tally = run.run(decide, use)              # `use` calls run.write(out, kept)
         run.output(other_path, frame)             # a table made after the pass
@@ -32,18 +32,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import ExitStack, nullcontext
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TypedDict, TypeVar
 
 import polars as pl
 
+from ..i18n import DEFAULT_LANG, check_lang
 from ..interrupts import held, outputs_written
 from .columns import ColumnsArg
+from .defaults import DEFAULT_CHUNK_ROWS
 from .io import Limits, Source, open_source
 from .outputs import BytesSink, Sink, abort_all, commit_all, open_sink
 from .population import Decide, Decided, PopulationPass, Tally
 
-__all__ = ["PopulationRun"]
+__all__ = ["PopulationRun", "RunKwargs", "RunOptions"]
 
 # A signal that arrives during a Polars query can raise KeyboardInterrupt
 # again once Python resumes, outside any handler: the clean-up starts over
@@ -52,30 +55,68 @@ _CLEANUP_TRIES = 100
 S = TypeVar("S", bound=Sink)
 
 
+class RunKwargs(TypedDict, total=False):
+    """The options every command that reads a member file takes besides its
+    own (`batch`, `project`, `compare`, `census`, `valuation`): a runner's
+    `**common: Unpack[RunKwargs]`, made a RunOptions once (`RunOptions(**common)`)."""
+
+    lang: str
+    separator: str | None
+    columns: ColumnsArg
+    chunk_rows: int
+    limits: Limits | None
+    overwrite: bool
+    sample_rejects: int
+    on_rename: Callable[[], None] | None
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How a member file is read and its outputs written, the same for every
+    command: the language of its messages; the file's separator, column map
+    (batch/columns.py), rows a chunk and limits (batch/io.py); whether an
+    output may replace a file; how many rejected rows are kept in memory
+    when there is no rejects file; `on_rename()`, called just before the
+    first output is renamed into place (a command's last chance to stop
+    with nothing written)."""
+
+    lang: str = DEFAULT_LANG
+    separator: str | None = None
+    columns: ColumnsArg = None
+    chunk_rows: int = DEFAULT_CHUNK_ROWS
+    limits: Limits | None = None
+    overwrite: bool = False
+    sample_rejects: int = 50
+    on_rename: Callable[[], None] | None = None
+
+    def __post_init__(self) -> None:
+        check_lang(self.lang)
+        if self.chunk_rows < 1:
+            raise ValueError("chunk_rows must be at least 1")
+
+
 class PopulationRun:
-    """The run over `source` (a path, or bytes with a `filename`): see the
-    module's text. `rejects`: where the rejected rows go (without it, the
-    first `sample_rejects` are kept in `sample`); `progress(done, total)`
-    after each chunk; `seconds` gets the pass's "read", "decide" and "write";
-    `on_rename()` just before the first output is renamed into place (a
-    command's last chance to stop with nothing written)."""
+    """The run over `source` (a path, or bytes with a `filename`) with
+    `options` (RunOptions): see the module's text. `rejects`: where the
+    rejected rows go (without it, the first `options.sample_rejects` are
+    kept in `sample`); `progress(done, total)` after each chunk; `seconds`
+    gets the pass's "read", "decide" and "write"."""
 
     source: Source
 
     def __init__(self, source: str | Path | bytes, filename: str | None = None, *,
-                 chunk_rows: int, lang: str, separator: str | None = None,
-                 columns: ColumnsArg = None, limits: Limits | None = None,
-                 extra_fields: tuple[str, ...] = (), rejects: Path | None = None,
-                 overwrite: bool = False, sample_rejects: int = 50,
+                 options: RunOptions, extra_fields: tuple[str, ...] = (),
+                 rejects: Path | None = None,
                  progress: Callable[[int, int], None] | None = None,
-                 seconds: dict[str, float] | None = None,
-                 on_rename: Callable[[], None] | None = None):
-        self._open = lambda: open_source(source, filename, separator=separator,
-                                         columns=columns, limits=limits,
+                 seconds: dict[str, float] | None = None):
+        o = options
+        self._open = lambda: open_source(source, filename, separator=o.separator,
+                                         columns=o.columns, limits=o.limits,
                                          extra_fields=extra_fields)
-        self.chunk_rows, self.lang, self.overwrite = chunk_rows, lang, overwrite
-        self.rejects, self.sample_rejects = rejects, sample_rejects
-        self.progress, self.seconds, self.on_rename = progress, seconds, on_rename
+        self.options = o
+        self.chunk_rows, self.lang, self.overwrite = o.chunk_rows, o.lang, o.overwrite
+        self.rejects, self.sample_rejects = rejects, o.sample_rejects
+        self.progress, self.seconds, self.on_rename = progress, seconds, o.on_rename
         self._sinks: list[Sink] = []
         self._pass: PopulationPass | None = None
 

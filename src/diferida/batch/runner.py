@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 import polars as pl
 
@@ -21,14 +21,13 @@ from ..core import date_argument, evaluate_frame
 from ..i18n import LANGS, catalog, fmt_date
 from ..outcomes import STATUSES
 from ..rules import Rules, load_rules
-from .columns import ColumnsArg
 from .defaults import DEFAULT_CHUNK_ROWS
 from .errors import FileProblem
-from .io import Limits, kind_of
+from .io import kind_of
 from .messages import summary_text
 from .outputs import XLSX_MAX_ROWS
 from .population import REJECT_COLUMNS, AccountingError, Decided, check_table_target
-from .run import PopulationRun
+from .run import PopulationRun, RunKwargs, RunOptions
 
 Progress = Callable[[int, int], None]
 
@@ -107,15 +106,8 @@ def evaluate_file(
     *,
     as_of: date | str | None = None,
     rules: str | Path | Rules | None = None,
-    lang: str = "es",
-    separator: str | None = None,
-    columns: ColumnsArg = None,
-    overwrite: bool = False,
-    chunk_rows: int = DEFAULT_CHUNK_ROWS,
     progress: Progress | None = None,
-    sample_rejects: int = 50,
-    limits: Limits | None = None,
-    on_rename: Callable[[], None] | None = None,
+    **common: Unpack[RunKwargs],
 ) -> Summary:
     """Evaluate every participant of a file (CSV, Parquet or .xlsx, by suffix)
     and write the determinations to `output` and the rejected rows, one line
@@ -126,10 +118,8 @@ def evaluate_file(
     into place (from then on the run finishes, or puts back what it replaced);
     `limits` bound the table a file may hold (default `Limits()`)."""
     started = time.perf_counter()
-    if lang not in LANGS:
-        raise ValueError(f"unknown language {lang!r}; use one of {', '.join(LANGS)}")
-    if chunk_rows < 1:
-        raise ValueError("chunk_rows must be at least 1")
+    o = RunOptions(**common)
+    lang, overwrite = o.lang, o.overwrite
     inp, out = Path(input), Path(output)
     rej = Path(rejects) if rejects is not None else None
     kind_of(inp)
@@ -141,10 +131,8 @@ def evaluate_file(
     # one date for the whole run, even across midnight; ISO text read as its date
     day = date_argument(as_of, "as_of", lang) or date.today()
     pass_secs: dict[str, float] = {}
-    with PopulationRun(inp, chunk_rows=chunk_rows, lang=lang, separator=separator,
-                       columns=columns, limits=limits, rejects=rej, overwrite=overwrite,
-                       sample_rejects=sample_rejects, progress=progress, seconds=pass_secs,
-                       on_rename=on_rename) as run:
+    with PopulationRun(inp, options=o, rejects=rej, progress=progress,
+                       seconds=pass_secs) as run:
         src = run.source
         if kind_of(out) == "xlsx" and src.kind != "csv" and src.total > XLSX_MAX_ROWS:
             raise FileProblem("xlsx_too_big", file=str(out), rows=f"{src.total:,}",

@@ -15,27 +15,25 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 import polars as pl
 
-from ..batch.columns import ColumnsArg
-from ..batch.defaults import DEFAULT_CHUNK_ROWS
 from ..batch.errors import FileProblem
-from ..batch.io import Limits, kind_of
+from ..batch.io import kind_of
 from ..batch.population import (
     AccountingError,
     Decided,
     check_other_target,
     check_table_target,
 )
-from ..batch.run import PopulationRun
+from ..batch.run import PopulationRun, RunKwargs, RunOptions
 from ..core import MONEY, OUTPUT_NAMES, evaluate_frame
 from ..fields import FIELD_NAMES
-from ..i18n import LANGS
+from ..i18n import DEFAULT_LANG, check_lang
 from ..projection.options import OptionError
 from ..projection.runner import with_sex, with_status
 from ..projection.sex import SEX_COLUMN
@@ -178,23 +176,17 @@ def census_file(
     prior: str | Path | None = None,
     as_of: date | None = None,
     rules: str | Path | Rules | None = None,
-    lang: str = "es",
-    separator: str | None = None,
-    columns: ColumnsArg = None,
-    overwrite: bool = False,
-    chunk_rows: int = DEFAULT_CHUNK_ROWS,
     progress: Progress | None = None,
-    sample_rejects: int = 50,
-    limits: Limits | None = None,
-    on_rename: Callable[[], None] | None = None,
+    **common: Unpack[RunKwargs],
 ) -> CensusSummary:
     """Review a member file (CSV, Parquet or .xlsx): write the workbook
     (`output`, .xlsx) and/or the HTML page (`html`). Raises OptionError for
     an option that cannot be used, FileProblem for a file, before anything
     is written."""
     started = time.perf_counter()
-    if lang not in LANGS:
-        raise OptionError(f"--lang: unknown language {lang!r}; use one of {', '.join(LANGS)}")
+    check_lang(common.get("lang", DEFAULT_LANG), OptionError, "--lang")
+    o = RunOptions(**common)
+    lang, overwrite = o.lang, o.overwrite
     if output is None and html is None:
         raise OptionError("give -o/--output FILE.xlsx, --html FILE.html, or both")
     inp = Path(input)
@@ -227,20 +219,19 @@ def census_file(
                             str(rej) if rej else None, day, FileCount(str(inp)))
     secs = summary.seconds
 
-    def reading(path: Path, **more: Any) -> PopulationRun:
+    def reading(path: Path, options: RunOptions, **more: Any) -> PopulationRun:
         """Both files are read as `diferida project` reads one."""
-        return PopulationRun(path, chunk_rows=chunk_rows, lang=lang, separator=separator,
-                             columns=columns, limits=limits,
+        return PopulationRun(path, options=options,
                              extra_fields=(SEX_COLUMN, *STATUS_COLUMNS), **more)
 
-    with reading(inp, rejects=rej, overwrite=overwrite, sample_rejects=sample_rejects,
-                 on_rename=on_rename, progress=(lambda d, t: progress("decide", d, t))
+    with reading(inp, o, rejects=rej, progress=(lambda d, t: progress("decide", d, t))
                  if progress is not None else None) as run:
         tick = time.perf_counter()
         members, summary.current = read_members(run, day=day, rules=r, lang=lang)
         before = None
         if last is not None:
-            with reading(last, sample_rejects=0) as prior_run:
+            # last year's file: read only, its rows rejected counted, none kept
+            with reading(last, replace(o, sample_rejects=0, on_rename=None)) as prior_run:
                 before, summary.prior = read_members(prior_run, day=day, rules=r, lang=lang)
         secs["read_and_decide"] = time.perf_counter() - tick
 

@@ -17,15 +17,13 @@ from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import polars as pl
 
-from ..batch.columns import ColumnsArg
-from ..batch.defaults import DEFAULT_CHUNK_ROWS
 from ..batch.errors import FileProblem
-from ..batch.io import Limits, kind_of
+from ..batch.io import kind_of
 from ..batch.outputs import XLSX_MAX_ROWS
 from ..batch.population import (
     AccountingError,
@@ -33,10 +31,10 @@ from ..batch.population import (
     check_other_target,
     check_table_target,
 )
-from ..batch.run import PopulationRun
+from ..batch.run import PopulationRun, RunKwargs, RunOptions
 from ..core import evaluate_pair
 from ..errors import DiferidaError
-from ..i18n import LANGS
+from ..i18n import DEFAULT_LANG, check_lang
 from ..rules import Rules, load_rules
 from . import engine as cmp
 
@@ -191,16 +189,9 @@ def compare_file(
     rejects: str | Path | None = None,
     html: str | Path | None = None,
     as_of: date | None = None,
-    lang: str = "es",
-    separator: str | None = None,
-    columns: ColumnsArg = None,
     projecting: Projecting | None = None,
-    overwrite: bool = False,
-    chunk_rows: int = DEFAULT_CHUNK_ROWS,
     progress: Progress | None = None,
-    sample_rejects: int = 50,
-    limits: Limits | None = None,
-    on_rename: Callable[[], None] | None = None,
+    **common: Unpack[RunKwargs],
 ) -> CompareSummary:
     """Compare rules A and B (`rules`, two of them) over every member of a
     file. `output` is .xlsx (a workbook with a sheet per table) or .csv /
@@ -211,9 +202,9 @@ def compare_file(
     from . import output as out_mod
 
     started = time.perf_counter()
-    if lang not in LANGS:
-        raise CompareOptionError(f"--lang: unknown language {lang!r}; use one of "
-                                 f"{', '.join(LANGS)}")
+    check_lang(common.get("lang", DEFAULT_LANG), CompareOptionError, "--lang")
+    o = RunOptions(**common)
+    lang, overwrite = o.lang, o.overwrite
     if len(rules) != 2:
         raise CompareOptionError(f"--rules: give exactly two rule sets, A and B (got "
                                  f"{len(rules)})")
@@ -268,10 +259,8 @@ def compare_file(
         summary.valuation_date = proj["valuation_date"] or day
     secs = summary.seconds
     with PopulationRun(
-            inp, chunk_rows=chunk_rows, lang=lang, separator=separator, columns=columns,
-            limits=limits, extra_fields=(SEX_COLUMN, *STATUS_COLUMNS, EMPLOYER_COLUMN),
-            rejects=rej, overwrite=overwrite, sample_rejects=sample_rejects,
-            on_rename=on_rename,
+            inp, options=o, extra_fields=(SEX_COLUMN, *STATUS_COLUMNS, EMPLOYER_COLUMN),
+            rejects=rej,
             progress=(lambda d, t: progress("decide", d, t)) if progress is not None
             else None) as run:
         sbs_parts: list[pl.DataFrame] = []

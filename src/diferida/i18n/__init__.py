@@ -21,12 +21,21 @@ LANGS: tuple[str, ...] = (DEFAULT_LANG, *sorted(
     and not p.name.startswith("_") and any(f.name.endswith(".toml") for f in p.iterdir())))
 
 
+def check_lang(lang: str, error: type[Exception] = ValueError, option: str = "") -> str:
+    """The one check of a language's name, everywhere one is taken (the
+    runners as `--lang`, the web pages, the catalog): `error` raised with
+    the message, naming `option` when given."""
+    if lang not in LANGS:
+        name = f"{option}: " if option else ""
+        raise error(f"{name}unknown language {lang!r}; use one of {', '.join(LANGS)}")
+    return lang
+
+
 @cache
 def catalog(lang: str) -> dict[str, Any]:
     """Every text in `lang`: the sections of all the TOML files of its folder
     (a section in two files is refused)."""
-    if lang not in LANGS:
-        raise ValueError(f"unknown language {lang!r}; use one of {', '.join(LANGS)}")
+    check_lang(lang)
     merged: dict[str, Any] = {}
     for f in sorted((_FOLDER / lang).iterdir(), key=lambda f: f.name):
         if not f.name.endswith(".toml"):

@@ -15,7 +15,7 @@ from ..determination import plain
 from ..errors import DiferidaError
 from ..explain import cite, readings, reason_texts, years_phrase
 from ..fields import SERVICE_UNITS
-from ..i18n import LANGS, catalog, fmt_date, fmt_wait
+from ..i18n import catalog, check_lang, fmt_date, fmt_wait
 from ..money import format_money
 from ..render import regime_words, relief_note
 from ..rules import DEFAULT_RULES, Rules, builtin_names, load_rules
@@ -55,8 +55,7 @@ def in_puerto_rico(value: datetime, field: str) -> datetime:
 
 
 def check(facts: LetterFacts) -> None:
-    if facts.lang not in LANGS:
-        raise LetterError(f"lang: {facts.lang!r} is not one of {', '.join(LANGS)}")
+    check_lang(facts.lang, LetterError, "lang")
     for name in ("case_id", "version"):
         v = getattr(facts, name)
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:

@@ -14,23 +14,21 @@ from __future__ import annotations
 import json
 import time
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import polars as pl
 
-from ..batch.columns import ColumnsArg
-from ..batch.defaults import DEFAULT_CHUNK_ROWS
-from ..batch.io import Limits, kind_of
+from ..batch.io import kind_of
 from ..batch.population import check_other_target, check_place
-from ..batch.run import PopulationRun
+from ..batch.run import PopulationRun, RunKwargs, RunOptions
 from ..bounded import BadToml, Refused, load_toml, read_bounded, shown
-from ..i18n import LANGS
+from ..i18n import DEFAULT_LANG, check_lang
 from ..projection import analysis
 from ..projection.claims import load_claim_rates
 from ..projection.mortality import TableError, resolve, scaled
@@ -209,13 +207,7 @@ def value_file(
     roll_forward_from: date | None = None,
     roll_forward_adjustments: tuple[str, ...] = (),
     reconcile_census: str | Path | None = None,
-    lang: str = "es",
-    separator: str | None = None,
-    columns: ColumnsArg = None,
-    overwrite: bool = False,
-    chunk_rows: int = DEFAULT_CHUNK_ROWS,
-    limits: Limits | None = None,
-    on_rename: Any = None,
+    **common: Unpack[RunKwargs],
 ) -> ValuationSummary:
     """The valuation report of a census. Raises OptionError / TableError for an
     option that cannot be used and FileProblem for a file, before anything
@@ -223,20 +215,105 @@ def value_file(
     than MAX_REJECTED_SHARE of its rows read is refused (OptionError), unless
     `allow_rejects`."""
     started = time.perf_counter()
-    if lang not in LANGS:
-        raise OptionError(f"--lang: unknown language {lang!r}; use one of {', '.join(LANGS)}")
+    check_lang(common.get("lang", DEFAULT_LANG), OptionError, "--lang")
+    o = RunOptions(**common)
+    lang = o.lang
     current_opts: dict[str, Any] = dict(
         discount=discount, yield_curve=yield_curve, mortality=mortality,
         improvement=improvement, mortality_scale=mortality_scale, claim_rates=claim_rates,
         cola=cola, sex_blend=sex_blend)
     basis = build_basis(**current_opts, lang=lang)
-    rule = parse_start(start)
     day = as_of or date.today()
     v = measurement_date or last_june_30(day)
+    _check_prior(lang, v, prior, prior_date, prior_assumptions, prior_rules, prior_rejects)
+    plan = Plan(
+        basis=basis, rule=parse_start(start), day=day, v=v, prior_date=prior_date,
+        prior_basis=prior_basis(prior_assumptions, current_opts, lang) if prior_assumptions
+        else basis,
+        names=load_names(employer_names, lang) if employer_names is not None else None,
+        names_file=employer_names,
+        roll_from=roll_forward_from,
+        adjustments=_roll_options(lang, v, roll_forward_from, roll_forward_adjustments, prior),
+        gasb=_gasb_options(lang, v, history, remaining_service_life, discount_index,
+                           discount_index_date, payments_after, payments_after_through),
+        files=_files(o, input, output_path, rejects, prior, prior_rejects, reconcile_census,
+                     roll_forward_from),
+        rules=load_rules(rules), prior_rules=_prior_rules(prior_rules, rules),
+        allow_rejects=allow_rejects, lang=lang)
+    f = plan.files
+    summary = ValuationSummary(str(f.inp), str(f.out), str(f.rej) if f.rej else None, day, v)
+    with PopulationRun(f.inp, options=o, extra_fields=FIELDS, rejects=f.rej) as run, \
+            ExitStack() as stack:
+        tick = time.perf_counter()
+        read = _read_all(run, stack, plan, o, summary)
+        summary.seconds["read_and_decide"] = time.perf_counter() - tick
+        tick = time.perf_counter()
+        measured = _measure_all(plan, read, summary)
+        summary.seconds["measure"] = time.perf_counter() - tick
+        tick = time.perf_counter()
+        _write(run, plan, read, measured, summary)
+        summary.seconds["write"] = time.perf_counter() - tick
+        summary.sample = run.sample
+    summary.seconds["total"] = time.perf_counter() - started
+    return summary
+
+
+@dataclass(frozen=True)
+class Files:
+    """The run's files, each checked before anything is read: the census,
+    the report, the rejects; last year's census and its rejects; the census
+    at the measurement date a roll-forward is reconciled with."""
+
+    inp: Path
+    out: Path
+    rej: Path | None
+    prior: Path | None
+    prior_rej: Path | None
+    later: Path | None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a valuation run is asked for, every option checked: the basis
+    (this year's and last year's), the dates, the employers' names, the
+    roll-forward, the GASB 73 options, the files and the rules sets."""
+
+    basis: Basis
+    prior_basis: Basis
+    rule: Any
+    day: date
+    v: date
+    prior_date: date | None
+    names: dict[str, str] | None
+    names_file: str | Path | None
+    roll_from: date | None
+    adjustments: list[tuple[str, int]]
+    gasb: GasbOptions
+    files: Files
+    rules: Rules
+    prior_rules: Rules | None  # None: the same as `rules`
+    allow_rejects: bool
+    lang: str
+
+    @property
+    def rules_before(self) -> Rules:
+        return self.prior_rules or self.rules
+
+    @property
+    def rules_changed(self) -> bool:
+        p = self.rules_before
+        return (p.name, p.version) != (self.rules.name, self.rules.version)
+
+
+def _check_prior(lang: str, v: date, prior: Any, prior_date: date | None,
+                 prior_assumptions: Any, prior_rules: Any, prior_rejects: Any) -> None:
+    """Last year's census comes with its date (a 30 June before the
+    measurement date, itself a 30 June); its assumptions, rules and rejects
+    only with it."""
     if (prior is None) != (prior_date is None):
         raise OptionError(pvaluation_text(lang, "prior_pair"))
-    if prior_assumptions is not None and prior is None or \
-            prior_rules is not None and prior is None:
+    if prior is None and any(x is not None for x in (prior_assumptions, prior_rules,
+                                                     prior_rejects)):
         raise OptionError(pvaluation_text(lang, "prior_needed"))
     if prior_date is not None:
         for option, d in (("--prior-date", prior_date), ("--measurement-date", v)):
@@ -244,172 +321,208 @@ def value_file(
                 raise OptionError(pvaluation_text(lang, "prior_june", option=option, date=d))
         if prior_date >= v:
             raise OptionError(pvaluation_text(lang, "prior_order", prior=prior_date, v=v))
-    p_basis = prior_basis(prior_assumptions, current_opts, lang) if prior_assumptions \
-        else basis
-    names = load_names(employer_names, lang) if employer_names is not None else None
-    adjustments = _roll_options(lang, v, roll_forward_from, roll_forward_adjustments, prior)
-    later_path = Path(reconcile_census) if reconcile_census is not None else None
-    if later_path is not None:
-        if roll_forward_from is None:
-            raise OptionError(pvaluation_text(lang, "reconcile_needed"))
-        kind_of(later_path)
-    gasb_opts = _gasb_options(lang, v, history, remaining_service_life, discount_index,
-                              discount_index_date, payments_after, payments_after_through)
 
+
+def _files(o: RunOptions, input: str | Path, output_path: str | Path,
+           rejects: str | Path | None, prior: str | Path | None,
+           prior_rejects: str | Path | None, reconcile_census: str | Path | None,
+           roll_from: date | None) -> Files:
+    """The files named, each usable: inputs of a kind read, outputs not an
+    input nor one another, none replaced without --overwrite."""
+    later = Path(reconcile_census) if reconcile_census is not None else None
+    if later is not None:
+        if roll_from is None:
+            raise OptionError(pvaluation_text(o.lang, "reconcile_needed"))
+        kind_of(later)
     inp, out = Path(input), Path(output_path)
-    rej = Path(rejects) if rejects is not None else None
     kind_of(inp)
     prior_path = Path(prior) if prior is not None else None
     if prior_path is not None:
         kind_of(prior_path)
     inputs = [inp] + ([prior_path] if prior_path else [])
-    check_other_target(out, inputs, overwrite, list(OUTPUTS), option="-o/--output")
+    check_other_target(out, inputs, o.overwrite, list(OUTPUTS), option="-o/--output")
+    rej = Path(rejects) if rejects is not None else None
     prej = Path(prior_rejects) if prior_rejects is not None else None
-    if prej is not None and prior_path is None:
-        raise OptionError(pvaluation_text(lang, "prior_needed"))
     taken = [("-o/--output", out)]
     for option, path in (("--rejects", rej), ("--prior-rejects", prej)):
         if path is not None:
             kind_of(path)
-            check_place(path, inputs, overwrite, option, taken)
+            check_place(path, inputs, o.overwrite, option, taken)
             taken.append((option, path))
-    r = load_rules(rules)
+    return Files(inp, out, rej, prior_path, prej, later)
+
+
+def _prior_rules(prior_rules: str | Path | Rules | None, rules: Any) -> Rules | None:
+    if prior_rules is None:
+        return None
     try:
-        r_prior = load_rules(prior_rules) if prior_rules is not None else r
+        return load_rules(prior_rules)
     except RulesError as exc:
         exc.option = "--prior-rules"
         raise
-    rules_changed = (r_prior.name, r_prior.version) != (r.name, r.version)
 
-    summary = ValuationSummary(str(inp), str(out), str(rej) if rej else None, day, v)
-    secs = summary.seconds
-    tick = time.perf_counter()
-    with PopulationRun(inp, chunk_rows=chunk_rows, lang=lang, separator=separator,
-                       columns=columns, limits=limits,
-                       extra_fields=FIELDS,
-                       rejects=rej, overwrite=overwrite, on_rename=on_rename) as run, \
-            ExitStack() as stack:
-        current, counted, has_employer = _read(run, inp, day, r, lang, rule)
-        if names is not None and not has_employer:
-            raise OptionError(pvaluation_text(lang, "names_no_column", file=employer_names))
-        summary.counts = _counts(counted)
-        summary.rows_rejected, summary.problems = counted.rows_rejected, counted.problems
-        current_prior_rules = current
-        prior_census = prun = None
-        prior_has_employer = False
-        if prior_path is not None:
-            assert prior_date is not None
-            # open until the end: its rejects file is put in place with the outputs
-            prun = stack.enter_context(PopulationRun(
-                prior_path, chunk_rows=chunk_rows, lang=lang, separator=separator,
-                columns=columns, limits=limits,
-                extra_fields=FIELDS, rejects=prej,
-                overwrite=overwrite))
-            prior_census, pcount, prior_has_employer = _read(prun, prior_path, prior_date,
-                                                             r_prior, lang, rule)
-            summary.prior_counts = _counts(pcount)
-            over = _over_share([("census", inp, counted), ("--prior", prior_path, pcount)])
-            if over and not allow_rejects:
-                raise OptionError(_too_many_rejects(over, lang))
-            if rules_changed:
-                with PopulationRun(inp, chunk_rows=chunk_rows, lang=lang, separator=separator,
-                                   columns=columns, limits=limits,
-                                   extra_fields=FIELDS,
-                                   overwrite=overwrite) as again:
-                    current_prior_rules, _, _ = _read(again, inp, day, r_prior, lang, rule)
-        later = later_count = None
-        if later_path is not None:  # the census at the measurement date, for the roll-forward
-            with PopulationRun(later_path, chunk_rows=chunk_rows, lang=lang,
-                               separator=separator, columns=columns, limits=limits,
-                               extra_fields=FIELDS, overwrite=overwrite) as again:
-                later, later_count, _ = _read(again, later_path, v, r, lang, rule)
-        secs["read_and_decide"] = time.perf_counter() - tick
 
-        tick = time.perf_counter()
-        m = current.members
-        liability = measure.measure(m.filter(~pl.col("_in_pay")), m.filter(pl.col("_in_pay")),
-                                    basis, v, day, SENSITIVITY_STEP, r.relief)
-        rf = None
-        if roll_forward_from is not None:
-            rf = measure.roll_forward(m.filter(~pl.col("_in_pay")), m.filter(pl.col("_in_pay")),
-                                      basis, roll_forward_from, v, day, SENSITIVITY_STEP,
-                                      adjustments, r.relief, liability.total)
-            if later is not None and later_count is not None:
-                lm = later.members
-                rf.later = measure.run(
-                    lm, basis, v, later.as_of, [basis.rate()], relief=r.relief).total(0) \
-                    if lm.height else 0
-                rf.later_counts = _counts(later_count)
-                rf.later_file = later_path.name if later_path else None
-            liability = _rolled(liability, rf)
-            summary.roll_forward = _roll_dict(rf)
-        summary.liability = _liability_dict(liability, basis)
-        lines = info = None
-        if prior_census is not None:
-            assert prior_date is not None
-            lines, info = measure.schedule(prior_census, p_basis, prior_date,
-                                           current_prior_rules, current, basis, v, liability,
-                                           rules_changed)
-            summary.changes = [{"line": ln.key, "amount": _dollars(ln.cents),
-                                "runs": list(ln.runs) if ln.runs else None} for ln in lines]
-            summary.rejected_rows = rejects_note(counted, pcount, info["counts"], bool(over),
-                                                 lang)
-        emp = None
-        if has_employer:
-            emp = measure.employers(m, basis, v, day, liability, relief=r.relief)
-            codes, pay, share, prop = emp
-            summary.employers = [
-                {"employer": c, "name": (names or {}).get(c), "liability": _dollars(int(s)),
-                 "proportion": f"{int(q) / 1_000_000:.6f}",
-                 "payments_next_year": _dollars(int(pay[i, 0])) if pay.shape[1] else "0.00"}
-                for i, (c, s, q) in enumerate(zip(codes, share, prop, strict=True))]
-        secs["measure"] = time.perf_counter() - tick
+@dataclass
+class Read:
+    """The censuses as read and decided: this year's (and its counts), this
+    year's again under last year's rules when they changed, last year's,
+    and the census at the measurement date of a roll-forward."""
 
-        tick = time.perf_counter()
-        proj_summary = ProjectionSummary(str(inp), str(out), None, None, None, None, day)
-        proj_summary.valuation_date = v
-        for k in ("rows_read", "projected", "not_entitled", "rows_rejected", "in_pay",
-                  "deceased", "refunded", "problems"):
-            setattr(proj_summary, k, getattr(counted, k))
-        years = SimpleNamespace(fiscal_years=liability.fiscal_years)
-        info_p = assumptions_of(proj_summary, r, basis.table, [("0", Decimal(0))], basis.cola,
-                                rule, None, basis.blend, counted.sex_given > 0, years)
-        analysis.add_assumptions(info_p, proj_summary, basis.claims, basis.table, [], False)
-        prior_props = None
-        if emp is not None and prior_census is not None and prior_has_employer and not any(
-                rec["measurement_date"] == prior_date.isoformat() if prior_date else False
-                for rec in gasb_opts.earlier):
-            assert prior_date is not None
-            prior_props = measure.proportions(prior_census.members, p_basis, prior_date,
-                                              prior_census.as_of, relief=prior_census.relief)
-        g = _gasb_report(gasb_opts, v, lines, info, liability, emp, summary, r, lang,
-                         prior_props)
-        summary.gasb73 = g.summary
-        from .report import report_json, workbook
-        parts = dict(gasb73=g, roll_forward=rf, summary=summary, liability=liability, basis=basis,
-                     prior_basis=p_basis,
-                     lines=lines, info=info, employers=emp, names=names, rules=r,
-                     prior_rules=r_prior, prior_date=prior_date, assumptions=info_p,
-                     lang=lang, employer_members=dict(
-                         m.group_by(EMPLOYER_COLUMN).len().iter_rows()) if has_employer
-                     else None)
-        kind = out.suffix.lower()
-        if kind == ".xlsx":
-            run.data(out, workbook(**parts))
-        elif kind == ".pdf":
-            from .pdf import report_pdf
-            run.data(out, report_pdf(**parts))
-        else:
-            run.data(out, report_json(**parts))
-        # the report, its rejects and the prior census's: together or none
-        run.commit(*([prun] if prun is not None else []))
-        if g.to_append is not None:  # kept once the report is in place
-            assert gasb_opts.history is not None
-            history_file.append(gasb_opts.history, g.to_append)
-        secs["write"] = time.perf_counter() - tick
-        summary.sample = run.sample
-    secs["total"] = time.perf_counter() - started
-    return summary
+    current: Census
+    counted: ProjectionSummary
+    has_employer: bool
+    current_prior_rules: Census
+    prior: Census | None = None
+    prior_counted: ProjectionSummary | None = None
+    prior_has_employer: bool = False
+    prior_run: PopulationRun | None = None
+    over: list[Any] = field(default_factory=list)
+    later: Census | None = None
+    later_counted: ProjectionSummary | None = None
+
+
+def _read_all(run: PopulationRun, stack: ExitStack, plan: Plan, o: RunOptions,
+              summary: ValuationSummary) -> Read:
+    """Read every census of the run; last year's stays open (its rejects file
+    is put in place with the report). Refuses a census with too many rows
+    rejected for a schedule of changes, unless allowed."""
+    f, lang, v = plan.files, o.lang, plan.v
+    current, counted, has_employer = _read(run, f.inp, plan.day, plan.rules, lang, plan.rule)
+    if plan.names is not None and not has_employer:
+        raise OptionError(pvaluation_text(lang, "names_no_column", file=plan.names_file))
+    summary.counts = _counts(counted)
+    summary.rows_rejected, summary.problems = counted.rows_rejected, counted.problems
+    read = Read(current, counted, has_employer, current)
+    quiet = replace(o, on_rename=None)  # only the run of the outputs renames them
+    if f.prior is not None:
+        assert plan.prior_date is not None
+        prun = stack.enter_context(PopulationRun(f.prior, options=quiet, extra_fields=FIELDS,
+                                                 rejects=f.prior_rej))
+        read.prior_run = prun
+        read.prior, read.prior_counted, read.prior_has_employer = _read(
+            prun, f.prior, plan.prior_date, plan.rules_before, lang, plan.rule)
+        summary.prior_counts = _counts(read.prior_counted)
+        read.over = _over_share([("census", f.inp, counted),
+                                 ("--prior", f.prior, read.prior_counted)])
+        if read.over and not plan.allow_rejects:
+            raise OptionError(_too_many_rejects(read.over, lang))
+        if plan.rules_changed:
+            with PopulationRun(f.inp, options=quiet, extra_fields=FIELDS) as again:
+                read.current_prior_rules, _, _ = _read(again, f.inp, plan.day,
+                                                       plan.rules_before, lang, plan.rule)
+    if f.later is not None:  # the census at the measurement date, for the roll-forward
+        with PopulationRun(f.later, options=quiet, extra_fields=FIELDS) as again:
+            read.later, read.later_counted, _ = _read(again, f.later, v, plan.rules, lang,
+                                                      plan.rule)
+    return read
+
+
+@dataclass
+class Measured:
+    """The run's figures: the liability (rolled forward when asked), the
+    roll-forward, the schedule of changes and its information, the
+    employers' shares."""
+
+    liability: measure.Liability
+    roll: measure.RollForward | None = None
+    lines: list[measure.Line] | None = None
+    info: dict[str, Any] | None = None
+    employers: Any = None
+
+
+def _measure_all(plan: Plan, read: Read, summary: ValuationSummary) -> Measured:
+    basis, v, day, relief = plan.basis, plan.v, plan.day, plan.rules.relief
+    m = read.current.members
+    deferred, in_pay = m.filter(~pl.col("_in_pay")), m.filter(pl.col("_in_pay"))
+    got = Measured(measure.measure(deferred, in_pay, basis, v, day, SENSITIVITY_STEP, relief))
+    if plan.roll_from is not None:
+        rf = measure.roll_forward(deferred, in_pay, basis, plan.roll_from, v, day,
+                                  SENSITIVITY_STEP, plan.adjustments, relief,
+                                  got.liability.total)
+        if read.later is not None and read.later_counted is not None:
+            lm = read.later.members
+            rf.later = measure.run(lm, basis, v, read.later.as_of, [basis.rate()],
+                                   relief=relief).total(0) if lm.height else 0
+            rf.later_counts = _counts(read.later_counted)
+            rf.later_file = plan.files.later.name if plan.files.later else None
+        got.liability, got.roll = _rolled(got.liability, rf), rf
+        summary.roll_forward = _roll_dict(rf)
+    summary.liability = _liability_dict(got.liability, basis)
+    if read.prior is not None:
+        assert plan.prior_date is not None and read.prior_counted is not None
+        got.lines, got.info = measure.schedule(
+            read.prior, plan.prior_basis, plan.prior_date, read.current_prior_rules,
+            read.current, basis, v, got.liability, plan.rules_changed)
+        summary.changes = [{"line": ln.key, "amount": _dollars(ln.cents),
+                            "runs": list(ln.runs) if ln.runs else None} for ln in got.lines]
+        summary.rejected_rows = rejects_note(read.counted, read.prior_counted,
+                                             got.info["counts"], bool(read.over), plan.lang)
+    if read.has_employer:
+        got.employers = measure.employers(m, basis, v, day, got.liability, relief=relief)
+        codes, pay, share, prop = got.employers
+        summary.employers = [
+            {"employer": c, "name": (plan.names or {}).get(c), "liability": _dollars(int(s)),
+             "proportion": f"{int(q) / 1_000_000:.6f}",
+             "payments_next_year": _dollars(int(pay[i, 0])) if pay.shape[1] else "0.00"}
+            for i, (c, s, q) in enumerate(zip(codes, share, prop, strict=True))]
+    return got
+
+
+def _assumptions(plan: Plan, read: Read, got: Measured, summary: ValuationSummary
+                 ) -> dict[str, Any]:
+    """The assumptions page, written as `diferida project` writes its own
+    (projection.runner.assumptions_of), from this run's counts and basis."""
+    f, basis, counted = plan.files, plan.basis, read.counted
+    proj = ProjectionSummary(str(f.inp), str(f.out), None, None, None, None, plan.day)
+    proj.valuation_date = plan.v
+    for k in ("rows_read", "projected", "not_entitled", "rows_rejected", "in_pay",
+              "deceased", "refunded", "problems"):
+        setattr(proj, k, getattr(counted, k))
+    years = SimpleNamespace(fiscal_years=got.liability.fiscal_years)
+    info = assumptions_of(proj, plan.rules, basis.table, [("0", Decimal(0))], basis.cola,
+                          plan.rule, None, basis.blend, counted.sex_given > 0, years)
+    analysis.add_assumptions(info, proj, basis.claims, basis.table, [], False)
+    return info
+
+
+def _write(run: PopulationRun, plan: Plan, read: Read, got: Measured,
+           summary: ValuationSummary) -> None:
+    """The GASB 73 report made, the report written in its format, and every
+    output put in place together (the report, its rejects, last year's
+    rejects); the history appended once they are."""
+    from .report import report_json, workbook
+    lang, v, prior_date = plan.lang, plan.v, plan.prior_date
+    prior_props = None
+    if got.employers is not None and read.prior is not None and read.prior_has_employer \
+            and prior_date is not None and not any(
+                rec["measurement_date"] == prior_date.isoformat() for rec in plan.gasb.earlier):
+        prior_props = measure.proportions(read.prior.members, plan.prior_basis, prior_date,
+                                          read.prior.as_of, relief=read.prior.relief)
+    g = _gasb_report(plan.gasb, v, got.lines, got.info, got.liability, got.employers, summary,
+                     plan.rules, lang, prior_props)
+    summary.gasb73 = g.summary
+    m = read.current.members
+    parts = dict(gasb73=g, roll_forward=got.roll, summary=summary, liability=got.liability,
+                 basis=plan.basis, prior_basis=plan.prior_basis, lines=got.lines,
+                 info=got.info, employers=got.employers, names=plan.names, rules=plan.rules,
+                 prior_rules=plan.rules_before, prior_date=prior_date,
+                 assumptions=_assumptions(plan, read, got, summary), lang=lang,
+                 employer_members=dict(m.group_by(EMPLOYER_COLUMN).len().iter_rows())
+                 if read.has_employer else None)
+    out = plan.files.out
+    kind = out.suffix.lower()
+    if kind == ".xlsx":
+        run.data(out, workbook(**parts))
+    elif kind == ".pdf":
+        from .pdf import report_pdf
+        run.data(out, report_pdf(**parts))
+    else:
+        run.data(out, report_json(**parts))
+    # the report, its rejects and the prior census's: together or none
+    run.commit(*([read.prior_run] if read.prior_run is not None else []))
+    if g.to_append is not None:  # kept once the report is in place
+        assert plan.gasb.history is not None
+        history_file.append(plan.gasb.history, g.to_append)
 
 
 def _read(run: PopulationRun, path: Path, as_of: date, rules: Rules, lang: str, rule: Any

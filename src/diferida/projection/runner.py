@@ -16,15 +16,13 @@ from datetime import date
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import polars as pl
 
-from ..batch.columns import ColumnsArg
-from ..batch.defaults import DEFAULT_CHUNK_ROWS
 from ..batch.errors import FileProblem
-from ..batch.io import Limits, kind_of
+from ..batch.io import kind_of
 from ..batch.population import (
     AccountingError,
     Decided,
@@ -32,9 +30,9 @@ from ..batch.population import (
     check_table_target,
     reject_rows,
 )
-from ..batch.run import PopulationRun
+from ..batch.run import PopulationRun, RunKwargs, RunOptions
 from ..core import evaluate_frame
-from ..i18n import LANGS
+from ..i18n import DEFAULT_LANG, check_lang
 from ..rules import Rules, load_rules
 from . import adjust, analysis, engine, output
 from .claims import expand, load_claim_rates
@@ -145,29 +143,23 @@ def project_file(
     chart: str | Path | None = None,
     as_of: date | None = None,
     rules: str | Path | Rules | None = None,
-    lang: str = "es",
-    separator: str | None = None,
-    columns: ColumnsArg = None,
-    overwrite: bool = False,
-    chunk_rows: int = DEFAULT_CHUNK_ROWS,
     progress: Progress | None = None,
-    sample_rejects: int = 50,
-    limits: Limits | None = None,
-    on_rename: Callable[[], None] | None = None,
     table: MortalityTable | None = None,
     valuation_date: date | None = None,
     claim_rates: str | Path | None = None,
     mortality_scale: str | float | None = None,
     by: str | Sequence[str] | None = None,
     sensitivity: bool = False,
+    **common: Unpack[RunKwargs],
 ) -> ProjectionSummary:
     """Project every entitled member of a file (CSV, Parquet or .xlsx). Raises
     OptionError or TableError for an option that cannot be used, FileProblem
     for a file, before anything is written. `table` replaces `mortality`
     (a table built in code, as the tests do)."""
     started = time.perf_counter()
-    if lang not in LANGS:
-        raise OptionError(f"--lang: unknown language {lang!r}; use one of {', '.join(LANGS)}")
+    check_lang(common.get("lang", DEFAULT_LANG), OptionError, "--lang")
+    o = RunOptions(**common)
+    lang, overwrite = o.lang, o.overwrite
     rates = parse_rates(discount)
     cola_f = parse_cola(cola)
     rule = parse_start(start)
@@ -229,9 +221,7 @@ def project_file(
     summary.valuation_date = v_date
     secs = summary.seconds
     with PopulationRun(
-            inp, chunk_rows=chunk_rows, lang=lang, separator=separator, columns=columns,
-            limits=limits, extra_fields=(SEX_COLUMN, *STATUS_COLUMNS), rejects=rej,
-            overwrite=overwrite, sample_rejects=sample_rejects, on_rename=on_rename,
+            inp, options=o, extra_fields=(SEX_COLUMN, *STATUS_COLUMNS), rejects=rej,
             progress=(lambda d, t: progress("decide", d, t)) if progress is not None
             else None) as run:
         src = run.source

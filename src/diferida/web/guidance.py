@@ -43,7 +43,7 @@ from diferida.textfiles import check_shape, read_texts
 from ..errors import DiferidaError
 from . import lenient
 from .forms import FormState, participant
-from .labels import LANGS, labels, plural
+from .labels import LANGS, check_lang, labels, plural
 from .view import estimate_words
 
 TEXTS_DIR_ENV = "DIFERIDA_WEB_TEXTS_DIR"
@@ -73,8 +73,7 @@ def shipped_path(name: str, lang: str) -> Any:
 
 @cache
 def _shipped(name: str, lang: str) -> dict[str, Any]:
-    if lang not in LANGS:
-        raise ValueError(f"unknown language {lang!r}; use one of {', '.join(LANGS)}")
+    check_lang(lang)
     text = shipped_path(name, lang).read_text("utf-8")
     return tomllib.loads(text)
 

@@ -9,7 +9,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from diferida.i18n import DEFAULT_LANG, LANGS, Keep
+from diferida.i18n import DEFAULT_LANG, LANGS, Keep, check_lang
 from diferida.rules import DEFAULT_RULES, load_rules
 from diferida.words import law_words
 
@@ -18,8 +18,7 @@ __all__ = ["DEFAULT_LANG", "LANGS", "choose_lang", "labels", "next_lang", "plura
 
 @cache
 def _raw(lang: str) -> dict[str, Any]:
-    if lang not in LANGS:
-        raise ValueError(f"unknown language {lang!r}; use one of {', '.join(LANGS)}")
+    check_lang(lang)
     text = (resources.files("diferida") / "i18n" / lang / "web" / "labels.toml").read_text("utf-8")
     return tomllib.loads(text)
 

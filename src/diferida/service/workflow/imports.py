@@ -52,7 +52,7 @@ def _decide_import(data: bytes, filename: str, lang: str, as_of: date | None,
     from ...batch.errors import FileProblem
     from ...batch.io import text_bytes
     from ...batch.population import Decided
-    from ...batch.run import PopulationRun
+    from ...batch.run import PopulationRun, RunOptions
     from ...core import run
     from ...fields import FIELD_NAMES
     from ...rules import load_rules
@@ -63,8 +63,9 @@ def _decide_import(data: bytes, filename: str, lang: str, as_of: date | None,
     read = [0]
     kept: list[tuple[Any, Any, Any]] = []
     rejects: list[pl.DataFrame] = []
-    with PopulationRun(data, filename, chunk_rows=IMPORT_CHUNK_ROWS, lang=lang, limits=limits,
-                       sample_rejects=0) as population:
+    with PopulationRun(data, filename, options=RunOptions(
+            lang=lang, chunk_rows=IMPORT_CHUNK_ROWS, limits=limits, sample_rejects=0)
+            ) as population:
         src = population.source
         spec = [c for c in src.columns if c in FIELD_NAMES]
 

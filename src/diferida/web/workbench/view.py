@@ -11,7 +11,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from diferida.i18n import LANGS, fmt_date
+from diferida.i18n import check_lang, fmt_date
 from diferida.money import format_money
 
 # Puerto Rico keeps Atlantic Standard Time all year (no daylight saving).
@@ -41,8 +41,7 @@ CHOICES["rules"] = ()
 @cache
 def words(lang: str) -> dict[str, Any]:
     """The workbench's own texts (i18n/<lang>/web/workbench.toml)."""
-    if lang not in LANGS:
-        raise ValueError(f"unknown language {lang!r}")
+    check_lang(lang)
     path = resources.files("diferida") / "i18n" / lang / "web" / "workbench.toml"
     return tomllib.loads(path.read_text("utf-8"))
 
