@@ -159,22 +159,93 @@ def project_file(
     started = time.perf_counter()
     check_lang(common.get("lang", DEFAULT_LANG), OptionError, "--lang")
     o = RunOptions(**common)
-    lang, overwrite = o.lang, o.overwrite
-    rates = parse_rates(discount)
-    cola_f = parse_cola(cola)
-    rule = parse_start(start)
-    horizon_n = parse_horizon(horizon)
-    blend = parse_sex_blend(sex_blend)
-    scale = parse_mortality_scale(mortality_scale)
-    dims = parse_by(by)
+    rates, cola_f, rule = parse_rates(discount), parse_cola(cola), parse_start(start)
+    horizon_n, blend = parse_horizon(horizon), parse_sex_blend(sex_blend)
+    scale, dims = parse_mortality_scale(mortality_scale), parse_by(by)
     if table is None:
         table = resolve(mortality, improvement)
     elif improvement not in (None, "none"):
         raise OptionError("--improvement: give the improved rates in the table itself")
-    if scale != 1.0:
-        table = scaled(table, scale)
-    claims = load_claim_rates(claim_rates, lang) if claim_rates is not None else None
+    a = Asked(rates=rates, cola=cola_f, rule=rule, horizon=horizon_n, blend=blend,
+              table=scaled(table, scale) if scale != 1.0 else table, scale=scale,
+              dims=dims, sensitivity=sensitivity,
+              claims=load_claim_rates(claim_rates, o.lang) if claim_rates is not None
+              else None, valuation_date=valuation_date)
+    f = _project_files(o, input, output_path, rejects, per_member, chart, a)
+    r = load_rules(rules)
+    day = as_of or date.today()
+    v_date = valuation_date or day
+    summary = ProjectionSummary(str(f.inp), str(f.out), _str(f.rej), _str(f.mem), _str(f.pic),
+                                _str(f.side), day)
+    summary.valuation_date = v_date
+    secs = summary.seconds
+    with PopulationRun(
+            f.inp, options=o, extra_fields=(SEX_COLUMN, *STATUS_COLUMNS), rejects=f.rej,
+            progress=(lambda d, t: progress("decide", d, t)) if progress is not None
+            else None) as run:
+        tick = time.perf_counter()
+        members, has_sex = _read_members(run, summary, a, r, day)
+        secs["read_and_decide"] = time.perf_counter() - tick
+        tick = time.perf_counter()
+        proj, extra_tables = _project(members, a, r, v_date, day, f.mem is not None, o.lang,
+                                      progress)
+        summary.starts_first_year = analysis.first_year_starts(proj, v_date)
+        secs["project"] = time.perf_counter() - tick
+        tick = time.perf_counter()
+        _write_projection(run, f, a, r, summary, members, proj, extra_tables, has_sex, o.lang)
+        secs["write"] = time.perf_counter() - tick
+        summary.sample = run.sample
+    secs["total"] = time.perf_counter() - started
+    return summary
 
+
+def _str(path: Path | None) -> str | None:
+    return str(path) if path is not None else None
+
+
+@dataclass(frozen=True)
+class Asked:
+    """The projection's assumptions as asked, each option checked: the
+    discount rates (label, rate), the COLA, the start rule, the horizon,
+    the sex blend, the mortality table (scaled), the dimensions of --by,
+    the sensitivity grid, the claim rates, the valuation date given."""
+
+    rates: list[tuple[str, Decimal]]
+    cola: Any
+    rule: StartRule
+    horizon: int | None
+    blend: Any
+    table: MortalityTable
+    scale: float
+    dims: list[str]
+    sensitivity: bool
+    claims: Any
+    valuation_date: date | None
+
+
+@dataclass(frozen=True)
+class ProjectFiles:
+    """The files of a projection, each checked before anything is read: the
+    census, the table (or workbook), the rejects, the members' table, the
+    chart, the JSON beside a table, the --by and --sensitivity tables."""
+
+    inp: Path
+    out: Path
+    out_kind: str
+    rej: Path | None
+    mem: Path | None
+    pic: Path | None
+    side: Path | None
+    by_file: Path | None
+    grid_file: Path | None
+
+
+def _project_files(o: RunOptions, input: str | Path, output_path: str | Path,
+                   rejects: str | Path | None, per_member: str | Path | None,
+                   chart: str | Path | None, a: Asked) -> ProjectFiles:
+    """Every output usable and distinct, none an input nor replaced without
+    --overwrite; a chart only when matplotlib is there."""
+    overwrite = o.overwrite
     inp, out = Path(input), Path(output_path)
     rej = Path(rejects) if rejects is not None else None
     mem = Path(per_member) if per_member is not None else None
@@ -182,8 +253,8 @@ def project_file(
     kind_of(inp)
     out_kind = kind_of(out)
     side = sidecar_path(out) if out_kind != "xlsx" else None
-    by_file = analysis.beside(out, "by") if dims and out_kind != "xlsx" else None
-    grid_file = analysis.beside(out, "sensitivity") if sensitivity and out_kind != "xlsx" \
+    by_file = analysis.beside(out, "by") if a.dims and out_kind != "xlsx" else None
+    grid_file = analysis.beside(out, "sensitivity") if a.sensitivity and out_kind != "xlsx" \
         else None
     check_table_target(out, [inp], overwrite)
     outputs = [("-o/--output", out)]
@@ -211,93 +282,90 @@ def project_file(
         except ImportError:
             raise OptionError("--chart: pictures need the optional package matplotlib; "
                               "install it with: pip install 'diferida[plot]'") from None
-    r = load_rules(rules)
-    day = as_of or date.today()
-    v_date = valuation_date or day
+    return ProjectFiles(inp, out, out_kind, rej, mem, pic, side, by_file, grid_file)
 
-    summary = ProjectionSummary(str(inp), str(out), str(rej) if rej else None,
-                                str(mem) if mem else None, str(pic) if pic else None,
-                                str(side) if side else None, day)
-    summary.valuation_date = v_date
-    secs = summary.seconds
-    with PopulationRun(
-            inp, options=o, extra_fields=(SEX_COLUMN, *STATUS_COLUMNS), rejects=rej,
-            progress=(lambda d, t: progress("decide", d, t)) if progress is not None
-            else None) as run:
-        src = run.source
-        has_sex = SEX_COLUMN in src.columns
-        has_status = any(c in src.columns for c in STATUS_COLUMNS)
-        summary.valuation_extras = bool(has_status or claims is not None or dims
-                                        or sensitivity or scale != 1.0
-                                        or valuation_date is not None)
-        tick = time.perf_counter()
-        members, _ = read_census(run, summary, as_of=day, rules=r, lang=lang, rule=rule,
-                                 has_sex=has_sex, has_status=has_status)
-        secs["read_and_decide"] = time.perf_counter() - tick
-        summary.sex_given = int((members["_sex"] >= 0).sum())
-        summary.sex_blended = members.height - summary.sex_given
 
-        tick = time.perf_counter()
-        labels = [label for label, _ in rates]
-        assumptions = Assumptions(v_date, [float(v) for _, v in rates], table, cola_f,
-                                  horizon_n, blend)
-        arrays = member_arrays(members, v_date, day, cola_f)
-        if claims is not None:
-            arrays = expand(arrays, members["eligibility_date"].cast(pl.Int32).to_numpy()
-                            .astype(np.int64), claims, engine.day_number(v_date))
-        proj = adjust.project(arrays, assumptions, r.relief,
-                              per_member=mem is not None or bool(dims),
-                              progress=(lambda d, t: progress("project", d, t))
-                              if progress is not None else None)
-        summary.starts_first_year = analysis.first_year_starts(proj, v_date)
-        extra_tables: list[tuple[str, pl.DataFrame]] = []
-        if dims:
-            extra_tables.append(("by", analysis.breakdown(members, proj, labels, dims, v_date,
-                                                          lang)))
-        if sensitivity:
-            extra_tables.append(("sensitivity", analysis.sensitivity(
-                arrays, assumptions, rates, cola_f, proj, lang, r.relief)))
-        secs["project"] = time.perf_counter() - tick
+def _read_members(run: PopulationRun, summary: ProjectionSummary, a: Asked, r: Rules,
+                  day: date) -> tuple[pl.DataFrame, bool]:
+    """The census read and decided; (the members projected, sex given)."""
+    src = run.source
+    has_sex = SEX_COLUMN in src.columns
+    has_status = any(c in src.columns for c in STATUS_COLUMNS)
+    summary.valuation_extras = bool(has_status or a.claims is not None or a.dims
+                                    or a.sensitivity or a.scale != 1.0
+                                    or a.valuation_date is not None)
+    members, _ = read_census(run, summary, as_of=day, rules=r, lang=run.lang, rule=a.rule,
+                             has_sex=has_sex, has_status=has_status)
+    summary.sex_given = int((members["_sex"] >= 0).sum())
+    summary.sex_blended = members.height - summary.sex_given
+    return members, has_sex
 
-        tick = time.perf_counter()
-        tbl = output.table_frame(proj, labels, lang)
-        last = tbl.row(tbl.height - 1, named=True)
-        h = output.HEADERS[lang]
-        summary.totals = {label: str(last[f"{h['pv']}{label}"]) for label in labels}
-        summary.totals["payments"] = str(last[h["payments"]])
-        info = assumptions_of(summary, r, table, rates, cola_f, rule, horizon_n, blend,
-                              has_sex, proj)
-        # the claim rule and the method's properties are stated in every run
-        analysis.add_assumptions(info, summary, claims, table, dims, sensitivity)
-        summary.assumptions = info
-        if out_kind == "xlsx":
-            def more_sheets(book: Any) -> None:
-                for name, frame in extra_tables:
-                    analysis.sheet(book, analysis.TEXT[lang][f"sheet_{name}"], frame)
 
-            run.data(out, output.workbook(tbl, info, lang,
-                                          more_sheets if extra_tables else None))
-        else:
-            run.output(out, tbl)
-            for (_, frame), target in zip(extra_tables, [f for f in (by_file, grid_file) if f],
-                                          strict=True):
-                run.output(target, frame)
-                summary.extra_files.append(str(target))
-        if side is not None:
-            run.data(side, output.sidecar_json(info))
-        if pic is not None:
-            run.data(pic, output.picture(tbl, output.PICTURES[pic.suffix.lower()], lang,
-                                         _subtitle(info)))
-        if mem is not None:
-            run.output(mem, output.member_frame(members["participant_id"], members["status"],
-                                                members["start_date"],
-                                                members["monthly_amount"], proj, labels,
-                                                lang))
-        run.commit()  # every output, or none
-        secs["write"] = time.perf_counter() - tick
-        summary.sample = run.sample
-    secs["total"] = time.perf_counter() - started
-    return summary
+def _project(members: pl.DataFrame, a: Asked, r: Rules, v_date: date, day: date,
+             per_member: bool, lang: str, progress: Progress | None
+             ) -> tuple[Any, list[tuple[str, pl.DataFrame]]]:
+    """The members' payments and present values by fiscal year; the --by and
+    --sensitivity tables."""
+    labels = [label for label, _ in a.rates]
+    assumptions = Assumptions(v_date, [float(v) for _, v in a.rates], a.table, a.cola,
+                              a.horizon, a.blend)
+    arrays = member_arrays(members, v_date, day, a.cola)
+    if a.claims is not None:
+        arrays = expand(arrays, members["eligibility_date"].cast(pl.Int32).to_numpy()
+                        .astype(np.int64), a.claims, engine.day_number(v_date))
+    proj = adjust.project(arrays, assumptions, r.relief,
+                          per_member=per_member or bool(a.dims),
+                          progress=(lambda d, t: progress("project", d, t))
+                          if progress is not None else None)
+    extra_tables: list[tuple[str, pl.DataFrame]] = []
+    if a.dims:
+        extra_tables.append(("by", analysis.breakdown(members, proj, labels, a.dims, v_date,
+                                                      lang)))
+    if a.sensitivity:
+        extra_tables.append(("sensitivity", analysis.sensitivity(
+            arrays, assumptions, a.rates, a.cola, proj, lang, r.relief)))
+    return proj, extra_tables
+
+
+def _write_projection(run: PopulationRun, f: ProjectFiles, a: Asked, r: Rules,
+                      summary: ProjectionSummary, members: pl.DataFrame, proj: Any,
+                      extra_tables: list[tuple[str, pl.DataFrame]], has_sex: bool, lang: str
+                      ) -> None:
+    """The totals and the assumptions in the summary; every output written
+    and put in place together."""
+    labels = [label for label, _ in a.rates]
+    tbl = output.table_frame(proj, labels, lang)
+    last = tbl.row(tbl.height - 1, named=True)
+    h = output.HEADERS[lang]
+    summary.totals = {label: str(last[f"{h['pv']}{label}"]) for label in labels}
+    summary.totals["payments"] = str(last[h["payments"]])
+    info = assumptions_of(summary, r, a.table, a.rates, a.cola, a.rule, a.horizon, a.blend,
+                          has_sex, proj)
+    # the claim rule and the method's properties are stated in every run
+    analysis.add_assumptions(info, summary, a.claims, a.table, a.dims, a.sensitivity)
+    summary.assumptions = info
+    if f.out_kind == "xlsx":
+        def more_sheets(book: Any) -> None:
+            for name, frame in extra_tables:
+                analysis.sheet(book, analysis.TEXT[lang][f"sheet_{name}"], frame)
+
+        run.data(f.out, output.workbook(tbl, info, lang, more_sheets if extra_tables else None))
+    else:
+        run.output(f.out, tbl)
+        for (_, frame), target in zip(extra_tables, [x for x in (f.by_file, f.grid_file) if x],
+                                      strict=True):
+            run.output(target, frame)
+            summary.extra_files.append(str(target))
+    if f.side is not None:
+        run.data(f.side, output.sidecar_json(info))
+    if f.pic is not None:
+        run.data(f.pic, output.picture(tbl, output.PICTURES[f.pic.suffix.lower()], lang,
+                                       _subtitle(info)))
+    if f.mem is not None:
+        run.output(f.mem, output.member_frame(members["participant_id"], members["status"],
+                                              members["start_date"], members["monthly_amount"],
+                                              proj, labels, lang))
+    run.commit()  # every output, or none
 
 
 def read_census(run: PopulationRun, summary: ProjectionSummary, *, as_of: date, rules: Rules,
