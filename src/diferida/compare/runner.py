@@ -199,12 +199,14 @@ def compare_file(
     self-contained report. Raises RulesError, CompareOptionError,
     FileProblem (or the projection's OptionError, TableError) before
     anything is read or written."""
-    from . import output as out_mod
+    from ..liability.employer import EMPLOYER_COLUMN
+    from ..projection.sex import SEX_COLUMN
+    from ..projection.status import COLUMNS as STATUS_COLUMNS
 
     started = time.perf_counter()
     check_lang(common.get("lang", DEFAULT_LANG), CompareOptionError, "--lang")
     o = RunOptions(**common)
-    lang, overwrite = o.lang, o.overwrite
+    lang = o.lang
     if len(rules) != 2:
         raise CompareOptionError(f"--rules: give exactly two rule sets, A and B (got "
                                  f"{len(rules)})")
@@ -213,7 +215,73 @@ def compare_file(
     proj = _projection_setup(projecting, lang) if projecting is not None else None
     banding = proj is not None and (proj["bands_asked"] or ra.relief is not None
                                     or rb.relief is not None)
+    f = _compare_files(o, input, output, rejects, html, proj, banding)
+    day = as_of or date.today()
+    summary = CompareSummary(str(f.inp), str(f.out), ra, rb, day,
+                             str(f.rej) if f.rej else None, str(f.page) if f.page else None)
+    if proj is not None:
+        summary.valuation_date = proj["valuation_date"] or day
+    secs = summary.seconds
+    with PopulationRun(
+            f.inp, options=o, extra_fields=(SEX_COLUMN, *STATUS_COLUMNS, EMPLOYER_COLUMN),
+            rejects=f.rej,
+            progress=(lambda d, t: progress("decide", d, t)) if progress is not None
+            else None) as run:
+        columns = run.source.columns
+        # the census's status, read as `diferida project` reads it (with_status);
+        # the payer: the employer column, read as the valuation reads it
+        cp = ComparePass(summary, ra, rb, day, lang, proj, banding,
+                         has_sex=proj is not None and SEX_COLUMN in columns,
+                         has_status=any(c in columns for c in STATUS_COLUMNS),
+                         has_employer=banding and EMPLOYER_COLUMN in columns)
+        if cp.has_employer and f.out_kind != "xlsx":
+            _check_payer_files(f, o.overwrite)
+        tick = time.perf_counter()
+        tally = run.run(cp.decide, cp.use)
+        summary.rows_read, summary.rows_rejected = tally.rows_read, tally.rows_rejected
+        summary.problems, summary.blank = tally.problems, tally.blank
+        secs["read_and_decide"] = time.perf_counter() - tick
+        if summary.rows_read == 0:
+            raise FileProblem("no_rows", file=str(f.inp))
+        summary.check()
+        tick = time.perf_counter()
+        tables = _explained(cp, f)
+        secs["explain"] = time.perf_counter() - tick
+        assumptions = _assumptions(ra, rb, day, f.inp)
+        if proj is not None:
+            tick = time.perf_counter()
+            fiscal, assumptions["projection"] = _project_both(
+                proj, cp.members_a, cp.members_b, summary, ra, rb, cp.has_sex, lang,
+                cp.keys if banding else None, cp.has_employer)
+            tables["fiscal_years"] = fiscal
+            secs["project"] = time.perf_counter() - tick
+        tick = time.perf_counter()
+        _write_compare(run, f, tables, assumptions, summary, lang)
+        secs["write"] = time.perf_counter() - tick
+        summary.sample = run.sample
+    secs["total"] = time.perf_counter() - started
+    return summary
 
+
+@dataclass
+class CompareFiles:
+    """The files of a comparison, each checked before anything is read: the
+    census, the output (a workbook, or a table per part), the rejects, the
+    page, the assumptions beside the tables; `outputs` every one taken."""
+
+    inp: Path
+    out: Path
+    out_kind: str
+    rej: Path | None
+    page: Path | None
+    side: Path | None
+    outputs: list[tuple[str, Path]]
+
+
+def _compare_files(o: RunOptions, input: str | Path, output: str | Path,
+                   rejects: str | Path | None, html: str | Path | None,
+                   proj: dict[str, Any] | None, banding: bool) -> CompareFiles:
+    overwrite = o.overwrite
     inp, out = Path(input), Path(output)
     rej = Path(rejects) if rejects is not None else None
     page = Path(html) if html is not None else None
@@ -247,207 +315,208 @@ def compare_file(
             raise CompareOptionError("--html: the chart needs the optional package "
                                      "matplotlib; install it with: pip install "
                                      "'diferida[plot]'") from None
+    return CompareFiles(inp, out, out_kind, rej, page, side, outputs)
 
-    day = as_of or date.today()
-    from ..liability.employer import EMPLOYER_COLUMN, with_employer
-    from ..projection.sex import SEX_COLUMN
-    from ..projection.status import COLUMNS as STATUS_COLUMNS
-    from ..projection.status import DECEASED, DEFERRED, IN_PAY, REFUNDED
-    summary = CompareSummary(str(inp), str(out), ra, rb, day, str(rej) if rej else None,
-                             str(page) if page else None)
-    if proj is not None:
-        summary.valuation_date = proj["valuation_date"] or day
-    secs = summary.seconds
-    with PopulationRun(
-            inp, options=o, extra_fields=(SEX_COLUMN, *STATUS_COLUMNS, EMPLOYER_COLUMN),
-            rejects=rej,
-            progress=(lambda d, t: progress("decide", d, t)) if progress is not None
-            else None) as run:
-        sbs_parts: list[pl.DataFrame] = []
-        trans_parts: list[pl.DataFrame] = []
-        changed_inputs: list[pl.DataFrame] = []
-        members_a: list[pl.DataFrame] = []
-        members_b: list[pl.DataFrame] = []
-        has_sex = proj is not None and SEX_COLUMN in run.source.columns
-        # the census's status, read as `diferida project` reads it (with_status)
-        has_status = any(c in run.source.columns for c in STATUS_COLUMNS)
+
+def _check_payer_files(f: CompareFiles, overwrite: bool) -> None:
+    """The payers' tables, known once the census shows its employer column."""
+    for name, p in table_paths(f.out, payers=True).items():
+        if name in PAYER_TABLES:
+            option = f"-o/--output ({p.name})"
+            check_table_target(p, [f.inp], overwrite, option=option, outputs=f.outputs)
+            f.outputs.append((option, p))
+
+
+class ComparePass:
+    """The pass of a comparison: each chunk decided under A and under B
+    (`decide`), then counted, compared and kept (`use`): the changed
+    members and their inputs, the transitions, each side's members for the
+    projection and their keys for the bands and payers."""
+
+    def __init__(self, summary: CompareSummary, ra: Rules, rb: Rules, day: date, lang: str,
+                 proj: dict[str, Any] | None, banding: bool, *, has_sex: bool,
+                 has_status: bool, has_employer: bool):
+        self.summary, self.ra, self.rb, self.day, self.lang = summary, ra, rb, day, lang
+        self.proj, self.banding = proj, banding
+        self.has_sex, self.has_status, self.has_employer = has_sex, has_status, has_employer
         summary.has_status = has_status
-        # the payer: the employer column, read as the valuation reads it
-        has_employer = banding and EMPLOYER_COLUMN in run.source.columns
-        if has_employer and out_kind != "xlsx":
-            for name, p in table_paths(out, payers=True).items():
-                if name in PAYER_TABLES:
-                    option = f"-o/--output ({p.name})"
-                    check_table_target(p, [inp], overwrite, option=option, outputs=outputs)
-                    outputs.append((option, p))
+        self.sbs_parts: list[pl.DataFrame] = []
+        self.trans_parts: list[pl.DataFrame] = []
+        self.changed_inputs: list[pl.DataFrame] = []
+        self.members_a: list[pl.DataFrame] = []
+        self.members_b: list[pl.DataFrame] = []
         # each side's members (in the order of its projection's frame): the
         # census row, in pay or not, the employer
-        keys: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray | None]]] = {
+        self.keys: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray | None]]] = {
             "a": [], "b": []}
-        tick = time.perf_counter()
         # the start asked for: the workbook says each side's start in words
         # (rules §5), the request included (output.START_HIDDEN)
-        inputs = (*(("birth_date", "group") if proj is not None or has_status else ()),
-                  "requested_start_date")
+        self.inputs = (*(("birth_date", "group") if proj is not None or has_status else ()),
+                       "requested_start_date")
 
-        def decide(frame: pl.DataFrame) -> tuple[tuple[pl.DataFrame, ...], pl.DataFrame]:
-            res_a, res_b = evaluate_pair(frame, as_of=day, rules_a=ra, rules_b=rb, lang=lang,
-                                         require_id=True, inputs=inputs)
-            bad = res_a.rejected
-            if not res_b.rejected["row"].unique().sort().equals(bad["row"].unique().sort()):
-                raise AccountingError("rules A and rules B rejected different rows")
-            kept = (res_a.determinations, res_b.determinations)
-            from ..projection.runner import with_sex, with_status
-            if proj is not None:
-                kept, bad = with_sex(frame, kept, bad, has_sex, lang)
-            if has_status:
-                kept, bad = with_status(frame, kept, bad, day, lang)
-            if has_employer:
-                kept, bad = with_employer(frame, kept, bad, lang)
-            return kept, bad
+    def decide(self, frame: pl.DataFrame) -> tuple[tuple[pl.DataFrame, ...], pl.DataFrame]:
+        from ..liability.employer import with_employer
+        from ..projection.runner import with_sex, with_status
+        lang = self.lang
+        res_a, res_b = evaluate_pair(frame, as_of=self.day, rules_a=self.ra, rules_b=self.rb,
+                                     lang=lang, require_id=True, inputs=self.inputs)
+        bad = res_a.rejected
+        if not res_b.rejected["row"].unique().sort().equals(bad["row"].unique().sort()):
+            raise AccountingError("rules A and rules B rejected different rows")
+        kept = (res_a.determinations, res_b.determinations)
+        if self.proj is not None:
+            kept, bad = with_sex(frame, kept, bad, self.has_sex, lang)
+        if self.has_status:
+            kept, bad = with_status(frame, kept, bad, self.day, lang)
+        if self.has_employer:
+            kept, bad = with_employer(frame, kept, bad, lang)
+        return kept, bad
 
-        def use(d: Decided) -> None:
-            det_a, det_b = d.kept
-            paid_a = paid_b = None
-            if has_status:
-                # in pay, deceased, refunded: counted, never decided under A or B
-                code = det_a["_bstatus"]
-                summary.in_pay += int((code == IN_PAY).sum())
-                summary.deceased += int((code == DECEASED).sum())
-                summary.refunded += int((code == REFUNDED).sum())
-                paid_a, paid_b = det_a.filter(code == IN_PAY), det_b.filter(code == IN_PAY)
-                keep = code == DEFERRED
-                det_a = det_a.filter(keep).drop("_bstatus", "_pay_cents", "_pay_since")
-                det_b = det_b.filter(keep).drop("_bstatus", "_pay_cents", "_pay_since")
-                positions = d.positions[keep.to_numpy()]
-                paid_rows = d.chunk.rows[d.positions[(code == IN_PAY).to_numpy()]]
-            else:
-                positions = d.positions
-                paid_rows = np.zeros(0, dtype=np.int64)
-            if banding:
-                for side, det, paid in (("a", det_a, paid_a), ("b", det_b, paid_b)):
-                    entitled = (det["status"] != "not_entitled").to_numpy()
-                    rows = np.concatenate([d.chunk.rows[positions[entitled]],
-                                           paid_rows]).astype(np.int64)
-                    flag = np.concatenate([np.zeros(int(entitled.sum()), dtype=bool),
-                                           np.ones(len(paid_rows), dtype=bool)])
-                    payer = None
-                    if has_employer:
-                        payer = np.concatenate([
-                            det[EMPLOYER_COLUMN].to_numpy()[entitled],
-                            paid[EMPLOYER_COLUMN].to_numpy() if paid is not None
-                            else np.zeros(0, dtype=object)]).astype(object)
-                    keys[side].append((rows, flag, payer))
-            if has_employer:
-                det_a, det_b = det_a.drop(EMPLOYER_COLUMN), det_b.drop(EMPLOYER_COLUMN)
-            if proj is not None:  # the projection's members, then the compared columns
-                from ..projection.runner import in_pay_frame, members_frame
-                for det, paid, parts in ((det_a, paid_a, members_a), (det_b, paid_b, members_b)):
-                    part = members_frame(det, proj["rule"], extra=True)
-                    if paid is not None and paid.height:
-                        # the amount being paid, the same under A and B (never recomputed)
-                        part = pl.concat([part, in_pay_frame(paid, part.schema)])
-                    parts.append(part)
-                det_a, det_b = det_a.drop("_sex"), det_b.drop("_sex")
-            summary.rows_compared += det_a.height
-            summary.totals.add(det_a, det_b)
-            trans_parts.append(cmp.transitions(det_a, det_b))
-            mask = cmp.changed_mask(det_a, det_b)
-            sbs = cmp.side_by_side(det_a, det_b).with_columns(
-                pl.Series("row", d.chunk.rows[positions], dtype=pl.Int64),
-                det_a["requested_start_date"].alias("_requested_start_date"),
-                det_a["premature_request"].alias("_premature_request_a"),
-                det_b["premature_request"].alias("_premature_request_b"))
-            sbs_parts.append(sbs.filter(mask))
-            changed_inputs.append(d.chunk.frame[positions[mask.to_numpy()]])
-            summary.status_changed += int(det_a["status"].ne_missing(det_b["status"]).sum())
-            summary.route_changed += int(det_a["route"].ne_missing(det_b["route"]).sum())
-            summary.date_moved += int(det_a["eligibility_date"].ne_missing(
-                det_b["eligibility_date"]).sum())
-            summary.amount_changed += int(det_a["annual_amount"].ne_missing(
-                det_b["annual_amount"]).sum())
-
-        tally = run.run(decide, use)
-        summary.rows_read, summary.rows_rejected = tally.rows_read, tally.rows_rejected
-        summary.problems, summary.blank = tally.problems, tally.blank
-        secs["read_and_decide"] = time.perf_counter() - tick
-        if summary.rows_read == 0:
-            raise FileProblem("no_rows", file=str(inp))
-        summary.check()
-
-        tick = time.perf_counter()
-        changed = pl.concat(sbs_parts)
-        summary.changed = changed.height
-        if out_kind == "xlsx" and changed.height > XLSX_MAX_ROWS:
-            raise FileProblem("xlsx_too_big", file=str(out), rows=f"{changed.height:,}",
-                              limit=f"{XLSX_MAX_ROWS:,}")
-        why = cmp.explain_changes(pl.concat(changed_inputs), ra, rb, day, lang) \
-            if changed.height else None
-        changed_table = _changed_table(changed, why)
-        transitions = (pl.concat(trans_parts)
-                       .group_by("status_a", "route_a", "status_b", "route_b", "changes")
-                       .agg(pl.col("members").sum())
-                       .sort(["changes", "members", "status_a", "route_a", "status_b",
-                              "route_b"], descending=[True, True, False, False, False, False],
-                             nulls_last=True)
-                       .select("status_a", "route_a", "status_b", "route_b", "members",
-                               "changes"))
-        if int(transitions["members"].sum()) != summary.rows_compared:
-            raise AccountingError("the transitions do not add up to the members compared")
-        shifts = cmp.eligibility_shifts(changed)
-        amounts = cmp.amount_changes(changed)
-        secs["explain"] = time.perf_counter() - tick
-
-        fiscal = None
-        assumptions: dict[str, Any] = {"rules": {
-            "a": _rules_info(ra), "b": _rules_info(rb)}, "as_of": day.isoformat(),
-            "input": str(inp), "changed": "a member whose determination differs in any of: "
-            + ", ".join(cmp.COMPARED),
-            "explaining_finding": "the first finding that differs between the explanations "
-            "under A and B, matched by subject: those before the routes, then the route that "
-            "decided A (or B, when A has none): why it no longer decides under B, or which "
-            "route decides instead and why; then the amount and what follows. A route that "
-            "decides neither never explains (compare.why.explaining_finding)"}
-        if proj is not None:
-            tick = time.perf_counter()
-            fiscal, proj_info = _project_both(proj, members_a, members_b, summary, ra, rb,
-                                              has_sex, lang, keys if banding else None,
-                                              has_employer)
-            assumptions["projection"] = proj_info
-            secs["project"] = time.perf_counter() - tick
-
-        tick = time.perf_counter()
-        tables = {
-            "summary": out_mod.summary_frame(summary.items()),
-            "transitions": transitions,
-            "changed_members": changed_table,
-            "eligibility_shifts": shifts,
-            "amount_changes": amounts,
-        }
-        if fiscal is not None:
-            tables["fiscal_years"] = fiscal
-        if summary.sensitivity is not None:
-            tables["sensitivity"] = summary.sensitivity
-        tables.update(summary.relief_tables)
-        if out_kind == "xlsx":
-            run.data(out, out_mod.workbook(tables, assumptions, summary, lang))
-            summary.files.append(str(out))
+    def use(self, d: Decided) -> None:
+        from ..liability.employer import EMPLOYER_COLUMN
+        from ..projection.status import DECEASED, DEFERRED, IN_PAY, REFUNDED
+        summary = self.summary
+        det_a, det_b = d.kept
+        paid_a = paid_b = None
+        if self.has_status:
+            # in pay, deceased, refunded: counted, never decided under A or B
+            code = det_a["_bstatus"]
+            summary.in_pay += int((code == IN_PAY).sum())
+            summary.deceased += int((code == DECEASED).sum())
+            summary.refunded += int((code == REFUNDED).sum())
+            paid_a, paid_b = det_a.filter(code == IN_PAY), det_b.filter(code == IN_PAY)
+            keep = code == DEFERRED
+            det_a = det_a.filter(keep).drop("_bstatus", "_pay_cents", "_pay_since")
+            det_b = det_b.filter(keep).drop("_bstatus", "_pay_cents", "_pay_since")
+            positions = d.positions[keep.to_numpy()]
+            paid_rows = d.chunk.rows[d.positions[(code == IN_PAY).to_numpy()]]
         else:
-            paths = table_paths(out, sensitivity="sensitivity" in tables,
-                                bands="bands" in tables, payers="payers" in tables)
-            for name, frame in tables.items():
-                run.output(paths[name], out_mod.for_file(frame))
-                summary.files.append(str(paths[name]))
-            run.data(side, out_mod.json_bytes(assumptions))
-            summary.files.append(str(side))
-        if page is not None:
-            run.data(page, out_mod.html_report(tables, assumptions, summary, lang))
-            summary.files.append(str(page))
-        run.commit()  # every output, or none
-        secs["write"] = time.perf_counter() - tick
-        summary.sample = run.sample
-    secs["total"] = time.perf_counter() - started
-    return summary
+            positions = d.positions
+            paid_rows = np.zeros(0, dtype=np.int64)
+        if self.banding:
+            self._keep_keys(d, positions, paid_rows, (det_a, paid_a), (det_b, paid_b))
+        if self.has_employer:
+            det_a, det_b = det_a.drop(EMPLOYER_COLUMN), det_b.drop(EMPLOYER_COLUMN)
+        if self.proj is not None:  # the projection's members, then the compared columns
+            self._keep_members(det_a, paid_a, self.members_a)
+            self._keep_members(det_b, paid_b, self.members_b)
+            det_a, det_b = det_a.drop("_sex"), det_b.drop("_sex")
+        self._compare(d, positions, det_a, det_b)
+
+    def _keep_keys(self, d: Decided, positions: np.ndarray, paid_rows: np.ndarray,
+                   *sides: tuple[pl.DataFrame, pl.DataFrame | None]) -> None:
+        from ..liability.employer import EMPLOYER_COLUMN
+        for side, (det, paid) in zip(("a", "b"), sides, strict=True):
+            entitled = (det["status"] != "not_entitled").to_numpy()
+            rows = np.concatenate([d.chunk.rows[positions[entitled]],
+                                   paid_rows]).astype(np.int64)
+            flag = np.concatenate([np.zeros(int(entitled.sum()), dtype=bool),
+                                   np.ones(len(paid_rows), dtype=bool)])
+            payer = None
+            if self.has_employer:
+                payer = np.concatenate([
+                    det[EMPLOYER_COLUMN].to_numpy()[entitled],
+                    paid[EMPLOYER_COLUMN].to_numpy() if paid is not None
+                    else np.zeros(0, dtype=object)]).astype(object)
+            self.keys[side].append((rows, flag, payer))
+
+    def _keep_members(self, det: pl.DataFrame, paid: pl.DataFrame | None,
+                      parts: list[pl.DataFrame]) -> None:
+        from ..projection.runner import in_pay_frame, members_frame
+        assert self.proj is not None
+        part = members_frame(det, self.proj["rule"], extra=True)
+        if paid is not None and paid.height:
+            # the amount being paid, the same under A and B (never recomputed)
+            part = pl.concat([part, in_pay_frame(paid, part.schema)])
+        parts.append(part)
+
+    def _compare(self, d: Decided, positions: np.ndarray, det_a: pl.DataFrame,
+                 det_b: pl.DataFrame) -> None:
+        summary = self.summary
+        summary.rows_compared += det_a.height
+        summary.totals.add(det_a, det_b)
+        self.trans_parts.append(cmp.transitions(det_a, det_b))
+        mask = cmp.changed_mask(det_a, det_b)
+        sbs = cmp.side_by_side(det_a, det_b).with_columns(
+            pl.Series("row", d.chunk.rows[positions], dtype=pl.Int64),
+            det_a["requested_start_date"].alias("_requested_start_date"),
+            det_a["premature_request"].alias("_premature_request_a"),
+            det_b["premature_request"].alias("_premature_request_b"))
+        self.sbs_parts.append(sbs.filter(mask))
+        self.changed_inputs.append(d.chunk.frame[positions[mask.to_numpy()]])
+        summary.status_changed += int(det_a["status"].ne_missing(det_b["status"]).sum())
+        summary.route_changed += int(det_a["route"].ne_missing(det_b["route"]).sum())
+        summary.date_moved += int(det_a["eligibility_date"].ne_missing(
+            det_b["eligibility_date"]).sum())
+        summary.amount_changed += int(det_a["annual_amount"].ne_missing(
+            det_b["annual_amount"]).sum())
+
+
+def _explained(cp: ComparePass, f: CompareFiles) -> dict[str, pl.DataFrame]:
+    """The tables of what changed, each change explained: the transitions,
+    the changed members (with the finding that explains each), the
+    eligibility shifts, the amount changes."""
+    summary = cp.summary
+    changed = pl.concat(cp.sbs_parts)
+    summary.changed = changed.height
+    if f.out_kind == "xlsx" and changed.height > XLSX_MAX_ROWS:
+        raise FileProblem("xlsx_too_big", file=str(f.out), rows=f"{changed.height:,}",
+                          limit=f"{XLSX_MAX_ROWS:,}")
+    why = cmp.explain_changes(pl.concat(cp.changed_inputs), cp.ra, cp.rb, cp.day, cp.lang) \
+        if changed.height else None
+    transitions = (pl.concat(cp.trans_parts)
+                   .group_by("status_a", "route_a", "status_b", "route_b", "changes")
+                   .agg(pl.col("members").sum())
+                   .sort(["changes", "members", "status_a", "route_a", "status_b",
+                          "route_b"], descending=[True, True, False, False, False, False],
+                         nulls_last=True)
+                   .select("status_a", "route_a", "status_b", "route_b", "members",
+                           "changes"))
+    if int(transitions["members"].sum()) != summary.rows_compared:
+        raise AccountingError("the transitions do not add up to the members compared")
+    return {"transitions": transitions, "changed_members": _changed_table(changed, why),
+            "eligibility_shifts": cmp.eligibility_shifts(changed),
+            "amount_changes": cmp.amount_changes(changed)}
+
+
+def _assumptions(ra: Rules, rb: Rules, day: date, inp: Path) -> dict[str, Any]:
+    return {"rules": {
+        "a": _rules_info(ra), "b": _rules_info(rb)}, "as_of": day.isoformat(),
+        "input": str(inp), "changed": "a member whose determination differs in any of: "
+        + ", ".join(cmp.COMPARED),
+        "explaining_finding": "the first finding that differs between the explanations "
+        "under A and B, matched by subject: those before the routes, then the route that "
+        "decided A (or B, when A has none): why it no longer decides under B, or which "
+        "route decides instead and why; then the amount and what follows. A route that "
+        "decides neither never explains (compare.why.explaining_finding)"}
+
+
+def _write_compare(run: PopulationRun, f: CompareFiles, tables: dict[str, pl.DataFrame],
+                   assumptions: dict[str, Any], summary: CompareSummary, lang: str) -> None:
+    """Every output written and put in place together: the workbook (or a
+    table per part and the assumptions beside them), the page."""
+    from . import output as out_mod
+    # the summary's table first, made last: the projection adds to its counts
+    tables = {"summary": out_mod.summary_frame(summary.items()), **tables}
+    if summary.sensitivity is not None:
+        tables["sensitivity"] = summary.sensitivity
+    tables.update(summary.relief_tables)
+    if f.out_kind == "xlsx":
+        run.data(f.out, out_mod.workbook(tables, assumptions, summary, lang))
+        summary.files.append(str(f.out))
+    else:
+        assert f.side is not None
+        paths = table_paths(f.out, sensitivity="sensitivity" in tables,
+                            bands="bands" in tables, payers="payers" in tables)
+        for name, frame in tables.items():
+            run.output(paths[name], out_mod.for_file(frame))
+            summary.files.append(str(paths[name]))
+        run.data(f.side, out_mod.json_bytes(assumptions))
+        summary.files.append(str(f.side))
+    if f.page is not None:
+        run.data(f.page, out_mod.html_report(tables, assumptions, summary, lang))
+        summary.files.append(str(f.page))
+    run.commit()  # every output, or none
 
 
 def _rules_info(r: Rules) -> dict[str, Any]:
