@@ -167,26 +167,12 @@ def read_members(run: PopulationRun, *, day: date, rules: Rules, lang: str
     return members, count
 
 
-def census_file(
-    input: str | Path,
-    output: str | Path | None = None,
-    html: str | Path | None = None,
-    rejects: str | Path | None = None,
-    *,
-    prior: str | Path | None = None,
-    as_of: date | None = None,
-    rules: str | Path | Rules | None = None,
-    progress: Progress | None = None,
-    **common: Unpack[RunKwargs],
-) -> CensusSummary:
-    """Review a member file (CSV, Parquet or .xlsx): write the workbook
-    (`output`, .xlsx) and/or the HTML page (`html`). Raises OptionError for
-    an option that cannot be used, FileProblem for a file, before anything
-    is written."""
-    started = time.perf_counter()
-    check_lang(common.get("lang", DEFAULT_LANG), OptionError, "--lang")
-    o = RunOptions(**common)
-    lang, overwrite = o.lang, o.overwrite
+def _census_files(overwrite: bool, input: str | Path, output: str | Path | None,
+                  html: str | Path | None, rejects: str | Path | None,
+                  prior: str | Path | None
+                  ) -> tuple[Path, Path | None, Path | None, Path | None, Path | None]:
+    """The files of a review, each checked before anything is read: (the
+    census, the workbook, the page, the rejects, last year's census)."""
     if output is None and html is None:
         raise OptionError("give -o/--output FILE.xlsx, --html FILE.html, or both")
     inp = Path(input)
@@ -213,6 +199,30 @@ def census_file(
         outputs.append(("--rejects", rej))
     if last is not None and last.resolve() == inp.resolve():
         raise OptionError("--prior: the prior file is the file under review")
+    return inp, out, page, rej, last
+
+
+def census_file(
+    input: str | Path,
+    output: str | Path | None = None,
+    html: str | Path | None = None,
+    rejects: str | Path | None = None,
+    *,
+    prior: str | Path | None = None,
+    as_of: date | None = None,
+    rules: str | Path | Rules | None = None,
+    progress: Progress | None = None,
+    **common: Unpack[RunKwargs],
+) -> CensusSummary:
+    """Review a member file (CSV, Parquet or .xlsx): write the workbook
+    (`output`, .xlsx) and/or the HTML page (`html`). Raises OptionError for
+    an option that cannot be used, FileProblem for a file, before anything
+    is written."""
+    started = time.perf_counter()
+    check_lang(common.get("lang", DEFAULT_LANG), OptionError, "--lang")
+    o = RunOptions(**common)
+    lang, overwrite = o.lang, o.overwrite
+    inp, out, page, rej, last = _census_files(overwrite, input, output, html, rejects, prior)
     r = load_rules(rules)
     day = as_of or date.today()
     summary = CensusSummary(str(inp), str(out) if out else None, str(page) if page else None,

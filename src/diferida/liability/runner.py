@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Unpack
+from typing import Any, TypeVar, Unpack
 
 import numpy as np
 import polars as pl
@@ -54,6 +55,7 @@ from .employer import EMPLOYER_COLUMN, load_names, with_employer
 from .measure import Basis, Census
 from .paid import PAID_COLUMN, actual_cents, with_paid
 
+T = TypeVar("T")
 OUTPUTS = (".xlsx", ".json", ".pdf")
 MAX_PRIOR_BYTES = 1 << 16  # a file of last year's assumptions: a handful of keys
 MESSAGE_PATH_CHARS = 32  # a census named in the refusal of its rejects: its path's end
@@ -242,20 +244,24 @@ def value_file(
         allow_rejects=allow_rejects, lang=lang)
     f = plan.files
     summary = ValuationSummary(str(f.inp), str(f.out), str(f.rej) if f.rej else None, day, v)
+    secs = summary.seconds
     with PopulationRun(f.inp, options=o, extra_fields=FIELDS, rejects=f.rej) as run, \
             ExitStack() as stack:
-        tick = time.perf_counter()
-        read = _read_all(run, stack, plan, o, summary)
-        summary.seconds["read_and_decide"] = time.perf_counter() - tick
-        tick = time.perf_counter()
-        measured = _measure_all(plan, read, summary)
-        summary.seconds["measure"] = time.perf_counter() - tick
-        tick = time.perf_counter()
-        _write(run, plan, read, measured, summary)
-        summary.seconds["write"] = time.perf_counter() - tick
+        read = timed(secs, "read_and_decide", _read_all, run, stack, plan, o, summary)
+        measured = timed(secs, "measure", _measure_all, plan, read, summary)
+        timed(secs, "write", _write, run, plan, read, measured, summary)
         summary.sample = run.sample
-    summary.seconds["total"] = time.perf_counter() - started
+    secs["total"] = time.perf_counter() - started
     return summary
+
+
+def timed(seconds: dict[str, float], step: str, do: Callable[..., T], *args: Any) -> T:
+    """`do(*args)`, its time kept in `seconds[step]` (the summary's)."""
+    tick = time.perf_counter()
+    try:
+        return do(*args)
+    finally:
+        seconds[step] = time.perf_counter() - tick
 
 
 @dataclass(frozen=True)
