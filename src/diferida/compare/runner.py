@@ -642,7 +642,8 @@ def _project_both(proj: dict[str, Any], parts_a: list[pl.DataFrame],
         ps.totals = {label: str(last[f"pv_{label}"]) for label in labels}
         ps.totals["payments"] = str(last["payments"])
         infos[side] = assumptions_of(ps, r, proj["table"], proj["rates"], proj["cola"],
-                                     proj["rule"], proj["horizon"], proj["blend"], has_sex, p)
+                                     proj["rule"], proj["horizon"], proj["blend"], has_sex,
+                                     len(p.fiscal_years))
         analysis.add_assumptions(infos[side], ps, proj["claims"], proj["table"], [],
                                   proj["sensitivity"])
         if banded is not None:

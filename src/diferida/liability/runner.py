@@ -19,7 +19,6 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any, TypeVar, Unpack
 
 import numpy as np
@@ -477,17 +476,15 @@ def _measure_all(plan: Plan, read: Read, summary: ValuationSummary) -> Measured:
 def _assumptions(plan: Plan, read: Read, got: Measured, summary: ValuationSummary
                  ) -> dict[str, Any]:
     """The assumptions page, written as `diferida project` writes its own
-    (projection.runner.assumptions_of), from this run's counts and basis."""
-    f, basis, counted = plan.files, plan.basis, read.counted
-    proj = ProjectionSummary(str(f.inp), str(f.out), None, None, None, None, plan.day)
-    proj.valuation_date = plan.v
-    for k in ("rows_read", "projected", "not_entitled", "rows_rejected", "in_pay",
-              "deceased", "refunded", "problems"):
-        setattr(proj, k, getattr(counted, k))
-    years = SimpleNamespace(fiscal_years=got.liability.fiscal_years)
-    info = assumptions_of(proj, plan.rules, basis.table, [("0", Decimal(0))], basis.cola,
-                          plan.rule, None, basis.blend, counted.sex_given > 0, years)
-    analysis.add_assumptions(info, proj, basis.claims, basis.table, [], False)
+    (projection.runner.assumptions_of), from this census's counts and the
+    basis."""
+    basis = plan.basis
+    # this census's counts, projected from the measurement date
+    counted = replace(read.counted, valuation_date=plan.v)
+    info = assumptions_of(counted, plan.rules, basis.table, [("0", Decimal(0))], basis.cola,
+                          plan.rule, None, basis.blend, counted.sex_given > 0,
+                          len(got.liability.fiscal_years))
+    analysis.add_assumptions(info, counted, basis.claims, basis.table, [], False)
     return info
 
 

@@ -340,7 +340,7 @@ def _write_projection(run: PopulationRun, f: ProjectFiles, a: Asked, r: Rules,
     summary.totals = {label: str(last[f"{h['pv']}{label}"]) for label in labels}
     summary.totals["payments"] = str(last[h["payments"]])
     info = assumptions_of(summary, r, a.table, a.rates, a.cola, a.rule, a.horizon, a.blend,
-                          has_sex, proj)
+                          has_sex, len(proj.fiscal_years))
     # the claim rule and the method's properties are stated in every run
     analysis.add_assumptions(info, summary, a.claims, a.table, a.dims, a.sensitivity)
     summary.assumptions = info
@@ -527,7 +527,9 @@ def _subtitle(info: dict[str, Any]) -> str:
 
 def assumptions_of(summary: ProjectionSummary, rules: Rules, table: MortalityTable,
                  rates, cola, rule: StartRule, horizon, blend: float, has_sex: bool,
-                 proj) -> dict[str, Any]:
+                 fiscal_years: int) -> dict[str, Any]:
+    """The run's assumptions and counts, as every projection states them
+    (`summary`: the counts of the census read; `fiscal_years` projected)."""
     imp = table.improvement
     return {
         "assumptions": {
@@ -585,7 +587,7 @@ def assumptions_of(summary: ProjectionSummary, rules: Rules, table: MortalityTab
             "not_entitled": summary.not_entitled, "rows_rejected": summary.rows_rejected,
             "problems": summary.problems, "sex_given": summary.sex_given,
             "sex_blended": summary.sex_blended if not table.none else 0,
-            "fiscal_years": len(proj.fiscal_years),
+            "fiscal_years": fiscal_years,
         },
         "totals": summary.totals,
         "input": summary.input,
