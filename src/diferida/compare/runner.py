@@ -593,12 +593,7 @@ def _project_both(proj: dict[str, Any], parts_a: list[pl.DataFrame],
     from ..projection import adjust, analysis, engine, output
     from ..projection.claims import expand
     from ..projection.engine import Assumptions
-    from ..projection.runner import (
-        MEMBER_SCHEMA,
-        ProjectionSummary,
-        assumptions_of,
-        member_arrays,
-    )
+    from ..projection.runner import MEMBER_SCHEMA, member_arrays
 
     labels = [label for label, _ in proj["rates"]]
     v_date = summary.valuation_date or summary.as_of
@@ -625,27 +620,8 @@ def _project_both(proj: dict[str, Any], parts_a: list[pl.DataFrame],
                                                proj["cola"], p, "en", r.relief))
         tbl = output.table_frame(p, labels, "en")
         tables.append(tbl)
-        in_pay = int(members["_in_pay"].sum())
-        ps = ProjectionSummary(summary.input, summary.output, None, None, None, None,
-                               summary.as_of, rows_read=summary.rows_read,
-                               projected=members.height - in_pay,
-                               not_entitled=summary.rows_compared - members.height + in_pay,
-                               rows_rejected=summary.rows_rejected, problems=summary.problems,
-                               in_pay=in_pay, deceased=summary.deceased,
-                               refunded=summary.refunded,
-                               sex_given=int((members["_sex"] >= 0).sum()),
-                               valuation_date=v_date)
-        ps.check()
-        ps.sex_blended = members.height - ps.sex_given
-        ps.starts_first_year = analysis.first_year_starts(p, v_date)
-        last = tbl.row(tbl.height - 1, named=True)
-        ps.totals = {label: str(last[f"pv_{label}"]) for label in labels}
-        ps.totals["payments"] = str(last["payments"])
-        infos[side] = assumptions_of(ps, r, proj["table"], proj["rates"], proj["cola"],
-                                     proj["rule"], proj["horizon"], proj["blend"], has_sex,
-                                     len(p.fiscal_years))
-        analysis.add_assumptions(infos[side], ps, proj["claims"], proj["table"], [],
-                                  proj["sensitivity"])
+        infos[side], last = _side_assumptions(proj, summary, members, p, tbl, r, has_sex,
+                                              labels, v_date)
         if banded is not None:
             banded.projected(side, p, tbl, labels)
         summary.fiscal[f"payments_total_{side}"] = last["payments"]
@@ -666,6 +642,37 @@ def _project_both(proj: dict[str, Any], parts_a: list[pl.DataFrame],
     info["counts_a"] = infos["a"]["counts"]
     info["counts_b"] = infos["b"]["counts"]
     return fiscal, info
+
+
+def _side_assumptions(proj: dict[str, Any], summary: CompareSummary, members: pl.DataFrame,
+                      p: Any, tbl: pl.DataFrame, r: Rules, has_sex: bool, labels: list[str],
+                      v_date: date) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One side's assumptions and counts, as `diferida project` states its
+    own (its members projected, in pay, not entitled); (them, the fiscal
+    years' total row)."""
+    from ..projection import analysis
+    from ..projection.runner import ProjectionSummary, assumptions_of
+    in_pay = int(members["_in_pay"].sum())
+    ps = ProjectionSummary(summary.input, summary.output, None, None, None, None,
+                           summary.as_of, rows_read=summary.rows_read,
+                           projected=members.height - in_pay,
+                           not_entitled=summary.rows_compared - members.height + in_pay,
+                           rows_rejected=summary.rows_rejected, problems=summary.problems,
+                           in_pay=in_pay, deceased=summary.deceased,
+                           refunded=summary.refunded,
+                           sex_given=int((members["_sex"] >= 0).sum()),
+                           valuation_date=v_date)
+    ps.check()
+    ps.sex_blended = members.height - ps.sex_given
+    ps.starts_first_year = analysis.first_year_starts(p, v_date)
+    last = tbl.row(tbl.height - 1, named=True)
+    ps.totals = {label: str(last[f"pv_{label}"]) for label in labels}
+    ps.totals["payments"] = str(last["payments"])
+    info = assumptions_of(ps, r, proj["table"], proj["rates"], proj["cola"], proj["rule"],
+                          proj["horizon"], proj["blend"], has_sex, len(p.fiscal_years))
+    analysis.add_assumptions(info, ps, proj["claims"], proj["table"], [],
+                             proj["sensitivity"])
+    return info, last
 
 
 def sensitivity_frame(a: pl.DataFrame, b: pl.DataFrame, labels: list[str],

@@ -455,31 +455,19 @@ def schedule(prior: Census, prior_basis: Basis, prior_date: date,
     a_run = run(prior.members, prior_basis, prior_date, prior.as_of, [prior_basis.rate()],
                 monthly=True, relief=prior.relief)
     start = a_run.total(0)
-    t, cash = flows(a_run, prior_date)
-    if isinstance(prior_basis.discount, YieldCurve):
-        i = single_equivalent_rate(t, cash, float((cash * prior_basis.discount.factor(t))
-                                                  .sum()))
-    else:
-        i = float(prior_basis.discount)
+    i = _prior_rate(a_run, prior_basis, prior_date)
     tau = (engine.day_number(v) - engine.day_number(prior_date)) / engine.DAYS_PER_YEAR
-
-    def roll(r: Run) -> tuple[int, int]:
-        return rolled(r, prior_date, v, i)
-
-    paid, expected = roll(a_run)
-    interest = expected + paid - start
-    lines = [Line("start", start), Line("interest", interest)]
-
+    paid, expected = rolled(a_run, prior_date, v, i)
+    lines = [Line("start", start), Line("interest", expected + paid - start)]
     # members matched to a rejected row of the other census (REJECTED): what
     # is attributed to them is on lines of their own, never experience
     ids = categories(prior, current)
-    rate = [prior_basis.rate()]
     out_now, out_then = ids["rejected_current"], ids["rejected_prior"]
     paid_out = expected_out = 0
     if out_now:
-        paid_out, expected_out = roll(run(
-            _subset(prior.members, out_now), prior_basis, prior_date, prior.as_of, rate,
-            monthly=True, relief=prior.relief))
+        paid_out, expected_out = rolled(run(
+            _subset(prior.members, out_now), prior_basis, prior_date, prior.as_of,
+            [prior_basis.rate()], monthly=True, relief=prior.relief), prior_date, v, i)
     actual = current.actual_paid
     actual_then = _paid_of(current, out_then) if actual is not None else 0
     if actual is None:
@@ -494,8 +482,37 @@ def schedule(prior: Census, prior_basis: Basis, prior_date: date,
         lines.append(Line("rejected_current",
                           -expected_out - (paid_out if actual is not None else 0),
                           ("E", "E′"), f"how_rejected_current{paid_key}"))
+    before, lines_from, new = _experience(lines, ids, prior, current_prior_rules, prior_basis,
+                                          v, expected - expected_out, show_now)
+    if show_then:  # their rows of this census added (and their actual payments)
+        value = add(new["started"], new["changed"], new["joined"], new["rejected_prior"]) \
+            .total(0)
+        lines.append(Line("rejected_prior", value - before + actual_then,
+                          (lines_from, "T7"), f"how_rejected_prior{paid_key}"))
+        before, lines_from = value, "T7"
+    lines += _terms_and_assumptions(current, basis, prior_basis, v, rules_changed, final,
+                                    before, lines_from, show_then)
+    counts = {k: len(v) for k, v in ids.items()}
+    # the line's members: those whose row changed in what the valuation uses
+    # (the others, in both files alike, add 0 to it)
+    counts["changed"] = changed_rows(
+        _subset(prior.members, ids["changed"]), prior.as_of,
+        _subset(current_prior_rules.members, ids["changed"]), current_prior_rules.as_of,
+        v, prior_basis)
+    info = {"interest_rate": i, "expected_roll_forward": expected, "years": tau,
+            "expected_payments": paid, "actual_payments": current.actual_paid,
+            "counts": counts, "matched": len(ids["changed"])}
+    return lines, info
 
-    # experience: the prior basis and rules at v, member set by member set
+
+def _experience(lines: list[Line], ids: dict[str, Any], prior: Census,
+                current_prior_rules: Census, prior_basis: Basis, v: date, before: int,
+                show_now: bool) -> tuple[int, str, dict[str, Run]]:
+    """The experience lines: the prior basis and rules at v, member set by
+    member set (T0 … T6), each the change from the step before. Returns the
+    last step's total and name, and this census's runs by member set."""
+    rate = [prior_basis.rate()]
+
     def at_v(members: pl.DataFrame, c: Census) -> Run:
         return run(members, prior_basis, v, c.as_of, rate, relief=c.relief)
 
@@ -509,21 +526,20 @@ def schedule(prior: Census, prior_basis: Basis, prior_date: date,
     steps.append(("started", add(new["started"], old["changed"])))
     steps.append(("changed", add(new["started"], new["changed"])))
     steps.append(("joined", add(new["started"], new["changed"], new["joined"])))
-    before = expected - expected_out
     lines_from = "E′" if show_now else "E"
     for n, (k, r) in enumerate(steps):
         value = r.total(0)
         how = "how_experience_expected_rejected" if k == "expected" and show_now else None
         lines.append(Line(f"experience_{k}", value - before, (lines_from, f"T{n}"), how))
         before, lines_from = value, f"T{n}"
-    if show_then:  # their rows of this census added (and their actual payments)
-        value = add(new["started"], new["changed"], new["joined"], new["rejected_prior"]) \
-            .total(0)
-        lines.append(Line("rejected_prior", value - before + actual_then,
-                          (lines_from, "T7"), f"how_rejected_prior{paid_key}"))
-        before, lines_from = value, "T7"
+    return before, lines_from, new
 
-    # benefit terms and assumptions, in this order, on the current census
+
+def _terms_and_assumptions(current: Census, basis: Basis, prior_basis: Basis, v: date,
+                           rules_changed: bool, final: Liability, before: int,
+                           lines_from: str, show_then: bool) -> list[Line]:
+    """Benefit terms and assumptions, in this order, on the current census
+    (Y1 … Y4), then what is left (other) and the ending liability."""
     members = current.members
     deferred = members.filter(~pl.col("_in_pay"))
     paying = members.filter(pl.col("_in_pay"))
@@ -536,8 +552,8 @@ def schedule(prior: Census, prior_basis: Basis, prior_date: date,
     y = whole(b1, [b1.rate(), basis.rate()]) if rules_changed or \
         basis.discount_key() != b1.discount_key() else None
     terms = y.total(0) if y is not None and rules_changed else before
-    lines.append(Line("benefit_terms", terms - before, (lines_from, "Y1"),
-                      "how_benefit_terms_rejected" if show_then else None))
+    lines = [Line("benefit_terms", terms - before, (lines_from, "Y1"),
+                  "how_benefit_terms_rejected" if show_then else None)]
     disc = y.total(1) if y is not None and basis.discount_key() != b1.discount_key() \
         else terms
     lines.append(Line("discount", disc - terms, ("Y1", "Y2")))
@@ -552,17 +568,16 @@ def schedule(prior: Census, prior_basis: Basis, prior_date: date,
     lines.append(Line("claims", claims - mort, ("Y3", "Y4")))
     lines.append(Line("other", final.total - claims, ("Y4", "L")))
     lines.append(Line("end", final.total))
-    counts = {k: len(v) for k, v in ids.items()}
-    # the line's members: those whose row changed in what the valuation uses
-    # (the others, in both files alike, add 0 to it)
-    counts["changed"] = changed_rows(
-        _subset(prior.members, ids["changed"]), prior.as_of,
-        _subset(current_prior_rules.members, ids["changed"]), current_prior_rules.as_of,
-        v, prior_basis)
-    info = {"interest_rate": i, "expected_roll_forward": expected, "years": tau,
-            "expected_payments": paid, "actual_payments": current.actual_paid,
-            "counts": counts, "matched": len(ids["changed"])}
-    return lines, info
+    return lines
+
+
+def _prior_rate(a_run: Run, prior_basis: Basis, prior_date: date) -> float:
+    """Last year's rate: the rate, or the curve's single equivalent rate."""
+    if not isinstance(prior_basis.discount, YieldCurve):
+        return float(prior_basis.discount)
+    t, cash = flows(a_run, prior_date)
+    return single_equivalent_rate(t, cash, float((cash * prior_basis.discount.factor(t))
+                                                 .sum()))
 
 
 def changed_rows(old: pl.DataFrame, old_as_of: date, new: pl.DataFrame, new_as_of: date,
