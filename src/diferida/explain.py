@@ -86,6 +86,13 @@ def feb29_moved(birth: date, age_date: date | None) -> bool:
 # ---- the formula, as data ---------------------------------------------------
 
 
+def _dollars(cents: int | None) -> Decimal:
+    """An amount of an entitled member's formula: never missing."""
+    amount = cents_to_decimal(cents)
+    assert amount is not None
+    return amount
+
+
 def formula_of(row: dict[str, Any], rules: Rules) -> Formula:
     scale = rules.amount[row["regime"]]
     brackets = []
@@ -96,13 +103,13 @@ def formula_of(row: dict[str, Any], rules: Rules) -> Formula:
         if upper is not None:
             years = min(years, upper - b.threshold)
         brackets.append(Bracket(scale.citation, b.threshold, upper, years.normalize(), b.rate,
-                                cents_to_decimal(row[f"part{i}_cents"])))
+                                _dollars(row[f"part{i}_cents"])))
     has_min = bool(row["deferred_right_1960"])
     return Formula(
         citation=scale.citation,
-        average_compensation=cents_to_decimal(row["compensation_cents"]),
+        average_compensation=_dollars(row["compensation_cents"]),
         brackets=tuple(brackets),
-        formula_amount=cents_to_decimal(row["formula_cents"]),
+        formula_amount=_dollars(row["formula_cents"]),
         minimum_citation=rules.minimum_citation if has_min else None,
         minimum_amount=cents_to_decimal(row["minimum_cents"]) if has_min else None,
         minimum_applied=bool(row["minimum_applied"]),

@@ -140,6 +140,7 @@ def render_text(d: Determination) -> str:
         rows.append((L["reasons"], "; ".join(reason_texts(d.reasons, rules, lang))))
     if d.status != "not_entitled":
         start = start_text(d, L)
+        assert d.route is not None  # an entitled member's route
         route = rules.route(d.route)
         minimum = L["minimum_none"]
         if d.formula and d.formula.minimum_amount is not None:

@@ -267,10 +267,11 @@ def fit_width(frame: pl.DataFrame, col: str, cap: int = 60) -> int:
     s = frame.get_column(col)
     head = max(len(col) // 2 + 2, max((len(w) for w in col.split()), default=0) + 2)
     if s.dtype == pl.String:
-        longest = int(s.str.len_chars().max() or 0)
+        most = s.str.len_chars().max()
+        longest = most if isinstance(most, int) else 0
     elif isinstance(s.dtype, pl.Decimal) or s.dtype.is_numeric():
         top = s.cast(pl.Float64).abs().max()
-        digits = len(f"{float(top or 0):,.2f}") + 1
+        digits = len(f"{top if isinstance(top, float) else 0.0:,.2f}") + 1
         longest = digits
     elif s.dtype == pl.Date:
         longest = 10

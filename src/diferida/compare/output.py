@@ -130,7 +130,8 @@ def workbook(tables: dict[str, pl.DataFrame], assumptions: dict[str, Any], summa
         if name == "fiscal_years" and "projection" in assumptions and frame.height:
             valuation = date.fromisoformat(assumptions["projection"]["valuation_date"])
             years = [int(y[2:]) for y in frame["fiscal_year"].to_list()[:-1]]
-            periods = [fiscal_period(y, valuation, lang, written=True) for y in years]
+            periods: list[str | None] = [fiscal_period(y, valuation, lang, written=True)
+                                         for y in years]
             periods.append(w["period_total"].format(
                 start=fmt_date(valuation, lang), end=fmt_date(date(years[-1], 6, 30), lang))
                 if years else None)
@@ -252,7 +253,7 @@ def _layout(name: str, shown: pl.DataFrame, heads: dict[str, str], w: dict[str, 
                                                          or kind.is_numeric()):
             # a figure's column as wide as its figures, its header on up to three lines
             top = shown[c].cast(pl.Float64).abs().max()
-            figures = len(f"{float(top or 0):,.2f}") + 3
+            figures = len(f"{top if isinstance(top, float) else 0.0:,.2f}") + 3
             words_ = max((len(x) for x in c.split()), default=0) + 2
             widths[c] = max(8, figures, words_, -(-len(c) // 3) + 2)
     return wrap_over, widths

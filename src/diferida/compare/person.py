@@ -53,7 +53,8 @@ class PersonComparison:
         route = self.route
         rules = next((r for r in (rules_of(self.a), rules_of(self.b))
                       if route is not None and any(x.id == route for x in r.routes)), None)
-        citation = cite(rules.route(route).citation if rules else f.rule, self.a.lang)
+        citation = cite(rules.route(route).citation if rules and route is not None else f.rule,
+                        self.a.lang)
         return catalog(self.a.lang)["the_rule"].format(citation=citation)
 
     def text(self) -> str:

@@ -517,7 +517,8 @@ def relief_html(tables: dict[str, pl.DataFrame], summary, values: Values,
     fiscal = tables["fiscal_years"]
     total = fiscal.filter(pl.col("fiscal_year") == "TOTAL").row(0, named=True)
     pv = [c for c in fiscal.columns if c.startswith("pv_") and c.endswith("_difference")]
-    rate = _PV.match(pv[0][:-len("_difference")])["rate"] if pv else None
+    found = _PV.match(pv[0][:-len("_difference")]) if pv else None
+    rate = found["rate"] if found else None
     out = [f"<h2>{e(heads['relief'])}</h2>"]
     lead = m["text"]["lead"].format(
         members=count_text(t["relief_members"]), gain=count_text(t["relief_gain"]),

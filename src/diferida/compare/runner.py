@@ -79,7 +79,7 @@ class CompareSummary:
     date_moved: int = 0
     amount_changed: int = 0
     totals: cmp.Totals = field(default_factory=cmp.Totals)
-    fiscal: dict[str, str] = field(default_factory=dict)
+    fiscal: dict[str, Decimal] = field(default_factory=dict)
     # with --sensitivity: the grid of A, of B and B - A (`sensitivity_frame`)
     sensitivity: pl.DataFrame | None = None
     # the relief's cost by band and by payer, and headcounts (bands.py)
@@ -363,7 +363,7 @@ class ComparePass:
         bad = res_a.rejected
         if not res_b.rejected["row"].unique().sort().equals(bad["row"].unique().sort()):
             raise AccountingError("rules A and rules B rejected different rows")
-        kept = (res_a.determinations, res_b.determinations)
+        kept: tuple[pl.DataFrame, ...] = (res_a.determinations, res_b.determinations)
         if self.proj is not None:
             kept, bad = with_sex(frame, kept, bad, self.has_sex, lang)
         if self.has_status:
@@ -554,17 +554,17 @@ def _projection_setup(p: Projecting, lang: str) -> dict[str, Any]:
         parse_sex_blend,
         parse_start,
     )
-    out = {"rates": parse_rates(p.discount), "cola": parse_cola(p.cola),
-           "rule": parse_start(p.start), "horizon": parse_horizon(p.horizon),
-           "blend": parse_sex_blend(p.sex_blend),
-           "scale": parse_mortality_scale(p.mortality_scale)}
+    scale = parse_mortality_scale(p.mortality_scale)
+    out: dict[str, Any] = {"rates": parse_rates(p.discount), "cola": parse_cola(p.cola),
+                           "rule": parse_start(p.start), "horizon": parse_horizon(p.horizon),
+                           "blend": parse_sex_blend(p.sex_blend), "scale": scale}
     table = p.table
     if table is None:
         table = resolve(p.mortality, p.improvement)
     elif p.improvement not in (None, "none"):
         raise OptionError("--improvement: give the improved rates in the table itself")
-    if out["scale"] != 1.0:
-        table = scaled(table, out["scale"])
+    if scale != 1.0:
+        table = scaled(table, scale)
     out["table"] = table
     out["claims"] = load_claim_rates(p.claim_rates, lang) if p.claim_rates is not None \
         else None
