@@ -304,7 +304,8 @@ def _start(facts: LetterFacts, d: Mapping[str, Any], words: Mapping[str, str]) -
     return L[key].format(start_citation=words["start_citation"])
 
 
-def denial(facts: LetterFacts, d: Mapping[str, Any], rules: Rules) -> list[dict[str, str]]:
+def denial(facts: LetterFacts, d: Mapping[str, Any], rules: Rules
+           ) -> list[dict[str, str | None]]:
     """For a denial, each reason with the finding that shows it, first."""
     if d["status"] != "not_entitled":
         return []

@@ -312,6 +312,7 @@ def _start_rows(state: FormState, d: Determination, t: dict[str, Any],
     # Regla 19.3 says from when the pension may be requested, not that it may
     # begin on a past date: for someone already eligible the table starts on
     # the determination's date, never before it (rules §5).
+    assert d.eligibility_date is not None  # the rows are an entitled member's
     first = max(d.eligibility_date, d.as_of)
     days = [(first, t["row_eligibility"] if first == d.eligibility_date else t["row_now"], False)]
     days += [(add_years(first, n), plural(t["row_years"], n), False) for n in YEARS_LATER]

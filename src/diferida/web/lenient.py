@@ -131,7 +131,8 @@ def date_boxes(values: Mapping[str, str], name: str) -> tuple[str, str, str] | N
     keys = [box_name(name, p) for p in PARTS]
     if not any(k in values for k in keys):
         return None
-    return tuple(values.get(k, "") for k in keys)
+    day, month, year = (values.get(k, "") for k in keys)
+    return day, month, year
 
 
 def typed_date(values: Mapping[str, str], name: str) -> str:
@@ -384,6 +385,7 @@ def read(values: Mapping[str, str], t: dict,
         if error:
             out.errors[name] = error
         else:
+            assert value is not None  # each reader gives a value or an error
             out.values[name] = value
     return out
 
@@ -394,10 +396,10 @@ def read_date(text: str, m: dict) -> tuple[str | None, str | None]:
     if iso:
         y, mo, d = (int(x) for x in iso.groups())
     elif dmy:
-        d, mo, y_text = dmy.groups()
+        d_text, mo_text, y_text = dmy.groups()
         if len(y_text) != 4:
             return None, m["date_year"].format(value=text)
-        d, mo, y = int(d), int(mo), int(y_text)
+        d, mo, y = int(d_text), int(mo_text), int(y_text)
     else:
         return None, m["date_shape"].format(value=text)
     if not 1 <= mo <= MONTHS_A_YEAR:
@@ -433,7 +435,9 @@ def date_choices(text: str, m: dict) -> list[tuple[str, str]] | None:
     (ISO, in words). None when the text has one reading only."""
     if not _swappable(text):
         return None
-    a, b, y = (int(x) for x in _DMY.match(text).groups())
+    found = _DMY.match(text)
+    assert found is not None  # _swappable matched it
+    a, b, y = (int(x) for x in found.groups())
     days = (date(y, b, a), date(y, a, b))
     return [(d.isoformat(), date_words(d, m)) for d in days]
 

@@ -277,6 +277,7 @@ def result_view(state: FormState, today: date, leaving: Determination | None = N
     if planned is not None:
         out["notes"].append(planned)
     if d.status == "not_yet_eligible":
+        assert d.eligibility_date is not None  # a date to wait for
         y, m, dd = years_months_days(d.as_of, d.eligibility_date)
         out["wait"] = t["wait"].format(wait=fmt_wait(y, m, dd, lang), as_of=fmt_date(d.as_of, lang))
     if d.status != "not_entitled":
@@ -313,7 +314,7 @@ def result_view(state: FormState, today: date, leaving: Determination | None = N
         f = _finding(d, REASON_FINDING[reason])
         values = f.values if f is not None else {}
         if reason == "insufficient_service" and values:
-            sep = d.explanation and _finding(d, "separated")
+            sep = _finding(d, "separated") if d.explanation else None
             frozen = sep is not None and sep.values.get("separation_date") is not None and (
                 sep.values["separation_date"] <= sep.values["as_of"])
             key = "needed_insufficient_service" if frozen else "needed_insufficient_service_open"

@@ -224,7 +224,9 @@ class Sessions:
     def _signed(self, serializer: URLSafeTimedSerializer, payload) -> str:
         # sign with our clock, so that expiry follows it (tests move it)
         signer = serializer.make_signer(serializer.salt)
-        signer.get_timestamp = lambda: int(self.clock())
+        # TimestampSigner's clock, replaced on this one signer (itsdangerous
+        # types make_signer as the plain Signer it returns a subclass of)
+        signer.get_timestamp = lambda: int(self.clock())  # type: ignore[attr-defined]
         return signer.sign(serializer.dump_payload(payload)).decode("ascii")
 
     def put(self, response: Response, request: Request, session: Session) -> None:
@@ -286,6 +288,8 @@ class Sessions:
         counted from its cookie's last renewal (which another tab of the same
         browser may have made): nothing is renewed by asking."""
         raw = request.cookies.get(COOKIE)
+        if raw is None:
+            return 0.0
         try:
             _, renewed = self._session.loads(raw, return_timestamp=True)
         except (BadSignature, SignatureExpired, ValueError, TypeError):

@@ -61,7 +61,7 @@ def day(value: date | str | None, lang: str) -> str:
         return "—"
     if isinstance(value, str):
         try:
-            value = date.fromisoformat(value)
+            return fmt_date(date.fromisoformat(value), lang)
         except ValueError:
             return value
     return fmt_date(value, lang)
