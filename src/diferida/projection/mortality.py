@@ -224,15 +224,35 @@ def load_csv_table(path: str | Path) -> MortalityTable:
     sex (and phase) a run of consecutive ages ending at 120, no gaps, no
     repeats; 0 <= qx <= 1; every value in ASCII. Ages below a sex's first age
     take its rate."""
-    p = Path(path)
     name = str(path)
+    data = _table_bytes(Path(path), name)
+    seen, has_phase = _table_rows(name, _table_lines(name, data))
+    q_of, notes = _table_rates(name, seen, has_phase)
+    table = {}
+    for k in KINDS:
+        for s in SEXES:
+            for ph in PHASES:
+                table[(k, s, ph)] = q_of[(s, ph if has_phase else "both")]
+    digest = hashlib.sha256(data).hexdigest()
+    return MortalityTable(
+        "csv", table, f"user table {name}" + (" (before/after start)" if has_phase else
+                                              " (one table before and after the start)"),
+        notes=notes, source={"file": name, "sha256": digest})
+
+
+def _table_bytes(p: Path, name: str) -> bytes:
     try:
-        data = read_bounded(p, MAX_CSV_BYTES)
+        return read_bounded(p, MAX_CSV_BYTES)
     except Refused as exc:
         if exc.reason == "too_big":
             raise _fail(name, None, f"more than {MAX_CSV_BYTES:,} bytes is not a mortality "
                                     f"table (at most {MAX_CSV_BYTES:,})") from None
         raise _fail(name, None, exc.text()) from None
+
+
+def _table_lines(name: str, data: bytes) -> list[list[str]]:
+    """The file's records: UTF-8 text, LF or CRLF line ends, one record a
+    line, each value within its limit (checked as text first)."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -253,6 +273,13 @@ def load_csv_table(path: str | Path) -> MortalityTable:
         rows = list(reader)
     except csv.Error as exc:
         raise _fail(name, reader.line_num, f"cannot be read: {exc}") from None
+    return rows
+
+
+def _table_rows(name: str, rows: list[list[str]]
+                ) -> tuple[dict[tuple[str, str], dict[int, tuple[float, int]]], bool]:
+    """Each sex's (and phase's) rates by age, every value checked, naming
+    its line; (them, whether the table has phases)."""
     header = [h.strip().lower() for h in rows[0]]
     for need in ("age", "sex", "qx"):
         if need not in header:
@@ -296,6 +323,13 @@ def load_csv_table(path: str | Path) -> MortalityTable:
             raise _fail(name, n, f"age {age} ({sex}{'' if not has_phase else ', ' + phase}) "
                                  f"is repeated (first on line {ages[age][1]})")
         ages[age] = (q, n)
+    return seen, has_phase
+
+
+def _table_rates(name: str, seen: dict[tuple[str, str], dict[int, tuple[float, int]]],
+                 has_phase: bool) -> tuple[dict[tuple[str, str], np.ndarray], list[str]]:
+    """Each sex's (and phase's) rates as an array by age, to MAX_AGE with no
+    gap; ages below the first take its rate (said in the notes)."""
     wanted = [(s, p) for s in SEXES for p in (PHASES if has_phase else ("both",))]
     q_of: dict[tuple[str, str], np.ndarray] = {}
     notes = []
@@ -319,16 +353,7 @@ def load_csv_table(path: str | Path) -> MortalityTable:
         if lo > 0:
             notes.append(f"{label}: ages below {lo} take the rate of age {lo}")
         q_of[key] = arr
-    table = {}
-    for k in KINDS:
-        for s in SEXES:
-            for ph in PHASES:
-                table[(k, s, ph)] = q_of[(s, ph if has_phase else "both")]
-    digest = hashlib.sha256(data).hexdigest()
-    return MortalityTable(
-        "csv", table, f"user table {name}" + (" (before/after start)" if has_phase else
-                                              " (one table before and after the start)"),
-        notes=notes, source={"file": name, "sha256": digest})
+    return q_of, notes
 
 
 # ------------------------------------------------------------- SOA (pymort)
