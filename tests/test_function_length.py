@@ -27,7 +27,7 @@ KEPT = {
 NOT_YET = {
     "web/view.py:result_view",
     "compare/output.py:workbook",
-    "service/app.py:create_app", "projection/status.py:check_status",
+    "service/app.py:create_app",
     "explain.py:_warning", "explain.py:explain",
     "web/workbench/routes.py:audit_page", "explain.py:_entitled_findings",
 }

@@ -66,6 +66,17 @@ def _text(frame: pl.DataFrame, name: str) -> pl.Series:
     return text.str.strip_chars().replace("", None)
 
 
+def _cents(amount: pl.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Which amounts are written as money, and each in cents (0 where not)."""
+    ok = amount.str.contains(_AMOUNT_RE).fill_null(False).to_numpy()
+    cents = np.zeros(amount.len(), dtype=np.int64)
+    if ok.any():
+        parsed = pl.select(text_units(pl.lit(amount.str.strip_prefix("+")), MONEY_PLACES)
+                           ).to_series()
+        cents = np.where(ok, parsed.fill_null(-1).to_numpy(), 0)
+    return ok, cents
+
+
 def check_status(frame: pl.DataFrame, birth: pl.Series | None, as_of: date, lang: str
                  ) -> tuple[StatusColumns, pl.DataFrame]:
     """(the columns as read, one error row per bad value with `row` the
@@ -84,13 +95,7 @@ def check_status(frame: pl.DataFrame, birth: pl.Series | None, as_of: date, lang
     amount_given = amount.is_not_null().to_numpy()
     since_given = since.is_not_null().to_numpy()
 
-    amount_ok = amount.str.contains(_AMOUNT_RE).fill_null(False).to_numpy()
-    cents = np.zeros(h, dtype=np.int64)
-    if amount_ok.any():
-        parsed = pl.select(text_units(pl.lit(amount.str.strip_prefix("+")), MONEY_PLACES)
-                           ).to_series()
-        vals = parsed.fill_null(-1).to_numpy()
-        cents = np.where(amount_ok, vals, 0)
+    amount_ok, cents = _cents(amount)
     dates = pl.select(pl.when(since.str.contains(_DATE_RE)).then(
         since.str.to_date("%Y-%m-%d", strict=False))).to_series()
     since_day = dates.cast(pl.Int32).fill_null(0).to_numpy().astype(np.int64)
@@ -137,11 +142,21 @@ def check_status(frame: pl.DataFrame, birth: pl.Series | None, as_of: date, lang
             errors.append((r, col, "not_in_pay", v,
                            m["not_in_pay"].format(field=col, value=v,
                                                   status=STATUSES[code[r]])))
+    return StatusColumns(code, np.where(in_pay, cents, 0), np.where(in_pay, since_day, 0)), \
+        _error_table(frame, errors)
+
+
+def _error_table(frame: pl.DataFrame,
+                 errors: list[tuple[int | np.integer, str, str, str | None, str]]
+                 ) -> pl.DataFrame:
+    """The errors as rows (row, participant_id, field, code, value,
+    message), in the order of the rows."""
     errors.sort(key=lambda e: e[0])
     ids = frame.get_column("participant_id").cast(pl.String).str.strip_chars() \
-        if "participant_id" in frame.columns else pl.Series([None] * h, dtype=pl.String)
+        if "participant_id" in frame.columns else pl.Series([None] * frame.height,
+                                                           dtype=pl.String)
     pos = [e[0] for e in errors]
-    table = pl.DataFrame({
+    return pl.DataFrame({
         "row": pl.Series(pos, dtype=pl.UInt32),
         # numpy's integers among them, which Polars takes as ints
         "participant_id": ids.gather(cast(list[int], pos)).replace("", None) if pos else
@@ -151,5 +166,3 @@ def check_status(frame: pl.DataFrame, birth: pl.Series | None, as_of: date, lang
         "value": pl.Series([e[3] for e in errors], dtype=pl.String),
         "message": pl.Series([e[4] for e in errors], dtype=pl.String),
     })
-    return StatusColumns(code, np.where(in_pay, cents, 0), np.where(in_pay, since_day, 0)), \
-        table
