@@ -80,6 +80,35 @@ def json_bytes(data: dict[str, Any]) -> bytes:
     return (json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n").encode()
 
 
+def _chart(book: Any, sheet: str, chart_sheet: str, frame: pl.DataFrame, summary: Any,
+           valuation: date, projected: bool, lang: str) -> None:
+    """The payments of A and B by fiscal year as columns, on a page of its own
+    (the TOTAL row not charted)."""
+    from ..workbook import partial_note
+    from .report import fiscal_year_text
+
+    a, b = summary.rules_a, summary.rules_b
+    words = catalog(lang)["compare_report"]["chart"]
+    last = frame.height - 1  # rows 1..last are years
+    cols = frame.columns
+    chart = book.wb.add_chart({"type": "column"})
+    for col, colour, side, r in (("payments_a", "#1f4e79", "A", a),
+                                 ("payments_b", "#c55a11", "B", b)):
+        c = cols.index(col)
+        chart.add_series({"name": words["legend"].format(side=side, name=r.name),
+                          "categories": [sheet, 1, 0, last, 0],
+                          "values": [sheet, 1, c, last, c],
+                          "fill": {"color": colour}, "gap": 40})
+    chart.set_title({"name": words["title"]})
+    chart.set_x_axis({"name": words["x"], "num_font": {"rotation": -45},
+                      "interval_unit": max(1, last // 30)})
+    chart.set_y_axis({"name": words["y"], "num_format": "#,##0"})
+    chart.set_legend({"position": "top"})
+    first = frame["fiscal_year"][0]
+    book.chart_sheet(chart_sheet, chart, partial_note(
+        fiscal_year_text(first, lang), int(first[2:]), valuation, lang) if projected else None)
+
+
 def workbook(tables: dict[str, pl.DataFrame], assumptions: dict[str, Any], summary,
              lang: str = "en") -> bytes:
     """One sheet per table, laid out to print (diferida/workbook.py), for
@@ -89,8 +118,8 @@ def workbook(tables: dict[str, pl.DataFrame], assumptions: dict[str, Any], summa
     format, the chart of the fiscal years on a page of its own, the
     assumptions in words, and last the column names of the CSV/Parquet
     tables beside each header."""
-    from ..workbook import Book, fiscal_period, partial_note
-    from .report import Values, assumption_rows, column_label, fiscal_year_text, summary_label
+    from ..workbook import Book, fiscal_period
+    from .report import Values, assumption_rows, column_label, summary_label
 
     w = catalog(lang)["workbook"]
     names = {**w["compare_sheets"], **relief_text(lang)["sheets"]}
@@ -151,28 +180,8 @@ def workbook(tables: dict[str, pl.DataFrame], assumptions: dict[str, Any], summa
                             _groups(name, frame.columns, shown.width))
 
         if name == "fiscal_years" and frame.height > 1:
-            last = frame.height - 1  # rows 1..last are years; the TOTAL row is not charted
-            cols = frame.columns
-            chart = book.wb.add_chart({"type": "column"})
-            legend = catalog(lang)["compare_report"]["chart"]["legend"]
-            for col, colour, side, r in (("payments_a", "#1f4e79", "A", a),
-                                         ("payments_b", "#c55a11", "B", b)):
-                c = cols.index(col)
-                chart.add_series({"name": legend.format(side=side, name=r.name),
-                                  "categories": [sheet, 1, 0, last, 0],
-                                  "values": [sheet, 1, c, last, c],
-                                  "fill": {"color": colour}, "gap": 40})
-            chart.set_title({"name": catalog(lang)["compare_report"]["chart"]["title"]})
-            chart.set_x_axis({"name": catalog(lang)["compare_report"]["chart"]["x"],
-                              "num_font": {"rotation": -45},
-                              "interval_unit": max(1, last // 30)})
-            chart.set_y_axis({"name": catalog(lang)["compare_report"]["chart"]["y"],
-                              "num_format": "#,##0"})
-            chart.set_legend({"position": "top"})
-            first = frame["fiscal_year"][0]
-            book.chart_sheet(names["chart"], chart, partial_note(
-                fiscal_year_text(first, lang), int(first[2:]), valuation, lang)
-                if "projection" in assumptions else None)
+            _chart(book, sheet, names["chart"], frame, summary, valuation,
+                   "projection" in assumptions, lang)
     book.pairs(names["assumptions"], (w["item"], w["value"]),
                assumption_rows(assumptions, summary, lang), value_width=ASSUMPTIONS_WIDTH)
     book.table(names["keys"], pl.DataFrame(
