@@ -41,6 +41,52 @@ def create_app(settings: Settings | None = None, *,
     settings = settings or Settings.from_env()
     install_log_filters()
 
+    lifespan = _lifespan(settings)
+
+    # Swagger UI and ReDoc from files shipped in a package, not from a CDN:
+    # /docs works offline and serves no third-party script where tokens are pasted.
+    app = FastAPIOffline(
+        docs_url=DOCS_URL,
+        redoc_url=REDOC_URL,
+        static_url=DOCS_STATIC_URL,
+        title="diferida",
+        version=__version__,
+        summary="Deferred pensions under Article 19 (Puerto Rico Government Employees "
+                "Retirement System): determinations, batches, and recorded cases.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    generated = app.openapi
+
+    def openapi() -> dict:
+        if app.openapi_schema is None:
+            complete_responses(generated())
+        return app.openapi_schema
+
+    app.openapi = openapi
+    app.state.limiter = Limiter(settings.public_limit, settings.auth_failure_limit)
+    app.state.digest = FailureDigest(settings.audit_collapse_seconds)
+    install_error_handlers(app)
+    _add_middleware(app, settings)
+    app.include_router(api_router)
+    app.include_router(workflow_router)
+    included = [api_router, workflow_router]
+    for router in pages:
+        app.include_router(router)
+        included.append(router)
+    # every route with its full path, for the Allow header of a 405
+    app.state.route_table = [r for r in (*app.router.routes,
+                                         *(r for x in included for r in x.routes))
+                             if isinstance(r, Route)]
+    register_routes([*app.state.route_table,
+                     *(r for r in app.router.routes if isinstance(r, Mount))])
+    return app
+
+
+def _lifespan(settings: Settings):
+    """The service's life: the store opened (and migrated when asked), the
+    evaluator and the failure digest's flusher started; on the way out the
+    digest written, everything closed."""
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         from sqlalchemy.engine import make_url
@@ -67,30 +113,11 @@ def create_app(settings: Settings | None = None, *,
             app.state.evaluator.close()
             store.dispose()
 
-    # Swagger UI and ReDoc from files shipped in a package, not from a CDN:
-    # /docs works offline and serves no third-party script where tokens are pasted.
-    app = FastAPIOffline(
-        docs_url=DOCS_URL,
-        redoc_url=REDOC_URL,
-        static_url=DOCS_STATIC_URL,
-        title="diferida",
-        version=__version__,
-        summary="Deferred pensions under Article 19 (Puerto Rico Government Employees "
-                "Retirement System): determinations, batches, and recorded cases.",
-        lifespan=lifespan,
-    )
-    app.state.settings = settings
-    generated = app.openapi
+    return lifespan
 
-    def openapi() -> dict:
-        if app.openapi_schema is None:
-            complete_responses(generated())
-        return app.openapi_schema
 
-    app.openapi = openapi
-    app.state.limiter = Limiter(settings.public_limit, settings.auth_failure_limit)
-    app.state.digest = FailureDigest(settings.audit_collapse_seconds)
-    install_error_handlers(app)
+def _add_middleware(app: FastAPI, settings: Settings) -> None:
+    """The middleware, innermost first."""
     # the documentation pages get the headers the calculator's pages have
     app.add_middleware(DocsHeaders, pages=(DOCS_URL, REDOC_URL,
                                            app.swagger_ui_oauth2_redirect_url),
@@ -109,19 +136,6 @@ def create_app(settings: Settings | None = None, *,
     # Outside everything: who the client is (X-Forwarded-For only from a
     # trusted proxy, DIFERIDA_TRUSTED_PROXIES), before any limit counts it.
     app.add_middleware(ForwardedClient, proxies=settings.proxy_networks)
-    app.include_router(api_router)
-    app.include_router(workflow_router)
-    included = [api_router, workflow_router]
-    for router in pages:
-        app.include_router(router)
-        included.append(router)
-    # every route with its full path, for the Allow header of a 405
-    app.state.route_table = [r for r in (*app.router.routes,
-                                         *(r for x in included for r in x.routes))
-                             if isinstance(r, Route)]
-    register_routes([*app.state.route_table,
-                     *(r for r in app.router.routes if isinstance(r, Mount))])
-    return app
 
 
 async def _flush_digest(app: FastAPI) -> None:
