@@ -123,3 +123,9 @@ def test_a_language_s_catalog_is_read_once_and_every_language_checked_in_one_pla
         catalog("fr")
     with pytest.raises(KeyError, match="--lang: unknown language 'fr'"):
         check_lang("fr", KeyError, "--lang")
+
+
+def test_every_warning_has_the_function_that_writes_its_finding():
+    from diferida.explain import _WARNING_FINDINGS
+
+    assert set(_WARNING_FINDINGS) == set(WARNINGS)

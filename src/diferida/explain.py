@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import ChainMap
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from typing import Any
@@ -526,92 +527,155 @@ def _minimum_19_6(w: Writer, row: dict[str, Any], rules: Rules, f: Formula) -> N
 
 
 def _warning(w: Writer, row: dict[str, Any], code: str, service: str) -> None:
-    lang, rules = w.lang, w.rules
-    d = lambda v: fmt_date(v, lang)  # noqa: E731
-    birth, entry, sep, as_of = (row["birth_date"], row["entry_date"], row["separation_date"],
-                                row["as_of"])
+    """The finding of a warning, by its code (outcomes.WARNINGS): each
+    written by the function of its own below."""
+    _WARNING_FINDINGS[code](_Facts(w, row, service), code)
+
+
+@dataclass(frozen=True)
+class _Facts:
+    """What every warning's finding is written from: the writer, the row, the
+    service in words, and the dates of the row in the run's language."""
+
+    w: Writer
+    row: dict[str, Any]
+    service: str
+
+    def d(self, v: date) -> str:
+        return fmt_date(v, self.w.lang)
+
+
+def _finding_service_exceeds_span(f: _Facts, code: str) -> None:
+    w, row = f.w, f.row
+    service = f.service
+    lang = w.lang
+    entry = row["entry_date"]
+    sep = row["separation_date"]
     data_check = catalog(lang)["citations"]["data_check"]
+    # the separation day is the last day of service (see validation.py);
+    # the span is measured as service is and compared to 4 places (rules §7)
+    end = date.fromordinal(sep.toordinal() + 1)
+    y, m, days, units = span_units(entry, end, SERVICE_UNITS)
+    span = years_text(units)
+    w.add(data_check, code, {"service": service, "entry_date": _iso(entry),
+          "separation_date": _iso(sep), "span_years": span}, False,
+          w.text("warnings", code, citation=data_check, service=years_phrase(service, lang),
+                 span=fmt_wait(y, m, days, lang), span_years=years_phrase(span, lang)))
+
+
+def _finding_start_before_determination(f: _Facts, code: str) -> None:
+    w, row, d = f.w, f.row, f.d
+    lang, rules = w.lang, w.rules
+    as_of = row["as_of"]
+    rule = rules.citations["start"]
+    req = row["requested_start_date"]
+    key = code + ("_premature" if row["premature_request"] else "")
+    w.add(rule, code, {"requested_start_date": _iso(req), "start_date": _iso(row["start_date"]),
+          "as_of": _iso(as_of)}, None,
+          w.text("warnings", key, citation=cite(rule, lang), requested=d(req),
+                 as_of=d(as_of)))
+
+
+def _finding_implausible_entry_age(f: _Facts, code: str) -> None:
+    w, row, d = f.w, f.row, f.d
+    lang, rules = w.lang, w.rules
+    birth = row["birth_date"]
+    entry = row["entry_date"]
+    data_check = catalog(lang)["citations"]["data_check"]
+    w.add(data_check, code, {"birth_date": _iso(birth), "entry_date": _iso(entry),
+          "min_entry_age": rules.min_entry_age}, False,
+          w.text("warnings", code, citation=data_check, entry_date=d(entry),
+                 birth_date=d(birth), age=rules.min_entry_age))
+
+
+def _finding_retirement_annuity_may_apply(f: _Facts, code: str) -> None:
+    w, row, d = f.w, f.row, f.d
+    lang, rules = w.lang, w.rules
+    sep = row["separation_date"]
+    as_of = row["as_of"]
+    r = rules.route(row["route"])
+    when = "planned" if sep > as_of else "today" if sep == as_of else "past"
+    lead = w.text("warnings", f"retirement_annuity_may_apply_{when}", separation_date=d(sep),
+                  age=r.age, route=cite(r.citation, lang))
+    if row["regime"] == "new" and r.id in rules.reading_19_4.routes:
+        # rules §2: the 19.4 ages are granted in the pre-1990 section of the
+        # statute; the new participants' section has no such option, so it
+        # says nothing of this age (the doubt of the reading finding)
+        rule = rules.reading_19_4.statute_pre1990
+        body = w.text("warnings", "retirement_annuity_may_apply_body_19_4_new",
+                      citation=cite(rule, lang), route=cite(r.citation, lang))
+    else:
+        rule = rules.citations["retirement_annuity" if row["regime"] == "pre1990"
+                               else "retirement_annuity_new"]
+        body = w.text("warnings", "retirement_annuity_may_apply_body",
+                      citation=cite(rule, lang))
+    w.add(rule, code, {"separation_date": _iso(sep), "age_date": _iso(row["route_age_date"]),
+          "route": r.id}, None, lead + body)
+
+
+def _finding_act_3_2013_accruals_frozen(f: _Facts, code: str) -> None:
+    w, row, d = f.w, f.row, f.d
+    service = f.service
+    lang, rules = w.lang, w.rules
+    entry = row["entry_date"]
+    sep = row["separation_date"]
     act3 = rules.act_3_2013
-    if code == "service_exceeds_span":
-        # the separation day is the last day of service (see validation.py);
-        # the span is measured as service is and compared to 4 places (rules §7)
-        end = date.fromordinal(sep.toordinal() + 1)
-        y, m, days, units = span_units(entry, end, SERVICE_UNITS)
-        span = years_text(units)
-        w.add(data_check, code, {"service": service, "entry_date": _iso(entry),
-              "separation_date": _iso(sep), "span_years": span}, False,
-              w.text("warnings", code, citation=data_check, service=years_phrase(service, lang),
-                     span=fmt_wait(y, m, days, lang), span_years=years_phrase(span, lang)))
-    elif code == "start_before_determination":
-        rule = rules.citations["start"]
-        req = row["requested_start_date"]
-        key = code + ("_premature" if row["premature_request"] else "")
-        w.add(rule, code, {"requested_start_date": _iso(req), "start_date": _iso(row["start_date"]),
-              "as_of": _iso(as_of)}, None,
-              w.text("warnings", key, citation=cite(rule, lang), requested=d(req),
-                     as_of=d(as_of)))
-    elif code == "implausible_entry_age":
-        w.add(data_check, code, {"birth_date": _iso(birth), "entry_date": _iso(entry),
-              "min_entry_age": rules.min_entry_age}, False,
-              w.text("warnings", code, citation=data_check, entry_date=d(entry),
-                     birth_date=d(birth), age=rules.min_entry_age))
-    elif code == "retirement_annuity_may_apply":
-        r = rules.route(row["route"])
-        when = "planned" if sep > as_of else "today" if sep == as_of else "past"
-        lead = w.text("warnings", f"retirement_annuity_may_apply_{when}", separation_date=d(sep),
-                      age=r.age, route=cite(r.citation, lang))
-        if row["regime"] == "new" and r.id in rules.reading_19_4.routes:
-            # rules §2: the 19.4 ages are granted in the pre-1990 section of the
-            # statute; the new participants' section has no such option, so it
-            # says nothing of this age (the doubt of the reading finding)
-            rule = rules.reading_19_4.statute_pre1990
-            body = w.text("warnings", "retirement_annuity_may_apply_body_19_4_new",
-                          citation=cite(rule, lang), route=cite(r.citation, lang))
-        else:
-            rule = rules.citations["retirement_annuity" if row["regime"] == "pre1990"
-                                   else "retirement_annuity_new"]
-            body = w.text("warnings", "retirement_annuity_may_apply_body",
-                          citation=cite(rule, lang))
-        w.add(rule, code, {"separation_date": _iso(sep), "age_date": _iso(row["route_age_date"]),
-              "route": r.id}, None, lead + body)
-    elif code == "act_3_2013_accruals_frozen":
-        frozen = act3.accruals_frozen_after
-        text = w.text("warnings", code, citation=cite(act3.citation, lang),
-                      separation_date=d(sep), date=d(frozen))
-        # rules §7 Decision (docs/rules.md): the check this warning asks for
-        # (service only up to that day) is contradicted by the facts when the
-        # service is longer than the span from entry through that day and no
-        # longer than the span to separation (no sign of credited prior
-        # service, which service_exceeds_span asks to check instead): the
-        # service given then includes time after that day
-        y, m, days, units = span_units(entry, date.fromordinal(frozen.toordinal() + 1),
-                                       SERVICE_UNITS)
-        contradicted = (row["service_units"] > units
-                        and "service_exceeds_span" not in row["warnings"])
-        values: dict[str, Any] = {"separation_date": _iso(sep), "date": _iso(frozen),
-                                  "span_years": years_text(units),
-                                  "contradicted": contradicted}
-        if contradicted:
-            text = w.text("warnings", code + "_contradicted", service=years_phrase(service, lang),
-                          span=fmt_wait(y, m, days, lang),
-                          span_years=years_phrase(years_text(units), lang),
-                          entry_date=d(entry), date=d(frozen), separation_date=d(sep),
-                          citation=cite(act3.citation, lang))
-        w.add(act3.citation, code, values, False if contradicted else None, text)
-    elif code == "act_3_2013_ages_may_apply":
-        w.add(act3.citation, code, {"eligibility_date": _iso(row["eligibility_date"]),
-              "date": _iso(act3.ages_changed_after)}, None,
-              w.text("warnings", code, citation=cite(act3.citation, lang),
-                     eligibility_date=d(row["eligibility_date"]),
-                     date=d(act3.ages_changed_after)))
-    elif code == "act_3_2013_minimum_may_apply":
-        monthly = cents_to_decimal(row["monthly_cents"])
-        w.add(act3.citation, code, {"monthly": f"{monthly:.2f}",
-              "minimum_monthly": f"{act3.minimum_monthly:.2f}"}, None,
-              w.text("warnings", code, citation=cite(act3.citation, lang),
-                     monthly=format_money(monthly), minimum=format_money(act3.minimum_monthly)))
-    else:  # pragma: no cover - every code of outcomes.WARNINGS is handled above
-        raise KeyError(code)
+    frozen = act3.accruals_frozen_after
+    text = w.text("warnings", code, citation=cite(act3.citation, lang),
+                  separation_date=d(sep), date=d(frozen))
+    # rules §7 Decision (docs/rules.md): the check this warning asks for
+    # (service only up to that day) is contradicted by the facts when the
+    # service is longer than the span from entry through that day and no
+    # longer than the span to separation (no sign of credited prior
+    # service, which service_exceeds_span asks to check instead): the
+    # service given then includes time after that day
+    y, m, days, units = span_units(entry, date.fromordinal(frozen.toordinal() + 1),
+                                   SERVICE_UNITS)
+    contradicted = (row["service_units"] > units
+                    and "service_exceeds_span" not in row["warnings"])
+    values: dict[str, Any] = {"separation_date": _iso(sep), "date": _iso(frozen),
+                              "span_years": years_text(units),
+                              "contradicted": contradicted}
+    if contradicted:
+        text = w.text("warnings", code + "_contradicted", service=years_phrase(service, lang),
+                      span=fmt_wait(y, m, days, lang),
+                      span_years=years_phrase(years_text(units), lang),
+                      entry_date=d(entry), date=d(frozen), separation_date=d(sep),
+                      citation=cite(act3.citation, lang))
+    w.add(act3.citation, code, values, False if contradicted else None, text)
+
+
+def _finding_act_3_2013_ages_may_apply(f: _Facts, code: str) -> None:
+    w, row, d = f.w, f.row, f.d
+    lang, rules = w.lang, w.rules
+    act3 = rules.act_3_2013
+    w.add(act3.citation, code, {"eligibility_date": _iso(row["eligibility_date"]),
+          "date": _iso(act3.ages_changed_after)}, None,
+          w.text("warnings", code, citation=cite(act3.citation, lang),
+                 eligibility_date=d(row["eligibility_date"]),
+                 date=d(act3.ages_changed_after)))
+
+
+def _finding_act_3_2013_minimum_may_apply(f: _Facts, code: str) -> None:
+    w, row = f.w, f.row
+    lang, rules = w.lang, w.rules
+    act3 = rules.act_3_2013
+    monthly = cents_to_decimal(row["monthly_cents"])
+    w.add(act3.citation, code, {"monthly": f"{monthly:.2f}",
+          "minimum_monthly": f"{act3.minimum_monthly:.2f}"}, None,
+          w.text("warnings", code, citation=cite(act3.citation, lang),
+                 monthly=format_money(monthly), minimum=format_money(act3.minimum_monthly)))
+
+
+_WARNING_FINDINGS = {
+    "service_exceeds_span": _finding_service_exceeds_span,
+    "start_before_determination": _finding_start_before_determination,
+    "implausible_entry_age": _finding_implausible_entry_age,
+    "retirement_annuity_may_apply": _finding_retirement_annuity_may_apply,
+    "act_3_2013_accruals_frozen": _finding_act_3_2013_accruals_frozen,
+    "act_3_2013_ages_may_apply": _finding_act_3_2013_ages_may_apply,
+    "act_3_2013_minimum_may_apply": _finding_act_3_2013_minimum_may_apply,
+}
 
 
 def headline(row: dict[str, Any], rules: Rules, lang: str) -> str:
