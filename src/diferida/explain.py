@@ -147,22 +147,13 @@ def _routes_phrase(ids: list[str], rules: Rules, lang: str) -> str:
     return listing([cite(rules.route(i).citation, lang) for i in ids], lang)
 
 
-def explain(row: dict[str, Any], rules: Rules, lang: str,
-            formula: Formula | None = None) -> list[Finding]:
-    """The findings for one result row of `article19.determine`, in order
-    (`formula`: the row's `formula_of`, when the caller has it already)."""
-    w = Writer(lang, rules)
+def _coverage_findings(w: Writer, row: dict[str, Any], rules: Rules) -> bool:
+    """Who Article 19 covers (Act 305-1999, rules §2) and, for a covered
+    member, the regime that classifies them; whether they are covered."""
+    lang = w.lang
     d = lambda v: fmt_date(v, lang)  # noqa: E731
-    as_of = row["as_of"]
-    entry, sep = row["entry_date"], row["separation_date"]
-    service = years_text(row["service_units"])
-    service_words = years_phrase(service, lang)
-    covered = bool(row["covered"])
-    entitled = row["status"] != "not_entitled"
-    planned = sep is not None and sep > as_of
-    regime = row["regime"]
     ct = lambda c: cite(c, lang)  # noqa: E731
-
+    entry, regime, covered = row["entry_date"], row["regime"], bool(row["covered"])
     # Act 305-1999: who Article 19 covers at all (rules §2)
     rule = rules.not_covered_citation
     key = f"covered_{str(covered).lower()}"
@@ -177,9 +168,7 @@ def explain(row: dict[str, Any], rules: Rules, lang: str,
           {"entry_date": _iso(entry), "not_covered_from": _iso(rules.not_covered_from)}, covered,
           w.text("findings", key, citation=ct(rule), entry_date=d(entry)))
     if not covered:
-        # Article 19 does not cover this member: nothing it would require is said
-        w.add(catalog(lang)["citations"]["scope"], "scope", {}, None, scope_text(rules, lang))
-        return w.out
+        return False
 
     # The regime classifies a covered participant; it is not a condition to meet.
     if covered:
@@ -194,6 +183,27 @@ def explain(row: dict[str, Any], rules: Rules, lang: str,
             text += w.text("findings", "regime_cutoff_day", citation=ct(rule))
         w.add(rule, "regime", {"entry_date": _iso(entry),
               "cutoff": _iso(rules.new_participant_after), "regime": regime}, None, text)
+    return True
+
+
+def explain(row: dict[str, Any], rules: Rules, lang: str,
+            formula: Formula | None = None) -> list[Finding]:
+    """The findings for one result row of `article19.determine`, in order
+    (`formula`: the row's `formula_of`, when the caller has it already)."""
+    w = Writer(lang, rules)
+    d = lambda v: fmt_date(v, lang)  # noqa: E731
+    as_of, sep = row["as_of"], row["separation_date"]
+    service = years_text(row["service_units"])
+    service_words = years_phrase(service, lang)
+    entitled = row["status"] != "not_entitled"
+    planned = sep is not None and sep > as_of
+    regime = row["regime"]
+    ct = lambda c: cite(c, lang)  # noqa: E731
+
+    if not _coverage_findings(w, row, rules):
+        # Article 19 does not cover this member: nothing it would require is said
+        w.add(catalog(lang)["citations"]["scope"], "scope", {}, None, scope_text(rules, lang))
+        return w.out
 
     # Regla 19.1 / 19.2: separated without a refund of contributions
     rule = rules.citations[f"conditions_{regime}"]
