@@ -27,7 +27,6 @@ KEPT = {
 NOT_YET = {
     "web/view.py:result_view",
     "web/workbench/routes.py:audit_page",
-    "explain.py:_entitled_findings",
 }
 
 

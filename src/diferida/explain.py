@@ -362,6 +362,34 @@ def feb29_sentence(w: Writer, moved: bool) -> str:
     return w.text("findings", "feb29") if moved else ""
 
 
+def _start_finding(w: Writer, row: dict[str, Any], rules: Rules) -> None:
+    """From when the pension may start (Regla 19.3): open, requested, or
+    requested before eligibility (premature)."""
+    lang = w.lang
+    d = lambda v: fmt_date(v, lang)  # noqa: E731
+    ct = lambda c: cite(c, lang)  # noqa: E731
+    elig, as_of = row["eligibility_date"], row["as_of"]
+    req = row["requested_start_date"]
+    svals = {"requested_start_date": _iso(req), "eligibility_date": _iso(elig)}
+    start_rule = rules.citations["start"]
+    # rules §5 Decision: Regla 19.3 says from when the pension may be requested,
+    # never that it may start on a date before the determination's
+    now = "" if elig > as_of else "_past"
+    if req is None:
+        w.add(start_rule, "start", svals, None,
+              w.text("findings", "start_open" if now else "start_open_future",
+                     citation=ct(start_rule), eligibility_date=d(elig)))
+    elif row["premature_request"]:
+        w.add(start_rule, "start", svals, False,
+              w.text("findings", f"start_premature{now}", citation=ct(start_rule),
+                     requested=d(req), eligibility_date=d(elig)))
+    else:
+        key = "start_requested_past" if req < as_of else "start_requested"
+        w.add(start_rule, "start", svals, True,
+              w.text("findings", key, citation=ct(start_rule), requested=d(req),
+                     eligibility_date=d(elig), as_of=d(as_of)))
+
+
 def _entitled_findings(w: Writer, row: dict[str, Any], rules: Rules, f: Formula) -> None:
     lang = w.lang
     d = lambda v: fmt_date(v, lang)  # noqa: E731
@@ -395,25 +423,7 @@ def _entitled_findings(w: Writer, row: dict[str, Any], rules: Rules, f: Formula)
 
     _reading_19_4(w, row, rules, r)
 
-    req = row["requested_start_date"]
-    svals = {"requested_start_date": _iso(req), "eligibility_date": _iso(elig)}
-    start_rule = rules.citations["start"]
-    # rules §5 Decision: Regla 19.3 says from when the pension may be requested,
-    # never that it may start on a date before the determination's
-    now = "" if elig > as_of else "_past"
-    if req is None:
-        w.add(start_rule, "start", svals, None,
-              w.text("findings", "start_open" if now else "start_open_future",
-                     citation=ct(start_rule), eligibility_date=d(elig)))
-    elif row["premature_request"]:
-        w.add(start_rule, "start", svals, False,
-              w.text("findings", f"start_premature{now}", citation=ct(start_rule),
-                     requested=d(req), eligibility_date=d(elig)))
-    else:
-        key = "start_requested_past" if req < as_of else "start_requested"
-        w.add(start_rule, "start", svals, True,
-              w.text("findings", key, citation=ct(start_rule), requested=d(req),
-                     eligibility_date=d(elig), as_of=d(as_of)))
+    _start_finding(w, row, rules)
 
     comp = format_money(f.average_compensation)
     parts = [w.text("findings", "bracket", rate=pct(b.rate), compensation=comp,
