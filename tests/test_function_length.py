@@ -24,10 +24,7 @@ KEPT = {
                                     "arrays local (docs/speed.md)",
 }
 # not yet split (issue: short runners): may only leave this list
-NOT_YET = {
-    "web/view.py:result_view",
-    "web/workbench/routes.py:audit_page",
-}
+NOT_YET = {"web/view.py:result_view"}
 
 
 def long_functions() -> dict[str, int]:

@@ -1224,6 +1224,21 @@ def _case_filter(text: str, lang: str) -> int | None | str:
     return number
 
 
+def _audit_filters(q: Mapping[str, Any], lang: str
+                   ) -> tuple[dict[str, str], dict[str, str], Any, Any, Any]:
+    """The trail's filters as typed, the errors of those that cannot be read
+    (by field), and the dates and case number read (a text where not)."""
+    filters = {k: q.get(k) or "" for k in AUDIT_FILTERS}
+    errors: dict[str, str] = {}
+    since = _day("desde", filters["desde"], lang)
+    until = _day("hasta", filters["hasta"], lang)
+    case_number = _case_filter(filters["caso"], lang)
+    for key, value in (("desde", since), ("hasta", until), ("caso", case_number)):
+        if isinstance(value, str):
+            errors[key] = value
+    return filters, errors, since, until, case_number
+
+
 @router.api_route(f"{BASE}/auditoria", methods=["GET", "POST"], response_class=HTMLResponse)
 async def audit_page(request: Request) -> Response:
     """GET: the newest events and the last verification recorded; POST: the
@@ -1251,14 +1266,7 @@ async def audit_page(request: Request) -> Response:
         except workflow.Refused as exc:
             return _refused(ctx, exc)
         q = {}  # the form of the filters is shown empty, with the newest events
-    filters = {k: q.get(k) or "" for k in AUDIT_FILTERS}
-    errors: dict[str, str] = {}
-    since = _day("desde", filters["desde"], lang)
-    until = _day("hasta", filters["hasta"], lang)
-    case_number = _case_filter(filters["caso"], lang)
-    for key, value in (("desde", since), ("hasta", until), ("caso", case_number)):
-        if isinstance(value, str):
-            errors[key] = value
+    filters, errors, since, until, case_number = _audit_filters(q, lang)
     who = filters["quien"].strip() or None
     action = filters["accion"].strip() or None
     # the reads are folded into a count per case unless asked for ("mostrar
