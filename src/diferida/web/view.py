@@ -212,6 +212,66 @@ def _reading_plain(d: Determination, t: dict[str, Any]) -> str | None:
                                      other_date=fmt_date(date.fromisoformat(other), d.lang))
 
 
+def _start_words(d: Determination, t: dict[str, Any], lang: str) -> str:
+    """From when an entitled member's pension may start, in words."""
+    # Regla 19.3 fixes when the pension may be requested, never that it
+    # may begin on a date before the determination's (rules §5): someone
+    # already eligible is told they may ask for it now.
+    now = d.status == "eligible"
+    start = _finding(d, "start")
+    if d.premature_request and start is not None:
+        return t["premature_now" if now else "premature"].format(
+            requested=fmt_date(_iso(start.values["requested_start_date"]), lang),
+            earliest=fmt_date(d.eligibility_date, lang))
+    elif d.start_date is not None and d.start_date < d.as_of:
+        return t["start_past"].format(requested=fmt_date(d.start_date, lang),
+                                      as_of=fmt_date(d.as_of, lang))
+    elif d.start_date is not None:
+        return fmt_date(d.start_date, lang)
+    else:
+        return t["start_open_now" if now else "start_open"]
+
+
+def _why_and_needed(d: Determination, t: dict[str, Any], lang: str, in_service: bool
+                    ) -> tuple[list[str], list[str]]:
+    """Why the member is not entitled (each reason in words) and what would
+    be needed (none for what nothing can undo)."""
+    why: list[str] = []
+    needed_all: list[str] = []
+    # Article 19 does not cover a member of the savings-account program: the
+    # page says so and stops (no other reason, nothing "would be needed").
+    reasons = ["not_covered"] if "not_covered" in d.reasons else list(d.reasons)
+    for reason, text in zip(reasons, reason_texts(reasons, rules_of(d), lang)):
+        text = estimate_words(text, lang)
+        if not (in_service and reason == "not_separated"):
+            # someone still in service is not told "✗ not separated" under
+            # the headline that says what leaving would give
+            why.append(text[:1].upper() + text[1:])
+        if reason in ("not_covered", "refund_requested"):
+            # a refund asked for cannot be undone by anything "needed": what a
+            # person can do (confirm with the System whether it was asked for
+            # and paid) is said under "Qué hacer ahora"
+            continue
+        f = _finding(d, REASON_FINDING[reason])
+        values = f.values if f is not None else {}
+        if reason == "insufficient_service" and values:
+            sep = _finding(d, "separated") if d.explanation else None
+            frozen = sep is not None and sep.values.get("separation_date") is not None and (
+                sep.values["separation_date"] <= sep.values["as_of"])
+            key = "needed_insufficient_service" if frozen else "needed_insufficient_service_open"
+            needed = t[key].format(**values)
+        elif reason == "insufficient_service":
+            # No route is open to this participant at all: the finding that
+            # says so is the one of each route.
+            continue
+        else:
+            needed = t[f"needed_{reason}"]
+            if reason == "not_separated" and "refund_requested" not in d.reasons:
+                needed += " " + t["needed_not_separated_try"]
+        needed_all.append(needed)
+    return why, needed_all
+
+
 def result_view(state: FormState, today: date, leaving: Determination | None = None,
                 leave_table: str = "") -> dict[str, Any]:
     """The answer laid out. `leaving`: for someone still in service, the
@@ -281,53 +341,8 @@ def result_view(state: FormState, today: date, leaving: Determination | None = N
         y, m, dd = years_months_days(d.as_of, d.eligibility_date)
         out["wait"] = t["wait"].format(wait=fmt_wait(y, m, dd, lang), as_of=fmt_date(d.as_of, lang))
     if d.status != "not_entitled":
-        # Regla 19.3 fixes when the pension may be requested, never that it
-        # may begin on a date before the determination's (rules §5): someone
-        # already eligible is told they may ask for it now.
-        now = d.status == "eligible"
-        start = _finding(d, "start")
-        if d.premature_request and start is not None:
-            out["start"] = t["premature_now" if now else "premature"].format(
-                requested=fmt_date(_iso(start.values["requested_start_date"]), lang),
-                earliest=fmt_date(d.eligibility_date, lang))
-        elif d.start_date is not None and d.start_date < d.as_of:
-            out["start"] = t["start_past"].format(requested=fmt_date(d.start_date, lang),
-                                                  as_of=fmt_date(d.as_of, lang))
-        elif d.start_date is not None:
-            out["start"] = fmt_date(d.start_date, lang)
-        else:
-            out["start"] = t["start_open_now" if now else "start_open"]
-    # Article 19 does not cover a member of the savings-account program: the
-    # page says so and stops (no other reason, nothing "would be needed").
-    reasons = ["not_covered"] if "not_covered" in d.reasons else list(d.reasons)
-    for reason, text in zip(reasons, reason_texts(reasons, rules_of(d), lang)):
-        text = estimate_words(text, lang)
-        if not (leaving is not None and reason == "not_separated"):
-            # someone still in service is not told "✗ not separated" under
-            # the headline that says what leaving would give
-            out["why"].append(text[:1].upper() + text[1:])
-        if reason in ("not_covered", "refund_requested"):
-            # a refund asked for cannot be undone by anything "needed": what a
-            # person can do (confirm with the System whether it was asked for
-            # and paid) is said under "Qué hacer ahora"
-            continue
-        f = _finding(d, REASON_FINDING[reason])
-        values = f.values if f is not None else {}
-        if reason == "insufficient_service" and values:
-            sep = _finding(d, "separated") if d.explanation else None
-            frozen = sep is not None and sep.values.get("separation_date") is not None and (
-                sep.values["separation_date"] <= sep.values["as_of"])
-            key = "needed_insufficient_service" if frozen else "needed_insufficient_service_open"
-            needed = t[key].format(**values)
-        elif reason == "insufficient_service":
-            # No route is open to this participant at all: the finding that
-            # says so is the one of each route.
-            continue
-        else:
-            needed = t[f"needed_{reason}"]
-            if reason == "not_separated" and "refund_requested" not in d.reasons:
-                needed += " " + t["needed_not_separated_try"]
-        out["needed"].append(needed)
+        out["start"] = _start_words(d, t, lang)
+    out["why"], out["needed"] = _why_and_needed(d, t, lang, leaving is not None)
     return out
 
 
