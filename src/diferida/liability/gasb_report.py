@@ -18,6 +18,7 @@ from ..rules import Rules
 from ..words import law_words, pct
 from . import gasb73
 from .curve import rate_words
+from .parts import ReportParts
 
 MONEY = pl.Decimal(20, 2)
 
@@ -341,13 +342,13 @@ def roll_forward(rf: Any, v: date, lang: str) -> Section | None:
                    sheet=t["sheet_roll"])
 
 
-def sections(parts: dict[str, Any]) -> list[Section]:
+def sections(parts: ReportParts) -> list[Section]:
     """Every GASB 73 part of the report, in the order it is read."""
-    g, lang = parts["gasb73"], parts["lang"]
-    out = [roll_forward(parts.get("roll_forward"), parts["summary"].measurement_date, lang),
-           schedule(g, parts["lines"], parts["prior_date"], lang), expense(g, lang),
+    g, lang = parts.gasb73, parts.lang
+    out = [roll_forward(parts.roll_forward, parts.summary.measurement_date, lang),
+           schedule(g, parts.lines, parts.prior_date, lang), expense(g, lang),
            deferrals(g, lang), recognition(g, lang), bases(g, lang), ten_years(g, lang),
-           employers(g, parts["names"], lang),
-           notes(g, parts["summary"], parts["liability"], parts["basis"], parts["rules"],
+           employers(g, parts.names, lang),
+           notes(g, parts.summary, parts.liability, parts.basis, parts.rules,
                  lang)]
     return [s for s in out if s is not None]

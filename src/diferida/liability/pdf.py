@@ -22,6 +22,7 @@ import polars as pl
 from ..i18n import catalog, fmt_date
 from ..projection.options import SENSITIVITY_STEP
 from ..projection.statement import rules_text
+from .parts import ReportParts
 
 WIDE_COLUMNS = 6  # a table of more columns than this prints on a landscape page
 PIECE_COLUMNS = 7  # at most this many columns besides the first across a landscape page
@@ -112,19 +113,20 @@ def table_block(anchor: str, title: str, frame: pl.DataFrame, *, paragraphs=(),
                  wide=len(frame.columns) > WIDE_COLUMNS)
 
 
-def blocks(parts: dict[str, Any]) -> list[Block]:
+def blocks(parts: ReportParts) -> list[Block]:
     """Every part of the report, in order, in words."""
     from .gasb_report import sections
     from .report import assumption_rows, change_frame, employer_frames, liability_rows, years_frame
-    lang = parts["lang"]
+    lang = parts.lang
     t = catalog(lang)["liability"]
-    summary, li = parts["summary"], parts["liability"]
+    summary, li = parts.summary, parts.liability
     v = summary.measurement_date
     out = [Block("liability", t["section_liability"].format(date=fmt_date(v, lang)),
-                 rows=_rows(liability_rows(summary, li, parts["basis"], SENSITIVITY_STEP,
+                 rows=_rows(liability_rows(summary, li, parts.basis, SENSITIVITY_STEP,
                                            lang)[:], lang))]
-    if parts["lines"] is not None:
-        frame = change_frame(parts["lines"], parts["info"], parts["prior_date"], v, lang)
+    schedule = parts.schedule()
+    if schedule is not None:
+        frame = change_frame(*schedule, v, lang)
         out.append(table_block("changes", catalog(lang)["gasb73"]["project_schedule_title"],
                                frame, total_last=True))
     flowing = {"expense", "deferrals", "recognition", "bases"}
@@ -137,9 +139,9 @@ def blocks(parts: dict[str, Any]) -> list[Block]:
                                    total_last=s.total_last, blank=s.blank or ""))
     out.append(table_block("fiscal_years", t["sheet_years"].capitalize(),
                            years_frame(li, v, lang), total_last=True))
-    if parts["employers"] is not None:
-        emp, long = employer_frames(parts["employers"], parts["names"], li,
-                                    parts.get("employer_members") or {}, lang)
+    if parts.employers is not None:
+        emp, long = employer_frames(parts.employers, parts.names, li,
+                                    parts.employer_members or {}, lang)
         out.append(table_block("employers", t["sheet_employers"].capitalize(), emp,
                                total_last=True))
         out.append(table_block("employer_payments", t["sheet_employer_payments"].capitalize(),
@@ -165,16 +167,16 @@ def _css_string(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
 
 
-def report_html(**parts: Any) -> str:
+def report_html(parts: ReportParts) -> str:
     from markupsafe import Markup
 
-    lang = parts["lang"]
+    lang = parts.lang
     g = catalog(lang)["gasb73"]
-    summary = parts["summary"]
+    summary = parts.summary
     title = g["report_title"]
     subtitle = g["report_subtitle"].format(
         date=fmt_date(summary.measurement_date, lang),
-        rules=rules_text({"name": parts["rules"].name, "version": parts["rules"].version},
+        rules=rules_text({"name": parts.rules.name, "version": parts.rules.version},
                          lang))
     page = _css_string(g["page_of"]).replace("{page}", '" counter(page) "').replace(
         "{pages}", '" counter(pages) "')
@@ -186,9 +188,9 @@ def report_html(**parts: Any) -> str:
                               contents=g["contents"], blocks=blocks(parts), css=Markup(css))
 
 
-def report_pdf(**parts: Any) -> bytes:
+def report_pdf(parts: ReportParts) -> bytes:
     """The report as PDF (tagged, no creation time: the same report gives the
     same bytes)."""
     from weasyprint import HTML
 
-    return HTML(string=report_html(**parts), base_url=None).write_pdf(pdf_tags=True)
+    return HTML(string=report_html(parts), base_url=None).write_pdf(pdf_tags=True)

@@ -16,6 +16,7 @@ from ..projection.statement import method_rows, rules_text
 from ..words import pct
 from .curve import YieldCurve, rate_words
 from .measure import Basis, Liability, Line
+from .parts import ReportParts
 
 MONEY = pl.Decimal(20, 2)
 
@@ -176,40 +177,42 @@ def _cents_column(name: str, values: list[int]) -> pl.Series:
     return (pl.Series(name, values, dtype=pl.Int64).cast(MONEY) / 100).cast(MONEY)
 
 
-def assumption_rows(parts: dict[str, Any]) -> list[tuple[str, Any]]:
-    lang = parts["lang"]
+def assumption_rows(parts: ReportParts) -> list[tuple[str, Any]]:
+    lang = parts.lang
     t = catalog(lang)["liability"]
     w = catalog(lang)["workbook"]["assumptions"]
-    a = parts["assumptions"]["assumptions"]
-    summary = parts["summary"]
+    a = parts.assumptions["assumptions"]
+    summary = parts.summary
     rows: list[tuple[str, Any]] = [
         (t["section_measurement"], None),
         (t["measurement_date"], fmt_date(summary.measurement_date, lang)),
         (t["measurement_rule"], t["measurement_rule_value"]),
         (t["census_as_of"], fmt_date(summary.as_of, lang)),
-        *discount_rows(parts["basis"], parts["liability"], lang),
+        *discount_rows(parts.basis, parts.liability, lang),
         (t["sensitivity_rule"], t["sensitivity_rule_value"]),
     ]
     # the projection's method in words, but its discount row (stated above)
     rows += [r for r in method_rows(a, lang) if r[0] != w.get("discount")]
-    if parts["lines"] is not None:
-        pb: Basis = parts["prior_basis"]
+    schedule = parts.schedule()
+    if schedule is not None:
+        info = schedule[1]
+        pb: Basis = parts.prior_basis
         rows += [(t["section_prior"], None),
-                 (t["prior_date"], fmt_date(parts["prior_date"], lang)),
-                 (t["prior_rules"], rules_text({"name": parts["prior_rules"].name,
-                                                "version": parts["prior_rules"].version},
+                 (t["prior_date"], fmt_date(parts.prior_date, lang)),
+                 (t["prior_rules"], rules_text({"name": parts.prior_rules.name,
+                                                "version": parts.prior_rules.version},
                                                lang)),
                  *[(f"{t['prior_prefix']} {k}", v) for k, v in discount_rows(
-                     pb, parts["liability"], lang)],
+                     pb, parts.liability, lang)],
                  (t["prior_mortality"], _mortality_words(pb, lang)),
                  (t["prior_claims"], pb.claims.source.get("file") if pb.claims else
                   t["prior_claims_none"]),
                  (t["prior_cola"], pct(Decimal(pb.cola.numerator) /
                                        Decimal(pb.cola.denominator))),
                  (t["interest_rule"], t["interest_rule_value"].format(
-                     rate=pct(_round6(parts["info"]["interest_rate"])))),
+                     rate=pct(_round6(info["interest_rate"])))),
                  (t["order_rule"], t["order_rule_value"])]
-    if parts["employers"] is not None:
+    if parts.employers is not None:
         rows += [(t["section_employers"], None), (t["employer_rule"], t["employer_rule_value"])]
     return rows
 
@@ -225,21 +228,22 @@ def _mortality_words(b: Basis, lang: str) -> str:
     return t["mortality_words"].format(table=tb.name, improvement=imp, scale=scale)
 
 
-def workbook(**parts: Any) -> bytes:
+def workbook(parts: ReportParts) -> bytes:
     from ..workbook import Book, fit_width
-    lang = parts["lang"]
+    lang = parts.lang
     t = catalog(lang)["liability"]
-    summary, li = parts["summary"], parts["liability"]
+    summary, li = parts.summary, parts.liability
     v = summary.measurement_date
     subtitle = t["subtitle"].format(date=fmt_date(v, lang), rules=rules_text(
-        {"name": parts["rules"].name, "version": parts["rules"].version}, lang))
+        {"name": parts.rules.name, "version": parts.rules.version}, lang))
     book = Book(lang, t["title"], subtitle)
     from ..projection.options import SENSITIVITY_STEP
     book.pairs(t["sheet_liability"], (t["item"], t["value"]),
-               liability_rows(summary, li, parts["basis"], SENSITIVITY_STEP, lang),
+               liability_rows(summary, li, parts.basis, SENSITIVITY_STEP, lang),
                label_width=52, value_width=60)
-    if parts["lines"] is not None:
-        frame = change_frame(parts["lines"], parts["info"], parts["prior_date"], v, lang)
+    schedule = parts.schedule()
+    if schedule is not None:
+        frame = change_frame(*schedule, v, lang)
         # one page at PRINT_SCALE: a label longer than its column, and the runs
         # it is the difference of, wrap onto a second line in a taller row
         widths = {frame.columns[0]: CHANGE_LABEL_WIDTH, frame.columns[1]: 18,
@@ -249,28 +253,28 @@ def workbook(**parts: Any) -> bytes:
         _top_rows(book, ws, frame, widths)
     years = years_frame(li, v, lang)
     book.table(t["sheet_years"], years, total_last=True)
-    if parts["employers"] is not None:
+    if parts.employers is not None:
         members = _members_by_employer(parts)
-        emp, long = employer_frames(parts["employers"], parts["names"], li, members, lang)
+        emp, long = employer_frames(parts.employers, parts.names, li, members, lang)
         ws = book.table(t["sheet_employers"], emp, total_last=True,
                         plain=(t["col_proportion"],))
         at = emp.columns.index(t["col_proportion"])
         ws.set_column(at, at, 12, book.wb.add_format({"num_format": "0.000000"}))
         ws = book.table(t["sheet_employer_payments"], long, total_last=True)
         _print_in_blocks(ws, [fit_width(long, c) for c in long.columns])
-    if parts.get("gasb73") is not None:
+    if parts.gasb73 is not None:
         _gasb_sheets(book, parts)
     book.pairs(t["sheet_assumptions"], (t["item"], t["value"]), assumption_rows(parts),
                label_width=45, value_width=95)
     return book.data()
 
 
-def _gasb_sheets(book: Any, parts: dict[str, Any]) -> None:
+def _gasb_sheets(book: Any, parts: ReportParts) -> None:
     """The GASB 73 sections (gasb_report.py), a sheet each: the rows as
     label and value, or the table; the section's paragraphs below it."""
     from ..workbook import lines as wrapped_lines
     from .gasb_report import sections
-    t = catalog(parts["lang"])["liability"]
+    t = catalog(parts.lang)["liability"]
     f = book.wb.add_format({"text_wrap": True, "valign": "top"})
     for s in sections(parts):
         if s.rows is not None:
@@ -339,8 +343,8 @@ def _print_in_blocks(ws: Any, widths: list[int]) -> None:
     ws.repeat_columns(0, 0)
 
 
-def _members_by_employer(parts: dict[str, Any]) -> dict[str, int]:
-    return parts.get("employer_members") or {}
+def _members_by_employer(parts: ReportParts) -> dict[str, int]:
+    return parts.employer_members or {}
 
 
 def _top_rows(book: Any, ws: Any, frame: pl.DataFrame, widths: dict[str, int]) -> None:
@@ -369,34 +373,34 @@ def _top_rows(book: Any, ws: Any, frame: pl.DataFrame, widths: dict[str, int]) -
         ws.write_string(r, 3, row[how], pad)
 
 
-def report_json(**parts: Any) -> bytes:
-    summary = parts["summary"]
-    li = parts["liability"]
+def report_json(parts: ReportParts) -> bytes:
+    summary = parts.summary
+    li = parts.liability
     d = summary.to_dict()
     d["fiscal_years"] = [{"fiscal_year": int(y), "payments": str(_money(p)),
                           "present_value": str(_money(q))}
                          for y, p, q in zip(li.fiscal_years, li.payments, li.pv, strict=True)]
-    if parts["employers"] is not None:
-        codes, pay, _, _ = parts["employers"]
+    if parts.employers is not None:
+        codes, pay, _, _ = parts.employers
         d["employer_payments"] = {c: [str(_money(x)) for x in pay[i]]
                                   for i, c in enumerate(codes)}
-    if parts["info"] is not None:
-        d["changes_basis"] = {"interest_rate": f"{parts['info']['interest_rate']:.6f}",
-                              "members": parts["info"]["counts"]}
-    if parts.get("gasb73") is not None:
+    if parts.info is not None:
+        d["changes_basis"] = {"interest_rate": f"{parts.info['interest_rate']:.6f}",
+                              "members": parts.info["counts"]}
+    if parts.gasb73 is not None:
         d["gasb73"]["ten_years"] = _ten_years_json(parts)
-    d["assumptions"] = parts["assumptions"]["assumptions"]
+    d["assumptions"] = parts.assumptions["assumptions"]
     d["assumptions"]["discount"] = d["liability"]["discount"]
     d["assumptions"].pop("discount_rates", None)
     return (json.dumps(d, ensure_ascii=False, indent=2, default=str) + "\n").encode("utf-8")
 
 
-def _ten_years_json(parts: dict[str, Any]) -> list[dict[str, Any]]:
+def _ten_years_json(parts: ReportParts) -> list[dict[str, Any]]:
     """The required supplementary information by fiscal year, most recent
     first: the schedule in GASB's layout of each measurement kept (null: not
     available)."""
     from .gasb73 import RSI_YEARS
-    g = parts["gasb73"]
+    g = parts.gasb73
     kept = {r["measurement_date"][:4]: r for r in g.report.history}
     kept[str(g.report.fy)] = g.record
     out = []

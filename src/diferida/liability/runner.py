@@ -53,6 +53,7 @@ from .curve import YieldCurve, load_curve
 from .employer import EMPLOYER_COLUMN, load_names, with_employer
 from .measure import Basis, Census
 from .paid import PAID_COLUMN, actual_cents, with_paid
+from .parts import ReportParts
 
 T = TypeVar("T")
 OUTPUTS = (".xlsx", ".json", ".pdf")
@@ -505,22 +506,23 @@ def _write(run: PopulationRun, plan: Plan, read: Read, got: Measured,
                      plan.rules, lang, prior_props)
     summary.gasb73 = g.summary
     m = read.current.members
-    parts = dict(gasb73=g, roll_forward=got.roll, summary=summary, liability=got.liability,
-                 basis=plan.basis, prior_basis=plan.prior_basis, lines=got.lines,
-                 info=got.info, employers=got.employers, names=plan.names, rules=plan.rules,
-                 prior_rules=plan.rules_before, prior_date=prior_date,
-                 assumptions=_assumptions(plan, read, got, summary), lang=lang,
-                 employer_members=dict(m.group_by(EMPLOYER_COLUMN).len().iter_rows())
-                 if read.has_employer else None)
+    parts = ReportParts(
+        gasb73=g, roll_forward=got.roll, summary=summary, liability=got.liability,
+        basis=plan.basis, prior_basis=plan.prior_basis, lines=got.lines, info=got.info,
+        employers=got.employers, names=plan.names, rules=plan.rules,
+        prior_rules=plan.rules_before, prior_date=prior_date,
+        assumptions=_assumptions(plan, read, got, summary), lang=lang,
+        employer_members=dict(m.group_by(EMPLOYER_COLUMN).len().iter_rows())
+        if read.has_employer else None)
     out = plan.files.out
     kind = out.suffix.lower()
     if kind == ".xlsx":
-        run.data(out, workbook(**parts))
+        run.data(out, workbook(parts))
     elif kind == ".pdf":
         from .pdf import report_pdf
-        run.data(out, report_pdf(**parts))
+        run.data(out, report_pdf(parts))
     else:
-        run.data(out, report_json(**parts))
+        run.data(out, report_json(parts))
     # the report, its rejects and the prior census's: together or none
     run.commit(*([read.prior_run] if read.prior_run is not None else []))
     if g.to_append is not None:  # kept once the report is in place
