@@ -42,6 +42,7 @@ illustrative = true
 
 [post_start]
 citation = "Test relief"
+bands_monthly = ["500.00", "1000.00", "2000.00"]
 '''
 
 
@@ -542,3 +543,60 @@ def test_the_report_section_has_no_raw_code_and_is_well_formed(tmp_path, lang, m
     monkeypatch.setattr(htmlcheck, "KNOWN", htmlcheck.KNOWN | {"style", "figure",
                                                                 "figcaption", "h3"})
     assert htmlcheck.problems(html.replace(svg_of(html), "")) == []
+
+
+# ---- the bands by default: the relief's rules file's ------------------------------
+
+def _relief_without_bands(tmp_path: Path, *blocks: str) -> Path:
+    head = RELIEF_HEAD.replace('bands_monthly = ["500.00", "1000.00", "2000.00"]\n', "")
+    p = tmp_path / "plain.toml"
+    p.write_text(head + "".join(blocks), encoding="utf-8")
+    return p
+
+
+def test_without_bands_the_relief_s_rules_file_gives_them(tmp_path):
+    """No --bands: the bands the relief's file names (bands_monthly), else the
+    limits of the amounts its adjustments reach, else one band of every
+    amount; B's relief before A's, none without a relief."""
+    from diferida.compare.bands import rules_bands
+    from diferida.rules import load_rules
+
+    base = load_rules("article19")
+    named = load_rules(relief_file(tmp_path, raise_block("0.10", "100.00"), name="n.toml"))
+    assert rules_bands(base, named) == [50000, 100000, 200000]
+    limited = load_rules(_relief_without_bands(tmp_path, bonus_block("500.00", "1000.00")))
+    assert rules_bands(base, limited) == [100000]
+    assert rules_bands(limited, named) == [50000, 100000, 200000]  # B's first
+    assert rules_bands(limited, base) == [100000]  # A's when B has none
+    plain = load_rules(_relief_without_bands(tmp_path, raise_block("0.10", "100.00")))
+    assert rules_bands(base, plain) == [] and band_codes([]) == ["0.00+", "no_pension_a"]
+    assert rules_bands(base, base) == []
+    for shipped in ("relief-pc2038-illustrative", "relief-bonus-1000-illustrative"):
+        assert rules_bands(base, load_rules(shipped)) == [50000, 100000, 200000]
+
+
+def test_a_relief_with_one_band_reports_every_member_in_it(tmp_path):
+    """A raise reaching every amount, its file naming no bands: one band, the
+    members and the cost all in it, adding up to the fiscal-year table."""
+    src = census(tmp_path, ROWS)
+    tables = run(tmp_path, src, _relief_without_bands(tmp_path, raise_block("0.10", "100.00")))
+    counts = tables["band_counts"]
+    assert counts["band"].to_list() == ["0.00+", "TOTAL"]
+    assert counts["members"].to_list() == ["6", "6"]  # every member, in the one band
+    cost = tables["bands"].filter(pl.col("band") == "0.00+")
+    fiscal = tables["fiscal_years"].select("fiscal_year", "payments_a", "payments_b")
+    assert cost.select("fiscal_year", "payments_a", "payments_b").equals(
+        fiscal.filter(pl.col("fiscal_year").is_in(cost["fiscal_year"].to_list())))
+    assert cost.height == fiscal.height  # each fiscal year and the TOTAL
+
+
+@pytest.mark.parametrize("bands, said", [('["1000.00", "500.00"]', "bands_monthly"),
+                                         ('["0.00"]', "bands_monthly")])
+def test_bands_of_a_rules_file_out_of_order_are_refused_naming_the_key(tmp_path, bands, said):
+    from diferida.rules import RulesError, load_rules
+
+    p = tmp_path / "bad.toml"
+    p.write_text(RELIEF_HEAD.replace('["500.00", "1000.00", "2000.00"]', bands)
+                 + raise_block("0.10"), encoding="utf-8")
+    with pytest.raises(RulesError, match=said):
+        load_rules(p)

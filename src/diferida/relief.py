@@ -46,6 +46,18 @@ class Relief:
     citation: str
     adjustments: tuple[Adjustment, ...]
     description: str = ""
+    # the monthly amounts its cost is reported by ([post_start] bands_monthly)
+    bands_monthly: tuple[Decimal, ...] = ()
+
+    def report_bands(self) -> tuple[Decimal, ...]:
+        """The monthly amounts the relief is reported by: those its file
+        names, else the bounds of the amounts its adjustments reach
+        (from_monthly, below_monthly), else none (one band)."""
+        if self.bands_monthly:
+            return self.bands_monthly
+        bounds = {x for a in self.adjustments for x in (a.from_monthly, a.below_monthly)
+                  if x is not None and x > 0}
+        return tuple(sorted(bounds))
 
     def ordered(self) -> list[Adjustment]:
         """By date, and on one date the COLA, the raises (in the file's order),

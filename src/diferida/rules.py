@@ -464,7 +464,7 @@ def _relief(p: schema.PostStart) -> Relief:
                    below_monthly=a.below_monthly,
                    series=tuple((y.year, y.rate) for y in a.series or ()),
                    after_series=a.after_series, description=a.description)
-        for a in p.adjustments), p.description)
+        for a in p.adjustments), p.description, tuple(p.bands_monthly or ()))
 
 
 SERIES_MAX_BYTES = 1 << 16

@@ -391,9 +391,16 @@ class PostStart(_Table):
     description: Text = ""
     adjustments: Annotated[list[AdjustmentTable], Field(min_length=1,
                                                         max_length=MAX_ADJUSTMENTS)]
+    # the monthly amounts the relief's cost is reported by (diferida compare's
+    # band tables; --bands replaces them): increasing
+    bands_monthly: Annotated[list[Monthly], Field(min_length=1, max_length=MAX_ADJUSTMENTS)] \
+        | None = None
 
     @model_validator(mode="after")
     def _bands(self) -> PostStart:
+        b = self.bands_monthly or []
+        if any(x <= 0 for x in b) or any(y <= x for x, y in zip(b, b[1:], strict=False)):
+            raise _fail("bands_monthly: amounts above 0, each larger than the one before")
         seen: dict[tuple[str, date], list[tuple[Decimal, Decimal | None, str]]] = {}
         for i, a in enumerate(self.adjustments):
             band = (a.from_monthly or Decimal(0), a.below_monthly)

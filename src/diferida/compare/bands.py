@@ -7,9 +7,11 @@ pay, the census's amount raised by the COLA assumption as the projection
 raises it up to that payment (projection.runner.member_arrays); for a
 deferred member, the determination's amount under A. A member with no
 pension under A (not entitled under A) is in a band of its own, `no_pension_a`.
-The bands are given as increasing amounts a month (`--bands`, by default
-`relief_bands` of projection/assumptions.toml): under the first, from each
-to a cent under the next, the last and more.
+The bands are given as increasing amounts a month (`--bands`; by default
+those the relief's rules file names, `bands_monthly` of its [post_start],
+else the bounds of the amounts its adjustments reach, B's relief before
+A's: `rules_bands`): under the first, from each to a cent under the next,
+the last and more; with none, one band of every amount.
 
 **The payer** of a member is the census's `employer` code (read as the
 valuation reads it: liability.employer.with_employer).
@@ -58,15 +60,10 @@ import polars as pl
 from ..bounded import shown
 from ..errors import DiferidaError
 from ..i18n import catalog
-from ..projection.options import (
-    RELIEF_BANDS,
-    RELIEF_MAX_BAND,
-    RELIEF_MAX_BANDS,
-    RELIEF_UNDER_MONTHLY,
-)
+from ..projection.options import RELIEF_MAX_BAND, RELIEF_MAX_BANDS, RELIEF_UNDER_MONTHLY
 
-# reporting choices, in projection/assumptions.toml
-DEFAULT_BANDS = RELIEF_BANDS
+# reporting choices, in projection/assumptions.toml (the bands themselves
+# come from the relief's rules file: rules_bands)
 UNDER_CENTS = int(RELIEF_UNDER_MONTHLY * 100)  # members paid under this a month
 MAX_BANDS = RELIEF_MAX_BANDS
 MAX_BAND_CENTS = int(RELIEF_MAX_BAND * 100)
@@ -91,6 +88,15 @@ def _filled(node: Any, threshold: str) -> Any:
     if isinstance(node, dict):
         return {k: _filled(v, threshold) for k, v in node.items()}
     return node.replace("{threshold}", threshold) if isinstance(node, str) else node
+
+
+def rules_bands(a: Any, b: Any) -> list[int]:
+    """The bands of a comparison without --bands, in cents: those of B's
+    relief (relief.Relief.report_bands), else A's; none without a relief."""
+    for side in (b, a):
+        if side.relief is not None:
+            return [int(x * 100) for x in side.relief.report_bands()]
+    return []
 
 
 def parse_bands(value: str, lang: str = "en") -> list[int]:

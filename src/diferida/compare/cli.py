@@ -20,7 +20,7 @@ import click
 from ..batch import cli as batch_cli
 from ..batch.options import IN_FILE, echo_rejects_sample, file_options, read_date
 from ..i18n import LANGS, catalog, help_text
-from ..projection.options import RELIEF_BANDS, projection_options, valuation_options
+from ..projection.options import projection_options, valuation_options
 from ..rules import builtin_names
 
 EXIT_STRICT, EXIT_UNUSABLE, EXIT_ACCOUNTING, EXIT_INTERRUPTED = 1, 2, 3, 130
@@ -38,7 +38,7 @@ TEXT = {lang: {**catalog(lang)["compare_run"], **batch_cli.RUN_TEXT[lang]} for l
 @click.option("--html", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help=help_text("cli.compare_html"))
 @click.option("--bands", default=None, metavar="AMOUNTS",
-              help=help_text("cli.compare_bands", default=RELIEF_BANDS))
+              help=help_text("cli.compare_bands"))
 @projection_options(required=False)
 @valuation_options(by=False)
 @file_options(as_of_help=help_text("cli.compare_as_of"),

@@ -212,7 +212,7 @@ def compare_file(
                                  f"{len(rules)})")
     # the rules first: a bad reform is refused before any member is read
     ra, rb = load_rules(rules[0]), load_rules(rules[1])
-    proj = _projection_setup(projecting, lang) if projecting is not None else None
+    proj = _projection_setup(projecting, lang, ra, rb) if projecting is not None else None
     banding = proj is not None and (proj["bands_asked"] or ra.relief is not None
                                     or rb.relief is not None)
     f = _compare_files(o, input, output, rejects, html, proj, banding)
@@ -540,7 +540,7 @@ def _changed_table(changed: pl.DataFrame, why: pl.DataFrame | None) -> pl.DataFr
     return pl.concat([frame, why], how="horizontal")
 
 
-def _projection_setup(p: Projecting, lang: str) -> dict[str, Any]:
+def _projection_setup(p: Projecting, lang: str, ra: Rules, rb: Rules) -> dict[str, Any]:
     """The projection's options read as `diferida project` reads them
     (projection/options.py), the valuation basis included."""
     from ..projection.claims import load_claim_rates
@@ -570,9 +570,10 @@ def _projection_setup(p: Projecting, lang: str) -> dict[str, Any]:
         else None
     out["valuation_date"] = p.valuation_date
     out["sensitivity"] = p.sensitivity
-    from .bands import DEFAULT_BANDS, BandsError, parse_bands
+    from .bands import BandsError, parse_bands, rules_bands
     try:
-        out["bands"] = parse_bands(p.bands if p.bands is not None else DEFAULT_BANDS, lang)
+        out["bands"] = parse_bands(p.bands, lang) if p.bands is not None else \
+            rules_bands(ra, rb)
     except BandsError as exc:
         raise CompareOptionError(str(exc)) from None
     out["bands_asked"] = p.bands is not None
