@@ -187,7 +187,12 @@ def _fmt(dollars: str | None, lang: str) -> str:
     same in both languages, as in Puerto Rico: 1,234.56; a minus sign)."""
     if dollars is None:
         return "—"
-    d = Decimal(dollars)
+    return amount_text(Decimal(dollars))
+
+
+def amount_text(d: Decimal) -> str:
+    """An amount as the report writes it in every format's words: 1,234.56,
+    a negative one with a minus sign (−1,234.56)."""
     return ("−" if d < 0 else "") + f"{abs(d):,.2f}"
 
 

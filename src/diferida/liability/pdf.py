@@ -22,6 +22,7 @@ import polars as pl
 from ..i18n import catalog, fmt_date
 from ..projection.options import SENSITIVITY_STEP
 from ..projection.statement import rules_text
+from .gasb_report import amount_text
 from .parts import ReportParts
 
 WIDE_COLUMNS = 6  # a table of more columns than this prints on a landscape page
@@ -62,7 +63,7 @@ def _text(v: Any, blank: str = "") -> str:
     if isinstance(v, bool):
         return "✓" if v else "—"
     if isinstance(v, Decimal):
-        return ("−" if v < 0 else "") + f"{abs(v):,.2f}"
+        return amount_text(v)
     if isinstance(v, int):
         return ("−" if v < 0 else "") + f"{abs(v):,}"
     if isinstance(v, float):
