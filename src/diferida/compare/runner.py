@@ -166,7 +166,8 @@ class Projecting:
     mortality_scale: str | float | None = None
     sensitivity: bool = False
     # --bands: the monthly amounts that bound the bands (bands.parse_bands);
-    # None: bands.DEFAULT_BANDS, the tables then only when a side has a relief
+    # None: the bands of the relief's rules file (bands.rules_bands), the tables then
+    # only when a side has a relief
     bands: str | None = None
 
 
