@@ -360,6 +360,8 @@ NOT_FILES = {
     **{(c, "--separator"): "the CSV separator (its help says 'CSV')"
        for c in ("batch", "census", "compare", "project", "valuation")},
     ("project", "--by"): "dimensions of the table (its help names the .by file written)",
+    ("compare", "--bands"): "monthly amounts (its help names the relief's rules file the "
+                            "bands come from by default)",
 }
 
 # a text parameter documented as a file: its metavar or help names one (the
